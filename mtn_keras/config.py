@@ -1,0 +1,113 @@
+"""Hyperparameters: one dataclass for the model, one for training, presets by name."""
+
+import dataclasses
+import json
+from dataclasses import dataclass
+
+
+@dataclass
+class ModelConfig:
+    """Sizes of a suggestion model; every model reads the fields it needs.
+
+    `query_layers`, `session_layers` and `decoder_layers` are the paper's Q/S/D layer
+    counts; recurrent models read `rnn_units` and `session_layers` only as far as they
+    apply. `levels` is K of a K-level MTN. `copy` switches the copy head.
+    """
+
+    vocab_size: int = 0
+    max_query_tokens: int = 10
+    max_queries: int = 5
+    embed_dim: int = 128
+    d_model: int = 128
+    ff_dim: int = 512
+    num_heads: int = 4
+    query_layers: int = 2
+    session_layers: int = 2
+    decoder_layers: int = 2
+    levels: int = 2
+    rnn_units: int = 128
+    dropout: float = 0.1
+    label_smoothing: float = 0.05
+    entropy_weight: float = 0.0
+    copy: bool = True
+
+
+@dataclass
+class TrainConfig:
+    """How a model is trained: batch, schedule, stopping."""
+
+    epochs: int = 8
+    batch_size: int = 64
+    warmup_steps: int = 1000
+    learning_rate_scale: float = 1.0
+    patience: int = 2
+    seed: int = 0
+
+
+PRESETS = {
+    "paper": dict(
+        embed_dim=300, d_model=512, ff_dim=1024, num_heads=8, query_layers=3,
+        session_layers=2, decoder_layers=3, rnn_units=256, dropout=0.1,
+        label_smoothing=0.05,
+    ),
+    "small": dict(
+        embed_dim=128, d_model=128, ff_dim=512, num_heads=4, query_layers=2,
+        session_layers=2, decoder_layers=2, rnn_units=128, dropout=0.1,
+        label_smoothing=0.05,
+    ),
+    "tiny": dict(
+        embed_dim=16, d_model=16, ff_dim=32, num_heads=2, query_layers=1,
+        session_layers=1, decoder_layers=1, rnn_units=16, dropout=0.0,
+        label_smoothing=0.0,
+    ),
+}
+TRAIN_PRESETS = {
+    "paper": dict(warmup_steps=4000, batch_size=128, epochs=5),
+    "small": dict(warmup_steps=1000, batch_size=64, epochs=8),
+    "tiny": dict(warmup_steps=50, batch_size=16, epochs=2),
+}
+
+
+def preset(name):
+    """The (ModelConfig, TrainConfig) of a named preset."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+    return ModelConfig(**PRESETS[name]), TrainConfig(**TRAIN_PRESETS[name])
+
+
+def apply_overrides(configs, assignments):
+    """Set `key=value` strings on whichever dataclass in `configs` has the field."""
+    for item in assignments:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set expects key=value, got {item!r}")
+        target = next((c for c in configs if key in _fields(c)), None)
+        if target is None:
+            known = sorted(k for c in configs for k in _fields(c))
+            raise ValueError(f"--set: unknown field {key!r}; known: {', '.join(known)}")
+        setattr(target, key, _parse(raw, _fields(target)[key].type, key))
+
+
+def _fields(config):
+    return {f.name: f for f in dataclasses.fields(config)}
+
+
+def _parse(raw, kind, key):
+    kind = kind if isinstance(kind, str) else kind.__name__
+    try:
+        if kind == "bool":
+            if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(raw)
+            return raw.lower() in ("true", "1", "yes")
+        return {"int": int, "float": float, "str": str}[kind](raw)
+    except ValueError:
+        raise ValueError(f"--set {key}: {raw!r} is not a valid {kind}") from None
+
+
+def to_json(config):
+    return json.dumps(dataclasses.asdict(config), indent=2)
+
+
+def model_config_from_dict(values):
+    known = {f.name for f in dataclasses.fields(ModelConfig)}
+    return ModelConfig(**{k: v for k, v in values.items() if k in known})

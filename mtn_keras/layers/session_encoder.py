@@ -1,0 +1,91 @@
+"""MTN's masked session encoder and the add & norm that feeds it back to the tokens."""
+
+import keras
+import keras_hub
+from keras import ops
+
+
+def causal_query_mask(query_mask):
+    """(B, S) bool -> (B, S, S): query i may attend to real queries j <= i (and itself)."""
+    size = ops.shape(query_mask)[1]
+    causal = ops.tril(ops.ones((size, size), dtype="bool"))
+    keys = ops.logical_or(query_mask[:, None, :], ops.eye(size, dtype="bool")[None])
+    return ops.logical_and(causal[None], keys)
+
+
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class MaskedSessionEncoder(keras.layers.Layer):
+    """Causal self-attention over a session's query vectors, `num_layers` deep.
+
+    Query t sees queries 1..t only, so one pass gives the context of every prefix.
+    Returns the new query vectors and each layer's attention weights (B, heads, S, S).
+
+    Args:
+        num_layers: number of self-attention + feed-forward layers.
+        intermediate_dim: feed-forward width.
+        num_heads: attention heads.
+        dropout: dropout rate.
+    """
+
+    def __init__(self, num_layers, intermediate_dim, num_heads, dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.num_layers = num_layers
+        self.intermediate_dim = intermediate_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.encoder_layers = [
+            keras_hub.layers.TransformerEncoder(
+                intermediate_dim, num_heads, dropout=dropout, name=f"session_layer_{i}"
+            )
+            for i in range(num_layers)
+        ]
+
+    def build(self, inputs_shape, query_mask_shape=None):
+        for layer in self.encoder_layers:
+            layer.build(inputs_shape)
+
+    def call(self, inputs, query_mask, training=None):
+        mask = causal_query_mask(query_mask)
+        x, weights = inputs, []
+        for layer in self.encoder_layers:
+            x, scores = layer(
+                x, attention_mask=mask, training=training, return_attention_scores=True
+            )
+            weights.append(scores)
+        return x, weights
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            num_layers=self.num_layers,
+            intermediate_dim=self.intermediate_dim,
+            num_heads=self.num_heads,
+            dropout=self.dropout,
+        )
+        return config
+
+
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class SessionAddNorm(keras.layers.Layer):
+    """Adds query t's session vector to every token code of query t, then layer norm.
+
+    Call args:
+        token_codes: (B, S, n, d).
+        session_vectors: (B, S, d).
+    """
+
+    def __init__(self, epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.epsilon = epsilon
+        self.norm = keras.layers.LayerNormalization(epsilon=epsilon)
+
+    def build(self, token_codes_shape, session_vectors_shape=None):
+        self.norm.build(token_codes_shape)
+
+    def call(self, token_codes, session_vectors):
+        return self.norm(token_codes + session_vectors[:, :, None, :])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(epsilon=self.epsilon)
+        return config

@@ -1,0 +1,178 @@
+"""What every neural suggestion model shares: the vocabulary and copy heads, the loss,
+and the decoding step interface (`start`, `step`) used by beam search and export."""
+
+import keras
+from keras import ops
+
+from mtn_keras.config import model_config_from_dict
+from mtn_keras.layers import CopyHead
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+
+def copy_source_mask(session_ext, num_pairs):
+    """(B, S, n) source ids -> (B, P, S*n): pair t may copy the real tokens of queries 0..t."""
+    size, n = ops.shape(session_ext)[1], ops.shape(session_ext)[2]
+    query_of_source = ops.repeat(ops.arange(size), n)  # (S*n,)
+    pairs = ops.arange(num_pairs)
+    allowed = query_of_source[None, :] <= pairs[:, None]  # (P, S*n)
+    real = ops.reshape(session_ext, (ops.shape(session_ext)[0], -1)) != PAD
+    return ops.logical_and(allowed[None], real[:, None, :])
+
+
+class SuggestionModel(keras.Model):
+    """Base of the neural models: subclasses provide `forward`, `encode_for_decoding`
+    and `decoder_step`; this class turns decoder states into next-token distributions.
+
+    `forward(inputs, training)` returns decoder states (B, P, m, d) for every pair of the
+    session and the source token codes (B, S*n, d) the copy head attends to.
+    """
+
+    def __init__(self, config, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(config, dict):
+            config = model_config_from_dict(config)
+        self.config = config
+        self.vocab_head = keras.layers.Dense(config.vocab_size, name="vocab_logits")
+        self.copy_head = CopyHead(config.d_model, name="copy_head") if config.copy else None
+        self.nll_tracker = keras.metrics.Mean(name="nll")
+
+    def build(self, input_shape=None):
+        """Build every layer by running a one-session dummy batch through them."""
+        n = self.config.max_query_tokens
+        dummy = ops.ones((1, 2, n), "int32")
+        self.call({"session_tokens": dummy, "session_ext": dummy, "decoder_input": dummy[:, :1]})
+        self.vocab_head.build((None, self.config.d_model))
+        self.built = True
+
+    def get_config(self):
+        from dataclasses import asdict
+
+        return {**super().get_config(), "config": asdict(self.config)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    # --- training -------------------------------------------------------------------
+
+    def call(self, inputs, training=False):
+        """Decoder states (B, P, m, d) of every pair, and with the copy head its copy
+        attention (B, P*m, S*n) over the session's tokens and its gate (B, P*m, 1)."""
+        hidden, memory = self.forward(inputs, training=training)
+        outputs = {"hidden": hidden}
+        if self.copy_head is not None:
+            batch, pairs, length, d = (ops.shape(hidden)[i] for i in range(4))
+            mask = copy_source_mask(inputs["session_ext"], pairs)
+            outputs["copy_attention"], outputs["gate"] = self.copy_head(
+                ops.reshape(hidden, (batch, pairs * length, d)),
+                memory,
+                ops.repeat(mask, length, axis=1),
+            )
+        return outputs
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """Masked cross-entropy of the next queries, with label smoothing on the
+        vocabulary softmax and (M-NSRF) an entropy term; logits only where targets are real."""
+        nll, smooth, entropy, weight = self.token_losses(x, y, y_pred)
+        eps = self.config.label_smoothing
+        per_token = (1.0 - eps) * nll + eps * smooth
+        if self.config.entropy_weight:
+            per_token = per_token - self.config.entropy_weight * entropy
+        total = ops.maximum(ops.sum(weight), 1.0)
+        self.nll_tracker.update_state(ops.sum(nll * weight) / total, sample_weight=total)
+        return ops.sum(per_token * weight) / total
+
+    def token_losses(self, x, y, y_pred):
+        """Per real target token: NLL, smoothing term, vocabulary entropy, and weight."""
+        hidden = y_pred["hidden"]
+        batch = ops.shape(y)[0]
+        target = ops.reshape(y, (-1,))
+        valid = target != PAD
+        columns = [ops.reshape(hidden, (-1, ops.shape(hidden)[-1])), target]
+        if self.copy_head is not None:
+            k = ops.shape(y_pred["copy_attention"])[-1]
+            source = ops.reshape(x["session_ext"], (batch, 1, k))
+            hits = ops.reshape(y, (batch, -1, 1)) == source
+            copied = ops.sum(y_pred["copy_attention"] * ops.cast(hits, "float32"), axis=-1)
+            columns += [ops.reshape(copied, (-1,)), ops.reshape(y_pred["gate"], (-1,))]
+        columns, weight = _select(valid, columns)
+        h, tgt = columns[0], columns[1]
+        log_p_vocab = ops.log_softmax(ops.cast(self.vocab_head(h), "float32"), axis=-1)
+        in_vocab = tgt < self.config.vocab_size
+        safe = ops.where(in_vocab, tgt, UNK)
+        log_p_target = ops.take_along_axis(log_p_vocab, safe[:, None], axis=-1)[:, 0]
+        if self.copy_head is None:
+            nll = -log_p_target
+        else:
+            copied, gate = columns[2], columns[3]
+            p_vocab = ops.where(in_vocab, ops.exp(log_p_target), 0.0)
+            nll = -ops.log(gate * p_vocab + (1.0 - gate) * copied + 1e-9)
+        smooth = -ops.mean(log_p_vocab, axis=-1)
+        entropy = -ops.sum(ops.exp(log_p_vocab) * log_p_vocab, axis=-1)
+        return nll, smooth, entropy, weight
+
+    # --- decoding -------------------------------------------------------------------
+
+    def start(self, session_tokens, session_ext):
+        """Encode sessions (B, S, n) for decoding their next query; see docs/contracts.md."""
+        state = self.encode_for_decoding(session_tokens)
+        batch = ops.shape(session_ext)[0]
+        state["source_ext"] = ops.reshape(session_ext, (batch, -1))
+        return state
+
+    def step(self, tokens, state, t):
+        """Log probabilities (N, V + S*n) of the token after `tokens` at position t."""
+        vocab_size = self.config.vocab_size
+        inputs = ops.where(tokens >= vocab_size, UNK, tokens)
+        hidden, state = self.decoder_step(inputs, state, t)
+        p_vocab = ops.softmax(ops.cast(self.vocab_head(hidden), "float32"), axis=-1)
+        source_ext = state["source_ext"]
+        num_sources = ops.shape(source_ext)[1]
+        padding = ops.zeros((ops.shape(p_vocab)[0], num_sources), "float32")
+        if self.copy_head is None:
+            probs = ops.concatenate([p_vocab, padding], axis=-1)
+        else:
+            attention, gate = self.copy_attention(hidden, state)
+            probs = ops.concatenate([gate * p_vocab, padding], axis=-1)
+            probs = probs + scatter_rows(
+                (1.0 - gate) * attention, source_ext, vocab_size + num_sources
+            )
+        log_probs = ops.where(probs > 0, ops.log(ops.maximum(probs, 1e-30)), -float("inf"))
+        return log_probs, state
+
+    def copy_attention(self, hidden, state):
+        """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""
+        mask = state["source_ext"] != PAD
+        attention, gate = self.copy_head(
+            hidden[:, None, :], state["copy_memory"], mask[:, None, :]
+        )
+        return attention[:, 0], gate[:, 0]
+
+    @property
+    def size_mb(self):
+        """Model size in MB as float32 parameters (the paper's Table 2 column)."""
+        return self.count_params() * 4 / 2**20
+
+
+def scatter_rows(values, ids, width):
+    """Sum values (N, K) into a (N, width) matrix at columns ids (N, K)."""
+    rows = ops.shape(values)[0]
+    offsets = ops.arange(rows)[:, None] * width
+    flat = ops.segment_sum(
+        ops.reshape(values, (-1,)),
+        ops.reshape(ids + offsets, (-1,)),
+        num_segments=rows * width,
+    )
+    return ops.reshape(flat, (rows, width))
+
+
+def _select(valid, columns):
+    """The rows of `columns` where `valid`, and their weights: gathered under TensorFlow
+    (so only real target tokens reach the vocabulary projection), masked elsewhere."""
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        picked = [tf.boolean_mask(c, valid) for c in columns]
+        return picked, ops.ones(ops.shape(picked[1]), "float32")
+    return columns, ops.cast(valid, "float32")

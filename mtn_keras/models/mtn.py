@@ -1,0 +1,162 @@
+"""The Multiresolution Transformer Network (Garg, Dhillon and Yu; paper section 4).
+
+Query encoder (Transformer encoder per query) -> query projection -> query positions ->
+K-1 masked session encoders, each added back to the token codes (add & norm) ->
+Transformer decoder that, for query t+1, cross-attends to the enriched tokens of query t.
+"""
+
+import keras
+import keras_hub
+from keras import ops
+
+from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
+from mtn_keras.models.base import PAD, SuggestionModel
+
+
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class MTN(SuggestionModel):
+    """K-level MTN with a Transformer decoder and (optionally) the copy head.
+
+    Args:
+        config: a `ModelConfig` (or its dict); reads vocab_size, max_query_tokens,
+            max_queries, embed_dim, d_model, ff_dim, num_heads, query_layers,
+            session_layers, decoder_layers, levels, dropout, copy.
+    """
+
+    def __init__(self, config, **kwargs):
+        super().__init__(config, **kwargs)
+        c = self.config
+        n, m = c.max_query_tokens, c.max_query_tokens + 1
+        self.token_embedding = keras_hub.layers.TokenAndPositionEmbedding(
+            c.vocab_size, n, c.embed_dim, name="token_embedding"
+        )
+        self.target_embedding = keras_hub.layers.TokenAndPositionEmbedding(
+            c.vocab_size, m, c.embed_dim, name="target_embedding"
+        )
+        self.embed_projection = (
+            keras.layers.Dense(c.d_model, name="embed_projection")
+            if c.embed_dim != c.d_model
+            else None
+        )
+        self.embed_dropout = keras.layers.Dropout(c.dropout)
+        self.query_encoder = [
+            keras_hub.layers.TransformerEncoder(
+                c.ff_dim, c.num_heads, dropout=c.dropout, name=f"query_layer_{i}"
+            )
+            for i in range(c.query_layers)
+        ]
+        self.query_projection = QueryProjection(name="query_projection")
+        self.query_position = keras.layers.Embedding(
+            c.max_queries, c.d_model, name="query_position"
+        )
+        self.session_encoders = [
+            MaskedSessionEncoder(
+                c.session_layers, c.ff_dim, c.num_heads, c.dropout, name=f"session_level_{k}"
+            )
+            for k in range(c.levels - 1)
+        ]
+        self.add_norms = [SessionAddNorm(name=f"add_norm_{k}") for k in range(c.levels - 1)]
+        self.decoder_layers = [
+            keras_hub.layers.TransformerDecoder(
+                c.ff_dim, c.num_heads, dropout=c.dropout, name=f"decoder_layer_{i}"
+            )
+            for i in range(c.decoder_layers)
+        ]
+
+    def _embed(self, layer, ids, training, start_index=0):
+        x = layer(ids, start_index=start_index)
+        if self.embed_projection is not None:
+            x = self.embed_projection(x)
+        return self.embed_dropout(x, training=training)
+
+    def encode(self, session_tokens, training=False):
+        """Session (B, S, n) -> enriched token codes (B, S, n, d), token mask (B, S, n),
+        and the session attention weights, one (B, heads, S, S) per level and layer."""
+        batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
+        token_mask = session_tokens != PAD
+        flat = ops.reshape(session_tokens, (batch * size, n))
+        x = self._embed(self.token_embedding, flat, training)
+        flat_mask = ops.reshape(token_mask, (batch * size, n))
+        for layer in self.query_encoder:
+            x = layer(x, padding_mask=flat_mask, training=training)
+        codes = ops.reshape(x, (batch, size, n, self.config.d_model))
+        query_mask = ops.any(token_mask, axis=-1)
+        vectors = self.query_projection(codes, token_mask)
+        # Positions count real queries, so sessions padded at the front keep theirs.
+        positions = ops.maximum(ops.cumsum(ops.cast(query_mask, "int32"), axis=1) - 1, 0)
+        positions = ops.minimum(positions, self.config.max_queries - 1)
+        vectors = vectors + ops.cast(self.query_position(positions), vectors.dtype)
+        weights = []
+        for encoder, add_norm in zip(self.session_encoders, self.add_norms):
+            vectors, level_weights = encoder(vectors, query_mask, training=training)
+            codes = add_norm(codes, vectors)
+            weights.extend(level_weights)
+        return codes, token_mask, weights
+
+    def forward(self, inputs, training=False):
+        tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
+        codes, token_mask, _ = self.encode(tokens, training=training)
+        batch, size, n, d = (ops.shape(codes)[i] for i in range(4))
+        pairs, m = ops.shape(decoder_input)[1], ops.shape(decoder_input)[2]
+        memory = ops.reshape(codes[:, :pairs], (batch * pairs, n, d))
+        memory_mask = ops.reshape(token_mask[:, :pairs], (batch * pairs, n))
+        targets = ops.reshape(decoder_input, (batch * pairs, m))
+        y = self._embed(self.target_embedding, targets, training)
+        for layer in self.decoder_layers:
+            y = layer(
+                y,
+                memory,
+                decoder_padding_mask=targets != PAD,
+                encoder_padding_mask=memory_mask,
+                training=training,
+            )
+        hidden = ops.reshape(y, (batch, pairs, m, d))
+        return hidden, ops.reshape(codes, (batch, size * n, d))
+
+    def session_attention(self, session_tokens):
+        """Session attention weights (B, levels*layers, heads, S, S)."""
+        _, _, weights = self.encode(session_tokens)
+        return ops.stack(weights, axis=1)
+
+    def encode_for_decoding(self, session_tokens):
+        codes, token_mask, _ = self.encode(session_tokens)
+        batch, size, n, d = (ops.shape(codes)[i] for i in range(4))
+        memory, memory_mask = codes[:, -1], token_mask[:, -1]
+        c = self.config
+        head_dim = c.d_model // c.num_heads
+        state = {
+            "memory": memory,
+            "memory_mask": memory_mask,
+            "copy_memory": ops.reshape(codes, (batch, size * n, d)),
+        }
+        probe = ops.zeros((batch, 1, d), memory.dtype)
+        for i, layer in enumerate(self.decoder_layers):
+            self_cache = ops.zeros((batch, 2, c.max_query_tokens + 1, c.num_heads, head_dim), memory.dtype)
+            cross_cache = ops.zeros((batch, 2, n, c.num_heads, head_dim), memory.dtype)
+            _, _, cross_cache = layer(
+                probe,
+                memory,
+                encoder_padding_mask=memory_mask,
+                self_attention_cache=self_cache,
+                self_attention_cache_update_index=0,
+                cross_attention_cache=cross_cache,
+                cross_attention_cache_update_index=0,
+            )
+            state[f"self_cache_{i}"] = self_cache
+            state[f"cross_cache_{i}"] = cross_cache
+        return state
+
+    def decoder_step(self, tokens, state, t):
+        state = dict(state)
+        y = self._embed(self.target_embedding, tokens[:, None], False, start_index=t)
+        for i, layer in enumerate(self.decoder_layers):
+            y, state[f"self_cache_{i}"], _ = layer(
+                y,
+                state["memory"],
+                encoder_padding_mask=state["memory_mask"],
+                self_attention_cache=state[f"self_cache_{i}"],
+                self_attention_cache_update_index=t,
+                cross_attention_cache=state[f"cross_cache_{i}"],
+                cross_attention_cache_update_index=None,
+            )
+        return y[:, 0], state
