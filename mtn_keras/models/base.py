@@ -2,6 +2,7 @@
 and the decoding step interface (`start`, `step`) used by beam search and export."""
 
 import keras
+import keras_hub
 from keras import ops
 
 from mtn_keras.config import model_config_from_dict
@@ -33,7 +34,16 @@ class SuggestionModel(keras.Model):
         if isinstance(config, dict):
             config = model_config_from_dict(config)
         self.config = config
-        self.vocab_head = keras.layers.Dense(config.vocab_size, name="vocab_logits")
+        # One token embedding for sources and targets, tied to the output softmax: on
+        # logs of this size it halves the parameters and helps the rare words.
+        self.token_embedding = keras_hub.layers.ReversibleEmbedding(
+            config.vocab_size, config.embed_dim, name="token_embedding"
+        )
+        self.output_projection = (
+            keras.layers.Dense(config.embed_dim, name="output_projection")
+            if config.embed_dim != config.d_model
+            else None
+        )
         self.copy_head = CopyHead(config.d_model, name="copy_head") if config.copy else None
         self.nll_tracker = keras.metrics.Mean(name="nll")
 
@@ -42,7 +52,7 @@ class SuggestionModel(keras.Model):
         n = self.config.max_query_tokens
         dummy = ops.ones((1, 2, n), "int32")
         self.call({"session_tokens": dummy, "session_ext": dummy, "decoder_input": dummy[:, :1]})
-        self.vocab_head.build((None, self.config.d_model))
+        self.vocab_logits(ops.zeros((1, self.config.d_model)))
         self.built = True
 
     def get_config(self):
@@ -98,7 +108,7 @@ class SuggestionModel(keras.Model):
             columns += [ops.reshape(copied, (-1,)), ops.reshape(y_pred["gate"], (-1,))]
         columns, weight = _select(valid, columns)
         h, tgt = columns[0], columns[1]
-        log_p_vocab = ops.log_softmax(ops.cast(self.vocab_head(h), "float32"), axis=-1)
+        log_p_vocab = ops.log_softmax(ops.cast(self.vocab_logits(h), "float32"), axis=-1)
         in_vocab = tgt < self.config.vocab_size
         safe = ops.where(in_vocab, tgt, UNK)
         log_p_target = ops.take_along_axis(log_p_vocab, safe[:, None], axis=-1)[:, 0]
@@ -126,7 +136,7 @@ class SuggestionModel(keras.Model):
         vocab_size = self.config.vocab_size
         inputs = ops.where(tokens >= vocab_size, UNK, tokens)
         hidden, state = self.decoder_step(inputs, state, t)
-        p_vocab = ops.softmax(ops.cast(self.vocab_head(hidden), "float32"), axis=-1)
+        p_vocab = ops.softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
         source_ext = state["source_ext"]
         num_sources = ops.shape(source_ext)[1]
         padding = ops.zeros((ops.shape(p_vocab)[0], num_sources), "float32")
@@ -140,6 +150,12 @@ class SuggestionModel(keras.Model):
             )
         log_probs = ops.where(probs > 0, ops.log(ops.maximum(probs, 1e-30)), -float("inf"))
         return log_probs, state
+
+    def vocab_logits(self, hidden):
+        """Logits over the vocabulary from states (..., d), through the tied embedding."""
+        if self.output_projection is not None:
+            hidden = self.output_projection(hidden)
+        return self.token_embedding(hidden, reverse=True)
 
     def copy_attention(self, hidden, state):
         """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""

@@ -27,12 +27,8 @@ class MTN(SuggestionModel):
         super().__init__(config, **kwargs)
         c = self.config
         n, m = c.max_query_tokens, c.max_query_tokens + 1
-        self.token_embedding = keras_hub.layers.TokenAndPositionEmbedding(
-            c.vocab_size, n, c.embed_dim, name="token_embedding"
-        )
-        self.target_embedding = keras_hub.layers.TokenAndPositionEmbedding(
-            c.vocab_size, m, c.embed_dim, name="target_embedding"
-        )
+        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
+        self.target_positions = keras_hub.layers.PositionEmbedding(m, name="target_positions")
         self.embed_projection = (
             keras.layers.Dense(c.d_model, name="embed_projection")
             if c.embed_dim != c.d_model
@@ -63,8 +59,9 @@ class MTN(SuggestionModel):
             for i in range(c.decoder_layers)
         ]
 
-    def _embed(self, layer, ids, training, start_index=0):
-        x = layer(ids, start_index=start_index)
+    def _embed(self, positions, ids, training, start_index=0):
+        x = self.token_embedding(ids)
+        x = x + positions(x, start_index=start_index)
         if self.embed_projection is not None:
             x = self.embed_projection(x)
         return self.embed_dropout(x, training=training)
@@ -75,7 +72,7 @@ class MTN(SuggestionModel):
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
         token_mask = session_tokens != PAD
         flat = ops.reshape(session_tokens, (batch * size, n))
-        x = self._embed(self.token_embedding, flat, training)
+        x = self._embed(self.token_positions, flat, training)
         flat_mask = ops.reshape(token_mask, (batch * size, n))
         for layer in self.query_encoder:
             x = layer(x, padding_mask=flat_mask, training=training)
@@ -101,7 +98,7 @@ class MTN(SuggestionModel):
         memory = ops.reshape(codes[:, :pairs], (batch * pairs, n, d))
         memory_mask = ops.reshape(token_mask[:, :pairs], (batch * pairs, n))
         targets = ops.reshape(decoder_input, (batch * pairs, m))
-        y = self._embed(self.target_embedding, targets, training)
+        y = self._embed(self.target_positions, targets, training)
         for layer in self.decoder_layers:
             y = layer(
                 y,
@@ -148,7 +145,7 @@ class MTN(SuggestionModel):
 
     def decoder_step(self, tokens, state, t):
         state = dict(state)
-        y = self._embed(self.target_embedding, tokens[:, None], False, start_index=t)
+        y = self._embed(self.target_positions, tokens[:, None], False, start_index=t)
         for i, layer in enumerate(self.decoder_layers):
             y, state[f"self_cache_{i}"], _ = layer(
                 y,

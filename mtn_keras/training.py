@@ -1,0 +1,152 @@
+"""model.fit for the suggestion models: optimizer, schedule, callbacks and the summary."""
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import time
+
+import keras
+
+from mtn_keras.models import build_model
+
+
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
+    """lr = scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5) (Vaswani et al. 2017)."""
+
+    def __init__(self, d_model, warmup_steps=4000, scale=1.0):
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+        self.scale = scale
+
+    def __call__(self, step):
+        step = keras.ops.cast(step, "float32") + 1.0
+        warm = keras.ops.minimum(step**-0.5, step * self.warmup_steps**-1.5)
+        return self.scale * self.d_model**-0.5 * warm
+
+    def get_config(self):
+        return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
+
+
+class EpochTimer(keras.callbacks.Callback):
+    """Wall-clock seconds of each epoch, for the training summary."""
+
+    def __init__(self):
+        super().__init__()
+        self.seconds = []
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._start = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seconds.append(time.perf_counter() - self._start)
+
+
+def use_accelerator():
+    """Mixed precision when a GPU is there; returns the device kind in words."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        has_gpu = bool(tf.config.list_physical_devices("GPU"))
+    elif backend == "jax":
+        import jax
+
+        has_gpu = jax.devices()[0].platform == "gpu"
+    else:
+        has_gpu = False
+    if has_gpu:
+        keras.mixed_precision.set_global_policy("mixed_float16")
+    return "gpu" if has_gpu else "cpu"
+
+
+def compile_model(model, model_config, train_config):
+    schedule = TransformerSchedule(
+        model_config.d_model, train_config.warmup_steps, train_config.learning_rate_scale
+    )
+    optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
+    model.compile(optimizer=optimizer)
+
+
+def read_log(log_path):
+    """The finished epochs' rows of a CSV log, across resumed runs."""
+    if not os.path.isfile(log_path):
+        return []
+    with open(log_path) as handle:
+        return [row for row in csv.DictReader(handle) if row.get("val_loss")]
+
+
+def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
+              out, resume=False, steps_per_epoch=None, verbose=1):
+    """Train, keep the best epoch by validation loss, and write the model directory."""
+    from mtn_keras.data.pipeline import make_dataset
+
+    keras.utils.set_random_seed(train_config.seed)
+    device = use_accelerator()
+    n = model_config.max_query_tokens
+    train = make_dataset(train_sessions, vocab, n, train_config.batch_size, shuffle=True,
+                         seed=train_config.seed)
+    valid = make_dataset(valid_sessions, vocab, n, train_config.batch_size, shuffle=False)
+    if steps_per_epoch:
+        train = train.take(steps_per_epoch)
+    model = build_model(name, model_config)
+    model.build()
+    compile_model(model, model_config, train_config)
+
+    best_path = os.path.join(out, "best.keras")
+    log_path = os.path.join(out, "log.csv")
+    checkpoint = keras.callbacks.ModelCheckpoint(best_path, monitor="val_loss", save_best_only=True)
+    if resume:
+        checkpoint.best = min((float(r["val_loss"]) for r in read_log(log_path)), default=math.inf)
+    timer = EpochTimer()
+    callbacks = [
+        keras.callbacks.BackupAndRestore(os.path.join(out, "backup")),
+        checkpoint,
+        keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.CSVLogger(log_path, append=True),
+        keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
+        timer,
+    ]
+    started = time.perf_counter()
+    model.fit(train, validation_data=valid, epochs=train_config.epochs,
+                        callbacks=callbacks, verbose=verbose, shuffle=False)
+    seconds = time.perf_counter() - started
+
+    best = keras.saving.load_model(best_path) if os.path.isfile(best_path) else model
+    final = build_model(name, model_config)  # uncompiled: saved without optimizer state
+    final.build()
+    final.set_weights(best.get_weights())
+    final.save(os.path.join(out, "model.keras"))
+    vocab.save(os.path.join(out, "vocab.txt"))
+    with open(os.path.join(out, "config.json"), "w") as handle:
+        json.dump({"model": name, "model_config": dataclasses.asdict(model_config),
+                   "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
+
+    rows = read_log(log_path)
+    val_losses = [float(r["val_loss"]) for r in rows]
+    val_nll = [float(r["val_nll"]) for r in rows]
+    best_epoch = min(range(len(val_losses)), key=val_losses.__getitem__) if val_losses else None
+    sessions_seen = len(train_sessions) if not steps_per_epoch else steps_per_epoch * train_config.batch_size
+    epoch_seconds = timer.seconds or [seconds]
+    summary = {
+        "model": name,
+        "device": device,
+        "parameters": int(final.count_params()),
+        "size_mb": round(final.size_mb, 3),
+        "epochs": len(rows),
+        "best_epoch": None if best_epoch is None else best_epoch + 1,
+        "best_val_loss": None if best_epoch is None else val_losses[best_epoch],
+        "best_val_perplexity": None if best_epoch is None else math.exp(val_nll[best_epoch]),
+        "val_loss": val_losses,
+        "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
+        "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
+        "train_sessions": len(train_sessions),
+    }
+    with open(os.path.join(out, "train_summary.json"), "w") as handle:
+        json.dump(summary, handle, indent=2)
+    if os.path.isfile(best_path):
+        os.remove(best_path)  # model.keras holds the same weights without optimizer state
+    return summary
