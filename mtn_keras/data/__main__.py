@@ -1,0 +1,77 @@
+"""Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."""
+
+import argparse
+import sys
+
+from mtn_keras.data.logs import FORMATS, InputError
+from mtn_keras.data.prepare import PrepareError, format_stats, load_stats, prepare
+from mtn_keras.data.sessions import Protocol
+
+
+def _split(text: str) -> tuple[float, float, float]:
+    """Parses `--split 95/2.5/2.5` (relative train/valid/test shares)."""
+    try:
+        shares = tuple(float(part) for part in text.split("/"))
+    except ValueError:
+        shares = ()
+    if len(shares) != 3 or min(shares) < 0 or shares[0] <= 0:
+        raise argparse.ArgumentTypeError(f"expected shares such as 95/2.5/2.5, not {text!r}")
+    return shares
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The argument parser of both subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("prepare", help="query logs -> prepared dataset directory")
+    p.add_argument("--input", nargs="+", required=True, metavar="LOG",
+                   help="log files, plain or .gz")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the prepared dataset directory to write")
+    p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
+    p.add_argument("--gap-minutes", type=float, default=30,
+                   help="new session after more than this idle time (default: 30)")
+    p.add_argument("--min-queries", type=int, default=3, help="shortest session kept (default: 3)")
+    p.add_argument("--max-queries", type=int, default=5, help="longest session kept (default: 5)")
+    p.add_argument("--max-query-tokens", type=int, default=10,
+                   help="sessions with a longer query are dropped (default: 10)")
+    p.add_argument("--min-count", type=int, default=3,
+                   help="vocabulary: least count of a word in training (default: 3)")
+    p.add_argument("--split", type=_split, default=(95, 2.5, 2.5), metavar="TRAIN/VALID/TEST",
+                   help="split shares (default: 95/2.5/2.5)")
+    p.add_argument("--split-by", choices=("session", "user"), default="session",
+                   help="split sessions at random, or users (default: session)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split (default: 0)")
+    p.add_argument("--force", action="store_true", help="overwrite a non-empty --out")
+    s = commands.add_parser("stats", help="print a prepared directory's counts")
+    s.add_argument("dir", metavar="DIR")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs a subcommand; returns the exit code (2 for bad input, with one line on stderr)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "stats":
+            print(format_stats(load_stats(args.dir)))
+            return 0
+        protocol = Protocol(
+            args.gap_minutes, args.min_queries, args.max_queries, args.max_query_tokens
+        )
+        stats = prepare(
+            args.input, args.out, args.format, protocol, args.min_count, args.split,
+            args.split_by, args.seed, args.force,
+        )
+    except (InputError, PrepareError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(format_stats(stats))
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Readers for AOL and Excite query logs: rows streamed from plain or gzip files.
+
+A malformed row (too few fields, no user, unparsable time, bytes that are not UTF-8) is
+counted and the first few are reported as file:line; reading goes on. A file that cannot be
+read at all raises InputError.
+"""
+
+import gzip
+import os
+import zlib
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Iterator
+
+from mtn_keras.data.progress import Progress
+
+FORMATS = ("aol", "excite")
+MAX_EXAMPLES = 5
+_CHUNK = 1 << 20
+_EPOCH = datetime(1970, 1, 1)
+_SECOND = timedelta(seconds=1)
+
+# A row: (user, raw query, time in whole seconds since 1970 as logged, file, line number).
+# Plain tuples: a NamedTuple costs more than the rest of reading a row.
+Row = tuple[str, str, int, str, int]
+
+
+class InputError(Exception):
+    """A log that cannot be read at all: missing, a directory, unreadable, corrupt gzip."""
+
+
+class Tally:
+    """Counts of what became of the rows read, with the first malformed rows as file:line."""
+
+    def __init__(self):
+        self.counts = Counter()
+        self.malformed_reasons = Counter()
+        self.malformed_examples: list[str] = []
+
+    def malformed(self, file: str, line: int, reason: str) -> None:
+        """Counts one malformed row, keeping `file:line: reason` for the first few."""
+        self.counts["rows_malformed"] += 1
+        self.malformed_reasons[reason] += 1
+        if len(self.malformed_examples) < MAX_EXAMPLES:
+            self.malformed_examples.append(f"{file}:{line}: {reason}")
+
+
+def check_inputs(paths: list[str]) -> None:
+    """Raises InputError for the first path that is not a readable file."""
+    for path in paths:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a log file")
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as error:
+            raise InputError(f"{path}: cannot read ({error.strerror})") from None
+
+
+def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) -> Iterator[Row]:
+    """Rows of one log of format `aol` or `excite`, in file order; Excite page-throughs skipped.
+
+    AOL: `AnonID Query QueryTime [ItemRank ClickURL]`, an optional `AnonID` header line.
+    Excite: `user yymmddHHMMSS query`, an empty query being a page-through (counted).
+    `progress`: a bar on stderr (None: only when stderr is a terminal).
+    """
+    if fmt == "aol":
+        user_at, query_at, time_at, splits, parse_time = 0, 1, 2, 3, _aol_time
+    elif fmt == "excite":
+        user_at, query_at, time_at, splits, parse_time = 0, 2, 1, 2, _excite_time
+    else:
+        raise ValueError(f"unknown log format {fmt!r}; expected one of {FORMATS}")
+    need = max(user_at, query_at, time_at) + 1
+    rows = page_throughs = 0
+    last_time_text, last_time = None, 0
+    try:
+        for lineno, text in _lines(path, progress):
+            if lineno == 1 and fmt == "aol" and text is not None and text.startswith("AnonID\t"):
+                tally.counts["header_lines"] += 1
+                continue
+            rows += 1
+            if text is None:
+                tally.malformed(path, lineno, "not UTF-8")
+                continue
+            fields = text.split("\t", splits)
+            if len(fields) < need:
+                tally.malformed(path, lineno, "too few fields" if text else "empty line")
+                continue
+            if not fields[user_at]:
+                tally.malformed(path, lineno, "no user id")
+                continue
+            time_text = fields[time_at]
+            if time_text != last_time_text:
+                try:
+                    last_time = parse_time(time_text)
+                except (ValueError, TypeError, OverflowError):
+                    tally.malformed(path, lineno, "unparsable time")
+                    continue
+                last_time_text = time_text
+            query = fields[query_at]
+            if fmt == "excite" and not query.strip():
+                page_throughs += 1
+                continue
+            yield fields[user_at], query, last_time, path, lineno
+    finally:
+        tally.counts["rows_read"] += rows
+        tally.counts["page_through"] += page_throughs
+
+
+def _lines(path: str, progress: bool | None) -> Iterator[tuple[int, str | None]]:
+    """(line number from 1, text without its line ending or None if not UTF-8) of a file."""
+    lineno = 0
+    for block in _blocks(path, progress):
+        try:
+            lines = block.decode("utf-8").replace("\r\n", "\n").split("\n")
+        except UnicodeDecodeError:
+            lines = [_decode_line(raw) for raw in block.split(b"\n")]
+        for text in lines:
+            lineno += 1
+            yield lineno, text
+
+
+def _decode_line(raw: bytes) -> str | None:
+    """One line decoded from UTF-8 without its `\\r`, or None if it is not UTF-8."""
+    try:
+        return raw.decode("utf-8").removesuffix("\r")
+    except UnicodeDecodeError:
+        return None
+
+
+def _blocks(path: str, progress: bool | None) -> Iterator[bytes]:
+    """The file's bytes (gunzipped if gzip) in blocks of whole lines, last newline removed."""
+    bar = Progress(os.path.basename(path), os.path.getsize(path), progress)
+    try:
+        with open(path, "rb") as raw:
+            stream = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == b"\x1f\x8b" else raw
+            rest = b""
+            while chunk := stream.read(_CHUNK):
+                bar.update(raw.tell())
+                chunk = rest + chunk
+                cut = chunk.rfind(b"\n")
+                if cut < 0:
+                    rest = chunk
+                    continue
+                rest = chunk[cut + 1 :]
+                yield chunk[:cut]
+            if rest:
+                yield rest
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(f"{path}: cannot read ({error})") from None
+    bar.close()
+
+
+def _aol_time(text: str) -> int:
+    """Seconds since 1970 of an AOL time such as `2006-03-01 07:17:12`."""
+    return (datetime.fromisoformat(text) - _EPOCH) // _SECOND
+
+
+def _excite_time(text: str) -> int:
+    """Seconds since 1970 of an Excite time `yymmddHHMMSS` (years 70..99 are 19xx)."""
+    if len(text) != 12 or not text.isdigit():
+        raise ValueError(text)
+    year = int(text[:2])
+    year += 1900 if year >= 70 else 2000
+    parts = (int(text[i : i + 2]) for i in range(2, 12, 2))
+    return (datetime(year, *parts) - _EPOCH) // _SECOND

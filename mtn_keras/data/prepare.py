@@ -1,0 +1,193 @@
+"""The `prepare` command's work: query logs to a prepared dataset directory.
+
+The directory (docs/contracts.md): train.tsv, valid.tsv, test.tsv (one session a line, its
+queries TAB-separated, oldest first), vocab.txt (from the training split only) and
+stats.json. stats.json accounts for every row read:
+
+    rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
+
+where `dropped_rows` counts the rows dropped at each step (page_through, empty_query,
+consecutive_duplicate, then the queries of the sessions dropped as session_too_short,
+session_too_long, session_long_query) and `dropped_sessions` those sessions. Each split has
+its sessions, pairs (k-1 for a session of k queries), queries and users. `vocab_size`
+counts the four special tokens.
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+
+from mtn_keras.data.logs import Tally, check_inputs
+from mtn_keras.data.sessions import SPLITS, Protocol, Session, sessions_from_logs, split_sessions
+from mtn_keras.data.vocab import Vocabulary
+
+ROW_DROPS = (
+    "page_through",
+    "empty_query",
+    "consecutive_duplicate",
+    "session_too_short",
+    "session_too_long",
+    "session_long_query",
+)
+SESSION_DROPS = ("too_short", "too_long", "long_query")
+
+
+class PrepareError(Exception):
+    """The run cannot go on (output in the way, nothing left to write); nothing was written."""
+
+
+def prepare(
+    inputs: list[str],
+    out: str,
+    fmt: str = "aol",
+    protocol: Protocol = Protocol(),
+    min_count: int = 3,
+    split: tuple[float, float, float] = (95, 2.5, 2.5),
+    split_by: str = "session",
+    seed: int = 0,
+    force: bool = False,
+    progress: bool | None = None,
+) -> dict:
+    """Reads the logs, runs the session protocol and writes the directory `out`; returns stats.
+
+    Raises InputError (an unreadable log) or PrepareError before anything is written.
+    """
+    _check_out(out, force)
+    check_inputs(inputs)
+    tally = Tally()
+    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress)
+    if not sessions:
+        counts = tally.counts
+        raise PrepareError(
+            f"no session left after filtering ({counts['rows_read']} rows read, "
+            f"{counts['rows_malformed']} malformed); nothing written"
+        )
+    splits = split_sessions(sessions, split, split_by, seed)
+    vocab = Vocabulary.from_sessions((s.queries for s in splits["train"]), min_count)
+    options = {
+        "inputs": inputs, "format": fmt, **dataclasses.asdict(protocol), "min_count": min_count,
+        "split": list(split), "split_by": split_by, "seed": seed,
+    }
+    stats = _stats(tally, splits, vocab, options)
+    _write(out, splits, vocab, stats)
+    return stats
+
+
+def load_split(directory: str, name: str) -> list[list[str]]:
+    """The sessions of one split (`train`, `valid` or `test`) of a prepared directory."""
+    with open(os.path.join(directory, f"{name}.tsv"), encoding="utf-8") as file:
+        return [line.rstrip("\n").split("\t") for line in file if line.strip()]
+
+
+def load_stats(directory: str) -> dict:
+    """stats.json of a prepared directory."""
+    with open(os.path.join(directory, "stats.json"), encoding="utf-8") as file:
+        return json.load(file)
+
+
+def unaccounted_rows(stats: dict) -> int:
+    """Rows read that no count explains (0 when the accounting holds)."""
+    dropped = sum(stats["dropped_rows"].values())
+    return stats["rows_read"] - stats["rows_malformed"] - dropped - stats["queries_kept"]
+
+
+def format_stats(stats: dict) -> str:
+    """stats.json as text: the paper's Table 1 (sessions, unrolled query pairs), the accounting."""
+    splits, options = stats["splits"], stats["options"]
+    lines = [f"{'':<12}{'Sessions':>12}{'Unrolled Query Pairs':>24}"]
+    for name, label in zip(SPLITS, ("Training", "Validation", "Test")):
+        lines.append(f"{label:<12}{splits[name]['sessions']:>12,}{splits[name]['pairs']:>24,}")
+    total_sessions = sum(split["sessions"] for split in splits.values())
+    total_pairs = sum(split["pairs"] for split in splits.values())
+    lines += [f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}", ""]
+
+    def row(label: str, value: int) -> str:
+        return f"{label:<52}{value:>12,}"
+
+    labels = {
+        "page_through": "page-throughs (no query)",
+        "empty_query": "empty after normalising",
+        "consecutive_duplicate": "consecutive duplicates",
+        "session_too_short": f"in sessions of < {options['min_queries']} queries",
+        "session_too_long": f"in sessions of > {options['max_queries']} queries",
+        "session_long_query": f"in sessions with a query of > {options['max_query_tokens']} tokens",
+    }
+    lines.append(row("rows read", stats["rows_read"]))
+    lines.append(row("  malformed", stats["rows_malformed"]))
+    lines += [row(f"    {reason}", n) for reason, n in stats["malformed_reasons"].items()]
+    lines += [row(f"  {labels[key]}", stats["dropped_rows"][key]) for key in ROW_DROPS]
+    lines.append(row("  kept in sessions", stats["queries_kept"]))
+    gap = unaccounted_rows(stats)
+    lines.append(row("  unaccounted", gap) + ("" if gap == 0 else "  (!)"))
+    lines += ["", row(f"vocabulary (training split, min count {options['min_count']})",
+                      stats["vocab_size"])]
+    if stats["malformed_examples"]:
+        lines += ["", "first malformed rows:"] + [f"  {e}" for e in stats["malformed_examples"]]
+    return "\n".join(lines)
+
+
+def _check_out(out: str, force: bool) -> None:
+    """Raises PrepareError if `out` exists as a file, or as a non-empty directory without force."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise PrepareError(f"--out {out} exists and is not a directory")
+    if os.path.isdir(out) and os.listdir(out) and not force:
+        raise PrepareError(f"--out {out} exists and is not empty; use --force to overwrite it")
+
+
+def _stats(
+    tally: Tally, splits: dict[str, list[Session]], vocab: Vocabulary, options: dict
+) -> dict:
+    """The stats.json content (see the module docstring)."""
+    counts = tally.counts
+    return {
+        "rows_read": counts["rows_read"],
+        "rows_malformed": counts["rows_malformed"],
+        "malformed_reasons": dict(tally.malformed_reasons),
+        "malformed_examples": tally.malformed_examples,
+        "header_lines": counts["header_lines"],
+        "rows_out_of_order": counts["rows_out_of_order"],
+        "users": counts["users"],
+        "users_not_contiguous": counts["users_not_contiguous"],
+        "dropped_rows": {key: counts[key] for key in ROW_DROPS},
+        "dropped_sessions": {key: counts["sessions_" + key] for key in SESSION_DROPS},
+        "queries_kept": counts["queries_kept"],
+        "vocab_size": len(vocab),
+        "splits": {
+            name: {
+                "sessions": len(sessions),
+                "pairs": sum(len(s.queries) - 1 for s in sessions),
+                "queries": sum(len(s.queries) for s in sessions),
+                "users": len({s.user for s in sessions}),
+            }
+            for name, sessions in splits.items()
+        },
+        "options": options,
+    }
+
+
+def _write(out: str, splits: dict[str, list[Session]], vocab: Vocabulary, stats: dict) -> None:
+    """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    temp = tempfile.mkdtemp(prefix=".prepare-", dir=parent)
+    try:
+        os.chmod(temp, 0o755)  # mkdtemp's 0o700 would stay on the final directory
+        for name, sessions in splits.items():
+            with open(os.path.join(temp, f"{name}.tsv"), "w", encoding="utf-8") as file:
+                file.writelines("\t".join(s.queries) + "\n" for s in sessions)
+        vocab.save(os.path.join(temp, "vocab.txt"))
+        with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
+            json.dump(stats, file, indent=2)
+            file.write("\n")
+        if os.path.exists(out):
+            old = temp + ".old"
+            os.rename(out, old)
+            os.rename(temp, out)
+            shutil.rmtree(old)
+        else:
+            os.rename(temp, out)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise

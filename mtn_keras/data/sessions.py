@@ -1,0 +1,155 @@
+"""The paper's session protocol: sessionize per user, drop consecutive duplicates, filter, split.
+
+`sessions_from_logs` runs all of it on log files (used by `prepare` and by evaluation on raw
+logs). Rows are expected grouped by user, as the AOL and Excite logs are; within a user,
+rows out of time order are sorted (stable) and counted, not dropped. A user whose rows come
+back after another user's is sessionized again from there and counted as not contiguous.
+"""
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
+from typing import Iterable, Iterator, NamedTuple
+
+from mtn_keras.data.logs import Row, Tally, read_log
+from mtn_keras.data.text import normalise
+
+SPLITS = ("train", "valid", "test")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How logged queries become sessions; the defaults are the paper's."""
+
+    gap_minutes: float = 30
+    min_queries: int = 3
+    max_queries: int = 5
+    max_query_tokens: int = 10
+
+
+class Session(NamedTuple):
+    """A user's session: normalised queries, oldest first."""
+
+    user: str
+    queries: list[str]
+
+
+def sessionize(timed: list[tuple[int, str]], gap_seconds: float) -> list[list[tuple[int, str]]]:
+    """One user's (time, query) pairs, sorted by time, cut wherever more than `gap_seconds` pass."""
+    sessions: list[list[tuple[int, str]]] = []
+    last = None
+    for item in sorted(timed, key=itemgetter(0)):
+        if last is not None and item[0] - last <= gap_seconds:
+            sessions[-1].append(item)
+        else:
+            sessions.append([item])
+        last = item[0]
+    return sessions
+
+
+def drop_consecutive_duplicates(queries: list[str]) -> list[str]:
+    """The queries without those equal to the one just before them."""
+    return [query for i, query in enumerate(queries) if i == 0 or query != queries[i - 1]]
+
+
+def filter_reason(queries: list[str], protocol: Protocol) -> str | None:
+    """Why the protocol drops this session (`too_short`, `too_long`, `long_query`), else None."""
+    if len(queries) < protocol.min_queries:
+        return "too_short"
+    if len(queries) > protocol.max_queries:
+        return "too_long"
+    if any(query.count(" ") >= protocol.max_query_tokens for query in queries):
+        return "long_query"
+    return None
+
+
+def split_sessions(
+    sessions: list[Session],
+    fractions: tuple[float, float, float] = (95, 2.5, 2.5),
+    by: str = "session",
+    seed: int = 0,
+) -> dict[str, list[Session]]:
+    """Seeded random train/valid/test split by session or by user, each split in input order.
+
+    `fractions` are relative (95/2.5/2.5 or 0.95/0.025/0.025); by `user`, they count users.
+    """
+    if by == "session":
+        units = list(range(len(sessions)))
+    elif by == "user":
+        units = list(dict.fromkeys(session.user for session in sessions))
+    else:
+        raise ValueError(f"split by {by!r}: expected 'session' or 'user'")
+    random.Random(seed).shuffle(units)
+    total = sum(fractions)
+    n_train = round(len(units) * fractions[0] / total)
+    n_valid = round(len(units) * fractions[1] / total)
+    cuts = (n_train, n_train + n_valid)
+    split_of = {unit: SPLITS[(i >= cuts[0]) + (i >= cuts[1])] for i, unit in enumerate(units)}
+    splits: dict[str, list[Session]] = {name: [] for name in SPLITS}
+    for i, session in enumerate(sessions):
+        splits[split_of[i if by == "session" else session.user]].append(session)
+    return splits
+
+
+def user_queries(
+    rows: Iterable[Row], tally: Tally
+) -> Iterator[tuple[str, list[tuple[int, str]]]]:
+    """(user, [(time, normalised query)]) per run of rows of one user; empty queries dropped."""
+    seen: set[str] = set()
+    user, timed = None, []
+    last_raw, last_query = None, ""
+    empty = out_of_order = 0
+    for row_user, raw, time, _, _ in rows:
+        if raw != last_raw:
+            last_raw, last_query = raw, normalise(raw)
+        if not last_query:
+            empty += 1
+            continue
+        if row_user != user:
+            if timed:
+                yield user, timed
+            user, timed = row_user, []
+            if user in seen:
+                tally.counts["users_not_contiguous"] += 1
+            seen.add(user)
+        elif time < timed[-1][0]:
+            out_of_order += 1
+        timed.append((time, last_query))
+    if timed:
+        yield user, timed
+    tally.counts["empty_query"] += empty
+    tally.counts["rows_out_of_order"] += out_of_order
+    tally.counts["users"] += len(seen)
+
+
+def sessions_from_logs(
+    paths: list[str],
+    fmt: str = "aol",
+    protocol: Protocol = Protocol(),
+    tally: Tally | None = None,
+    progress: bool | None = None,
+) -> list[Session]:
+    """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`."""
+    tally = Tally() if tally is None else tally
+    rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
+    gap = protocol.gap_minutes * 60
+    dropped = Counter()
+    duplicates = 0
+    kept: list[Session] = []
+    for user, timed in user_queries(rows, tally):
+        for session in sessionize(timed, gap):
+            queries = drop_consecutive_duplicates([query for _, query in session])
+            duplicates += len(session) - len(queries)
+            reason = filter_reason(queries, protocol)
+            if reason:
+                dropped["session_" + reason] += len(queries)
+                dropped["sessions_" + reason] += 1
+            else:
+                kept.append(Session(user, queries))
+    tally.counts.update(dropped)
+    tally.counts["consecutive_duplicate"] += duplicates
+    tally.counts["sessions_kept"] += len(kept)
+    tally.counts["queries_kept"] += sum(len(session.queries) for session in kept)
+    return kept

@@ -1,0 +1,63 @@
+"""The word vocabulary: special tokens first, then words by falling count; vocab.txt I/O."""
+
+from collections import Counter
+from typing import Iterable, Mapping
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
+
+
+class Vocabulary:
+    """Maps words to ids and back; id = position in `tokens`, the four specials first."""
+
+    def __init__(self, tokens: Iterable[str]):
+        self._tokens = list(tokens)
+        if tuple(self._tokens[:4]) != SPECIALS:
+            raise ValueError(f"a vocabulary starts with {SPECIALS}, not {self._tokens[:4]}")
+        self._ids = {token: i for i, token in enumerate(self._tokens)}
+        if len(self._ids) != len(self._tokens):
+            raise ValueError("a vocabulary lists each token once")
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, int], min_count: int = 1) -> "Vocabulary":
+        """The words counted at least `min_count` times, most frequent first, ties by spelling."""
+        words = [word for word, count in counts.items() if count >= min_count]
+        words.sort(key=lambda word: (-counts[word], word))
+        return cls(SPECIALS + tuple(w for w in words if w not in SPECIALS))
+
+    @classmethod
+    def from_sessions(cls, sessions: Iterable[Iterable[str]], min_count: int = 1) -> "Vocabulary":
+        """The vocabulary of the words in these sessions' queries (see `from_counts`)."""
+        counts = Counter(w for queries in sessions for query in queries for w in query.split())
+        return cls.from_counts(counts, min_count)
+
+    @classmethod
+    def load(cls, path: str) -> "Vocabulary":
+        """Reads vocab.txt: one token per line, the line number (from 0) being its id."""
+        with open(path, encoding="utf-8") as file:
+            return cls(line.rstrip("\n") for line in file)
+
+    def save(self, path: str) -> None:
+        """Writes vocab.txt (see `load`)."""
+        with open(path, "w", encoding="utf-8") as file:
+            file.writelines(token + "\n" for token in self._tokens)
+
+    @property
+    def tokens(self) -> list[str]:
+        """All tokens, indexed by id."""
+        return self._tokens
+
+    def __len__(self) -> int:
+        return len(self._tokens)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self._ids
+
+    def id(self, word: str) -> int:
+        """The id of `word`, `<unk>`'s if it is not in the vocabulary."""
+        return self._ids.get(word, UNK)
+
+    def encode(self, words: Iterable[str]) -> list[int]:
+        """The ids of `words` (`<unk>` for unknown ones)."""
+        get = self._ids.get
+        return [get(word, UNK) for word in words]

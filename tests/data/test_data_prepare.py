@@ -1,0 +1,134 @@
+"""The prepare command: the prepared directory, its accounting, bad input, the CLI end to end."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtn_keras.data.logs import InputError
+from mtn_keras.data.prepare import PrepareError, load_split, load_stats, prepare, unaccounted_rows
+from mtn_keras.data.sessions import Protocol
+from mtn_keras.data.vocab import SPECIALS, Vocabulary
+
+REPO = Path(__file__).resolve().parents[2]
+EXCITE = REPO.parent / "shared/data/excite/excite-small.log"
+WORDS = ["red", "blue", "green", "cheap", "bikes", "kites", "tents", "shoes", "maps", "lamps"]
+
+
+def write_log(path, users=60):
+    """A made-up AOL log: per user, three sessions of 3, 1 and 6 queries, and a bad row."""
+    lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
+    for u in range(users):
+        queries = [(0, 3), (2, 1), (4, 6)]
+        for hour, (start, count) in enumerate(queries):
+            for k in range(count):
+                query = f"{WORDS[(u + start + k) % 10]} {WORDS[(u * 3 + k) % 10]}"
+                lines.append(f"{u}\t{query}\t2006-03-01 {hour * 2:02d}:{k:02d}:00\t1\texample.com")
+                lines.append(f"{u}\t{query}\t2006-03-01 {hour * 2:02d}:{k:02d}:00\t2\texample.org")
+        lines.append(f"{u}\tbroken row")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_data_prepare_writes_the_contract_directory(tmp_path):
+    out = tmp_path / "prepared"
+    stats = prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10), min_count=2)
+    assert sorted(os.listdir(out)) == ["stats.json", "test.tsv", "train.tsv", "valid.tsv", "vocab.txt"]
+    assert load_stats(out) == json.loads(json.dumps(stats))
+    splits = {name: load_split(out, name) for name in ("train", "valid", "test")}
+    assert [len(splits[name]) for name in ("train", "valid", "test")] == [48, 6, 6]
+    assert all(len(session) == 3 for split in splits.values() for session in split)
+    assert stats["splits"]["train"] == {"sessions": 48, "pairs": 96, "queries": 144, "users": 48}
+    assert stats["rows_read"] == 60 * 21 and stats["rows_malformed"] == 60
+    assert stats["dropped_rows"]["consecutive_duplicate"] == 60 * 10
+    assert stats["dropped_sessions"] == {"too_short": 60, "too_long": 60, "long_query": 0}
+    assert unaccounted_rows(stats) == 0
+    vocab = Vocabulary.load(out / "vocab.txt")
+    assert vocab.tokens[:4] == list(SPECIALS) and stats["vocab_size"] == len(vocab)
+    train_words = [w for session in splits["train"] for q in session for w in q.split()]
+    assert set(vocab.tokens[4:]) == {w for w in set(train_words) if train_words.count(w) >= 2}
+
+
+def test_data_prepare_refuses_a_non_empty_out_without_force(tmp_path):
+    log = write_log(tmp_path / "log.txt")
+    out = tmp_path / "prepared"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(PrepareError, match="--force"):
+        prepare([log], str(out))
+    assert os.listdir(out) == ["keep.txt"]
+    prepare([log], str(out), force=True)
+    assert "keep.txt" not in os.listdir(out) and "train.tsv" in os.listdir(out)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_data_prepare_fails_before_writing_anything(tmp_path):
+    out = tmp_path / "prepared"
+    with pytest.raises(InputError):
+        prepare([write_log(tmp_path / "log.txt"), str(tmp_path / "missing.txt")], str(out))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(PrepareError, match="no session left"):
+        prepare([str(empty)], str(out))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt", "log.txt"]
+
+
+def test_data_prepare_options_change_the_protocol(tmp_path):
+    stats = prepare(
+        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"), protocol=Protocol(min_queries=1, max_queries=6),
+        split=(1, 1, 1), split_by="user",
+    )
+    assert sum(split["sessions"] for split in stats["splits"].values()) == 180
+    assert [stats["splits"][name]["users"] for name in ("train", "valid", "test")] == [20, 20, 20]
+    assert unaccounted_rows(stats) == 0
+
+
+def test_data_cli_prepare_and_stats(tmp_path):
+    log, out = write_log(tmp_path / "log.txt"), tmp_path / "out"
+    done = run_cli("prepare", "--input", log, "--out", out, "--split", "80/10/10", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    assert "log.txt:22: too few fields" in done.stdout
+    shown = run_cli("stats", out)
+    assert shown.returncode == 0
+    assert "Unrolled Query Pairs" in shown.stdout and "Training" in shown.stdout
+    assert "unaccounted" in shown.stdout and "(!)" not in shown.stdout
+    again = run_cli("prepare", "--input", log, "--out", out)
+    assert again.returncode == 2 and "--force" in again.stderr
+
+
+def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
+    for bad in (tmp_path / "missing.txt", tmp_path):
+        done = run_cli("prepare", "--input", bad, "--out", tmp_path / "out")
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert not (tmp_path / "out").exists()
+    assert run_cli("prepare", "--input", "x", "--out", "y", "--split", "95/5").returncode == 2
+
+
+def test_data_reading_logs_does_not_import_tensorflow(tmp_path):
+    code = (
+        "import sys, mtn_keras.data.prepare, mtn_keras.data.encode, mtn_keras.data.__main__\n"
+        f"mtn_keras.data.prepare.prepare([{write_log(tmp_path / 'log.txt')!r}], {str(tmp_path / 'out')!r})\n"
+        "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'tensorflow imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not EXCITE.exists(), reason=f"{EXCITE} is absent")
+def test_data_prepare_the_excite_sample(tmp_path):
+    stats = prepare([str(EXCITE)], str(tmp_path / "out"), fmt="excite")
+    sessions = sum(split["sessions"] for split in stats["splits"].values())
+    assert 150 <= sessions <= 230
+    assert stats["rows_read"] == 4501 and stats["dropped_rows"]["page_through"] > 0
+    assert unaccounted_rows(stats) == 0
