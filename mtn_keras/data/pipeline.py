@@ -1,0 +1,62 @@
+"""tf.data input pipeline: whole sessions in batches of one number of queries S.
+
+The only module of `mtn_keras.data` that imports TensorFlow. Batches follow
+docs/contracts.md: x = {session_tokens (B,S,n), session_ext (B,S,n), decoder_input
+(B,S-1,n+1)}, y = target (B,S-1,n+1), all int32.
+"""
+
+import os
+from typing import Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from mtn_keras.data.encode import encode_buckets
+from mtn_keras.data.prepare import load_split
+from mtn_keras.data.vocab import Vocabulary
+
+__all__ = ["load_split", "make_dataset"]
+
+
+def make_dataset(
+    sessions_or_path: Sequence[Sequence[str]] | str | os.PathLike,
+    vocab: Vocabulary,
+    max_tokens: int,
+    batch_size: int,
+    shuffle: bool = False,
+    seed: int = 0,
+) -> tf.data.Dataset:
+    """Batches `(x, y)` of the sessions (a list of query lists, or a split's .tsv file).
+
+    Each batch holds sessions of one length S (sessions of < 2 queries are left out). Without
+    shuffle: buckets in increasing S, sessions in input order. With shuffle: sessions within
+    a bucket and the order of batches are shuffled anew each epoch, the same under a seed.
+    """
+    if isinstance(sessions_or_path, (str, os.PathLike)):
+        directory, name = os.path.split(os.fspath(sessions_or_path))
+        sessions_or_path = load_split(directory, name.removesuffix(".tsv"))
+    buckets = encode_buckets(sessions_or_path, vocab, max_tokens)
+    if not buckets:
+        raise ValueError("no session of 2 or more queries to make batches of")
+    datasets, batch_counts = [], []
+    for s, arrays in buckets.items():
+        x = {key: arrays[key] for key in ("session_tokens", "session_ext", "decoder_input")}
+        dataset = tf.data.Dataset.from_tensor_slices((x, arrays["target"]))
+        if shuffle:
+            dataset = dataset.shuffle(
+                len(arrays["target"]), seed=seed + s, reshuffle_each_iteration=True
+            )
+        datasets.append(dataset.batch(batch_size))
+        batch_counts.append(-(-len(arrays["target"]) // batch_size))
+    if shuffle:
+        choices = np.repeat(np.arange(len(datasets), dtype=np.int64), batch_counts)
+        order = tf.data.Dataset.from_tensor_slices(choices).shuffle(
+            len(choices), seed=seed, reshuffle_each_iteration=True
+        )
+        dataset = tf.data.Dataset.choose_from_datasets(datasets, order)
+    else:
+        dataset = datasets[0]
+        for other in datasets[1:]:
+            dataset = dataset.concatenate(other)
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(sum(batch_counts)))
+    return dataset.prefetch(tf.data.AUTOTUNE)
