@@ -50,14 +50,24 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs a subcommand; returns the exit code (2 for bad input, with one line on stderr)."""
-    args = _parser().parse_args(argv)
-    try:
-        if args.command == "stats":
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "stats":
+        try:
             print(format_stats(load_stats(args.dir)))
-            return 0
+        except OSError as error:
+            print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
+            return 2
+        return 0
+    try:
         protocol = Protocol(
             args.gap_minutes, args.min_queries, args.max_queries, args.max_query_tokens
         )
+    except ValueError as error:
+        parser.error(str(error))
+    if args.min_count < 1:
+        parser.error("--min-count must be at least 1")
+    try:
         stats = prepare(
             args.input, args.out, args.format, protocol, args.min_count, args.split,
             args.split_by, args.seed, args.force,

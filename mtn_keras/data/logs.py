@@ -10,6 +10,7 @@ import os
 import zlib
 from collections import Counter
 from datetime import datetime, timedelta
+from itertools import chain
 from typing import Iterator
 
 from mtn_keras.data.progress import Progress
@@ -75,8 +76,10 @@ def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) ->
     need = max(user_at, query_at, time_at) + 1
     rows = page_throughs = 0
     last_time_text, last_time = None, 0
+    lineno = 0
     try:
-        for lineno, text in _lines(path, progress):
+        for text in chain.from_iterable(_decoded_blocks(path, progress)):
+            lineno += 1
             if lineno == 1 and fmt == "aol" and text is not None and text.startswith("AnonID\t"):
                 tally.counts["header_lines"] += 1
                 continue
@@ -109,17 +112,13 @@ def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) ->
         tally.counts["page_through"] += page_throughs
 
 
-def _lines(path: str, progress: bool | None) -> Iterator[tuple[int, str | None]]:
-    """(line number from 1, text without its line ending or None if not UTF-8) of a file."""
-    lineno = 0
+def _decoded_blocks(path: str, progress: bool | None) -> Iterator[list[str | None]]:
+    """The file's lines in blocks, without line endings; None for a line that is not UTF-8."""
     for block in _blocks(path, progress):
         try:
-            lines = block.decode("utf-8").replace("\r\n", "\n").split("\n")
+            yield block.decode("utf-8").replace("\r\n", "\n").split("\n")
         except UnicodeDecodeError:
-            lines = [_decode_line(raw) for raw in block.split(b"\n")]
-        for text in lines:
-            lineno += 1
-            yield lineno, text
+            yield [_decode_line(raw) for raw in block.split(b"\n")]
 
 
 def _decode_line(raw: bytes) -> str | None:

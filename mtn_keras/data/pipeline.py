@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.data.encode import encode_buckets
-from mtn_keras.data.prepare import load_split
+from mtn_keras.data.prepare import load_split, read_sessions
 from mtn_keras.data.vocab import Vocabulary
 
 __all__ = ["load_split", "make_dataset"]
@@ -33,8 +33,7 @@ def make_dataset(
     a bucket and the order of batches are shuffled anew each epoch, the same under a seed.
     """
     if isinstance(sessions_or_path, (str, os.PathLike)):
-        directory, name = os.path.split(os.fspath(sessions_or_path))
-        sessions_or_path = load_split(directory, name.removesuffix(".tsv"))
+        sessions_or_path = read_sessions(sessions_or_path)
     buckets = encode_buckets(sessions_or_path, vocab, max_tokens)
     if not buckets:
         raise ValueError("no session of 2 or more queries to make batches of")

@@ -77,7 +77,12 @@ def prepare(
 
 def load_split(directory: str, name: str) -> list[list[str]]:
     """The sessions of one split (`train`, `valid` or `test`) of a prepared directory."""
-    with open(os.path.join(directory, f"{name}.tsv"), encoding="utf-8") as file:
+    return read_sessions(os.path.join(directory, f"{name}.tsv"))
+
+
+def read_sessions(path: str) -> list[list[str]]:
+    """The sessions of a split file: one a line, queries TAB-separated."""
+    with open(path, encoding="utf-8") as file:
         return [line.rstrip("\n").split("\t") for line in file if line.strip()]
 
 

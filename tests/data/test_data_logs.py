@@ -96,3 +96,12 @@ def test_data_unreadable_file_raises_input_error(tmp_path):
     os.chmod(path, 0)
     with pytest.raises(InputError, match="cannot read"):
         check_inputs([path])
+
+
+def test_data_progress_bar_goes_to_stderr_only_when_asked(tmp_path, capsys):
+    path = write(tmp_path / "log.txt", [aol(1, "red bikes", "2006-03-01 00:00:10")])
+    list(read_log(path, "aol", Tally(), progress=True))
+    err = capsys.readouterr().err
+    assert "log.txt" in err and "100%" in err and err.endswith("\n")
+    list(read_log(path, "aol", Tally(), progress=False))
+    assert capsys.readouterr().err == ""

@@ -113,6 +113,9 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
         assert not (tmp_path / "out").exists()
     assert run_cli("prepare", "--input", "x", "--out", "y", "--split", "95/5").returncode == 2
+    assert run_cli("prepare", "--input", "x", "--out", "y", "--max-queries", "2").returncode == 2
+    missing = run_cli("stats", tmp_path / "nothing")
+    assert missing.returncode == 2 and missing.stderr.startswith("error: ")
 
 
 def test_data_reading_logs_does_not_import_tensorflow(tmp_path):
