@@ -23,25 +23,33 @@ def _parser() -> argparse.ArgumentParser:
     """The argument parser of both subcommands."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("prepare", help="query logs -> prepared dataset directory")
+    p = commands.add_parser(
+        "prepare", help="query logs -> prepared dataset directory",
+        description="Normalise queries, sessionize per user (rows out of time order are "
+        "sorted), drop consecutive duplicates, filter sessions, split them (seeded), build "
+        "the vocabulary from the training split, write DIR (see docs/contracts.md).",
+    )
     p.add_argument("--input", nargs="+", required=True, metavar="LOG",
                    help="log files, plain or .gz")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the prepared dataset directory to write")
     p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
-    p.add_argument("--gap-minutes", type=float, default=30,
+    p.add_argument("--gap-minutes", type=float, metavar="MIN", default=30,
                    help="new session after more than this idle time (default: 30)")
-    p.add_argument("--min-queries", type=int, default=3, help="shortest session kept (default: 3)")
-    p.add_argument("--max-queries", type=int, default=5, help="longest session kept (default: 5)")
-    p.add_argument("--max-query-tokens", type=int, default=10,
+    p.add_argument("--min-queries", type=int, metavar="N", default=3,
+                   help="shortest session kept (default: 3)")
+    p.add_argument("--max-queries", type=int, metavar="N", default=5,
+                   help="longest session kept (default: 5)")
+    p.add_argument("--max-query-tokens", type=int, metavar="N", default=10,
                    help="sessions with a longer query are dropped (default: 10)")
-    p.add_argument("--min-count", type=int, default=3,
+    p.add_argument("--min-count", type=int, metavar="N", default=3,
                    help="vocabulary: least count of a word in training (default: 3)")
     p.add_argument("--split", type=_split, default=(95, 2.5, 2.5), metavar="TRAIN/VALID/TEST",
                    help="split shares (default: 95/2.5/2.5)")
     p.add_argument("--split-by", choices=("session", "user"), default="session",
                    help="split sessions at random, or users (default: session)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split (default: 0)")
+    p.add_argument("--seed", type=int, metavar="N", default=0,
+                   help="seed of the split (default: 0)")
     p.add_argument("--force", action="store_true", help="overwrite a non-empty --out")
     s = commands.add_parser("stats", help="print a prepared directory's counts")
     s.add_argument("dir", metavar="DIR")

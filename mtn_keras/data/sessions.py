@@ -33,7 +33,9 @@ class Protocol:
         if self.gap_minutes < 0 or self.min_queries < 1 or self.max_query_tokens < 1:
             raise ValueError("gap_minutes must be >= 0, min_queries and max_query_tokens >= 1")
         if self.max_queries < self.min_queries:
-            raise ValueError(f"max_queries {self.max_queries} is below min_queries {self.min_queries}")
+            raise ValueError(
+                f"max_queries {self.max_queries} is below min_queries {self.min_queries}"
+            )
 
 
 class Session(NamedTuple):
