@@ -84,7 +84,7 @@ def main(argv=None):
         train_sessions=load_split(args.data, "train"),
         valid_sessions=load_split(args.data, "valid"),
         out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-        verbose=args.verbose,
+        verbose=args.verbose, data_dir=args.data,
     )
     print(json.dumps(summary, indent=2))
     return 0

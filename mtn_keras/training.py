@@ -79,7 +79,7 @@ def read_log(log_path):
 
 
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
-              out, resume=False, steps_per_epoch=None, verbose=1):
+              out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None):
     """Train, keep the best epoch by validation loss, and write the model directory."""
     from mtn_keras.data.pipeline import make_dataset
 
@@ -122,7 +122,8 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     final.save(os.path.join(out, "model.keras"))
     vocab.save(os.path.join(out, "vocab.txt"))
     with open(os.path.join(out, "config.json"), "w") as handle:
-        json.dump({"model": name, "model_config": dataclasses.asdict(model_config),
+        json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
+                   "model_config": dataclasses.asdict(model_config),
                    "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
 
     rows = read_log(log_path)

@@ -151,6 +151,11 @@ class SuggestionModel(keras.Model):
         log_probs = ops.where(probs > 0, ops.log(ops.maximum(probs, 1e-30)), -float("inf"))
         return log_probs, state
 
+    def session_attention(self, session_tokens):
+        """Session-level attention (B, layers, heads, S, S); none for flat models."""
+        batch, size = ops.shape(session_tokens)[0], ops.shape(session_tokens)[1]
+        return ops.zeros((batch, 0, 1, size, size))
+
     def vocab_logits(self, hidden):
         """Logits over the vocabulary from states (..., d), through the tied embedding."""
         if self.output_projection is not None:

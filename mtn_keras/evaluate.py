@@ -1,0 +1,115 @@
+"""`python -m mtn_keras.evaluate --model DIR (--data DIR --split test | --input LOG ...)`:
+BLEU, n-gram precisions, SR@1/SR@5 and perplexity of a trained model, with the copy-last
+and adj anchors scored on the same pairs; JSON, a Table 2 style markdown table and a chart."""
+
+import argparse
+import math
+import os
+import sys
+
+from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.data.logs import InputError, check_inputs
+from mtn_keras.data.prepare import load_split
+from mtn_keras.data.sessions import Protocol, sessions_from_logs
+from mtn_keras.evaluation import (
+    Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
+    session_pairs, table_rows, write_json,
+)
+
+
+def model_suggester(service):
+    """A batch suggester over the SavedModel graph: contexts -> lists of (text, score)."""
+    import tensorflow as tf
+
+    def suggest(contexts):
+        width = max(len(c) for c in contexts)
+        padded = [[""] * (width - len(c)) + list(c) for c in contexts]
+        result = service.suggest(tf.constant(padded))
+        texts, scores = result["suggestions"].numpy(), result["scores"].numpy()
+        return [
+            [(t.decode(), float(s)) for t, s in zip(row_t, row_s) if t]
+            for row_t, row_s in zip(texts, scores)
+        ]
+
+    return suggest
+
+
+def model_perplexity(model, sessions, vocab, batch_size=64):
+    """exp of the mean next-query token NLL (teacher forced, copy head included)."""
+    from mtn_keras.data.pipeline import make_dataset
+
+    total, count = 0.0, 0.0
+    dataset = make_dataset(sessions, vocab, model.config.max_query_tokens, batch_size)
+    for x, y in dataset:
+        nll, _, _, weight = model.token_losses(x, y, model(x, training=False))
+        total += float((nll * weight).numpy().sum())
+        count += float(weight.numpy().sum())
+    return math.exp(total / max(count, 1.0))
+
+
+def evaluate(trained, sessions, train_sessions=None, k=5, beam=8, alpha=0.6, batch_size=64):
+    """The report of one trained model on `sessions` (every pair of every session)."""
+    from mtn_keras.serving import SuggestionService
+
+    pairs = session_pairs(sessions)
+    if not pairs:
+        raise ValueError("no (context, next query) pair to evaluate")
+    service = SuggestionService(trained.model, trained.vocab.tokens, k, beam, alpha)
+    suggesters = {trained.name: model_suggester(service), "copy-last": batched(CopyLast(), k)}
+    if train_sessions:
+        suggesters["adj"] = batched(Adj().fit(train_sessions), k)
+    scores = evaluate_suggesters(pairs, suggesters, batch_size=batch_size)
+    anchors = {name: scores.pop(name) for name in list(scores) if name != trained.name}
+    ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
+    return model_report(scores[trained.name], anchors, ppl, round(trained.model.size_mb, 3))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
+    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--data", help="a prepared dataset directory")
+    source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
+    parser.add_argument("--split", default="test", help="split of --data (default test)")
+    parser.add_argument("--format", default="aol", choices=["aol", "excite"], help="format of --input")
+    parser.add_argument("--train-data", help="prepared dataset whose train split fits adj "
+                        "(default: --data, else the data the model was trained on)")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--beam", type=int, default=8)
+    parser.add_argument("--alpha", type=float, default=0.6)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--json", help="write the report as JSON here")
+    parser.add_argument("--markdown", help="write the Table 2 style table here")
+    parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
+    args = parser.parse_args(argv)
+    try:
+        trained = load_trained(args.model)
+        if args.data:
+            sessions = load_split(args.data, args.split)
+        else:
+            check_inputs(args.input)
+            protocol = Protocol(max_queries=trained.config.max_queries,
+                                max_query_tokens=trained.config.max_query_tokens)
+            sessions = [s.queries for s in sessions_from_logs(args.input, args.format, protocol)]
+        train_dir = args.train_data or args.data or trained.data_dir
+        train_sessions = load_split(train_dir, "train") if train_dir else None
+        report = evaluate(trained, sessions, train_sessions, args.k, args.beam, args.alpha,
+                          args.batch_size)
+    except (ModelDirError, InputError, OSError, ValueError) as error:
+        print(f"evaluate: {error}", file=sys.stderr)
+        return 2
+    table = markdown_table(table_rows({trained.name: report}))
+    print(table, end="")
+    print(f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  size {report['size_mb']:.1f} MB")
+    if args.json:
+        write_json(report, args.json)
+    if args.markdown:
+        with open(args.markdown, "w") as handle:
+            handle.write(table)
+    if args.chart:
+        bleu_chart(table_rows({trained.name: report}), args.chart)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Raw session strings in, ranked suggestions out: the graph that `suggest`, `evaluate` and
+the exported SavedModel share, so all three give the same answers.
+
+Everything here is core TensorFlow (string ops, a static hash table, the beam search), so the
+SavedModel loads with plain TensorFlow and stock TensorFlow Serving. Behaviour on odd input:
+- queries are normalised like the data pipeline (lowercase, punctuation to spaces);
+- empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
+  their order and only the last `max_queries` are used (the longest session trained on);
+- a query's words past `max_query_tokens` are cut off;
+- words outside the vocabulary can be copied from the session and come out verbatim;
+- a session with no query left gets k empty suggestions with score -inf.
+"""
+
+import tensorflow as tf
+
+from mtn_keras.decoding import beam_search
+from mtn_keras.models.base import PAD, UNK
+
+SEPARATORS = r"[\pP\pS\pC\pZ]+"
+
+
+def normalise(text):
+    """tf.string tensor -> normalised words joined by single spaces (as data.text.normalise)."""
+    text = tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), SEPARATORS, " ")
+    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+
+
+class SuggestionService(tf.Module):
+    """A trained model with its vocabulary, decoding settings and string signatures.
+
+    Args:
+        model: a trained `SuggestionModel`.
+        vocab_tokens: the vocabulary, id order.
+        k: suggestions per session; beam: beam width; alpha: length normalisation.
+    """
+
+    def __init__(self, model, vocab_tokens, k=5, beam=8, alpha=0.6):
+        super().__init__()
+        self.model = model
+        self.k, self.beam, self.alpha = k, max(beam, k), alpha
+        self.n = model.config.max_query_tokens
+        self.max_queries = model.config.max_queries
+        self.vocab_size = len(vocab_tokens)
+        self.tokens = tf.constant(list(vocab_tokens))
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
+        )
+
+    def prepare(self, session):
+        """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
+        # A leading empty query makes S >= 1 for every input, [B, 0] included.
+        queries = normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
+        real = queries != ""
+        # Move the real queries to the end, in order, so the last query is always at S'-1.
+        order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
+        queries = tf.gather(queries, order, batch_dims=1)[:, -self.max_queries :]
+        words = tf.strings.split(queries).to_tensor("", shape=[None, None, self.n])
+        ids = tf.where(words == "", PAD, self.table.lookup(words))
+        return {"queries": queries, "words": words, "tokens": ids, "ext": self.extend(words, ids)}
+
+    def extend(self, words, ids):
+        """Extended ids: the j-th distinct out-of-vocabulary word of a session gets V + j."""
+        batch, size = tf.shape(words)[0], tf.shape(words)[1]
+        flat = tf.reshape(words, [batch, -1])
+        oov = tf.reshape((ids == UNK) & (words != ""), [batch, -1])
+        same = (flat[:, :, None] == flat[:, None, :]) & oov[:, None, :] & oov[:, :, None]
+        first = tf.argmax(tf.cast(same, tf.int32), axis=2, output_type=tf.int32)
+        is_first = oov & (first == tf.range(tf.shape(flat)[1])[None])
+        rank = tf.cumsum(tf.cast(is_first, tf.int32), axis=1) - 1
+        ext = tf.where(oov, self.vocab_size + tf.gather(rank, first, batch_dims=1), 0)
+        return tf.where(tf.reshape(oov, tf.shape(ids)), tf.reshape(ext, tf.shape(ids)), ids)
+
+    def decode(self, session, prefix=None):
+        """Beam search for each session; the shared body of `suggest` and `complete`."""
+        inputs = self.prepare(session)
+        batch = tf.shape(session)[0]
+        forced, typed = None, None
+        if prefix is not None:
+            typed = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
+            forced = self.prefix_ids(typed, inputs)
+        state = self.model.start(inputs["tokens"], inputs["ext"])
+        found = beam_search(
+            self.model.step, state, batch_size=batch, beam_size=self.beam,
+            num_results=self.k, max_length=self.n + 1, length_alpha=self.alpha, prefix=forced,
+        )
+        words = self.to_words(found["ids"], inputs, typed)
+        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
+        scores = tf.where(empty[:, None], float("-inf"), found["scores"])
+        text = tf.strings.reduce_join(words, axis=-1, separator=" ")
+        text = tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+        text = tf.where(scores > float("-inf"), text, "")
+        copied = self.copy_weights(found["ids"], state, scores)
+        return {
+            "suggestions": text,
+            "scores": scores,
+            "copy_attention": tf.reshape(copied, [batch, self.k, tf.shape(inputs["words"])[1], self.n]),
+            "source_tokens": inputs["words"],
+        }
+
+    def prefix_ids(self, typed, inputs):
+        """Typed words -> forced ids: vocabulary ids, a session's copyable word's extended
+        id, else <unk> (printed back as the typed word)."""
+        ids = tf.where(typed == "", PAD, self.table.lookup(typed))
+        flat_words = tf.reshape(inputs["words"], [tf.shape(typed)[0], -1])
+        flat_ext = tf.reshape(inputs["ext"], [tf.shape(typed)[0], -1])
+        match = typed[:, :, None] == flat_words[:, None, :]
+        source = tf.gather(flat_ext, tf.argmax(tf.cast(match, tf.int32), axis=2), batch_dims=1)
+        copyable = (ids == UNK) & tf.reduce_any(match, axis=2)
+        return tf.where(copyable, source, ids)
+
+    def to_words(self, ids, inputs, typed):
+        """Ids [B, k, L] -> words: vocabulary tokens, copied words, typed prefix words."""
+        batch = tf.shape(ids)[0]
+        vocab_words = tf.gather(self.tokens, tf.minimum(ids, self.vocab_size - 1))
+        flat_ext = tf.reshape(inputs["ext"], [batch, 1, 1, -1])
+        flat_words = tf.reshape(inputs["words"], [batch, -1])
+        position = tf.argmax(tf.cast(ids[..., None] == flat_ext, tf.int32), axis=-1)
+        copied = tf.gather(flat_words, tf.reshape(position, [batch, -1]), batch_dims=1)
+        copied = tf.reshape(copied, tf.shape(ids))
+        words = tf.where(ids >= self.vocab_size, copied, vocab_words)
+        if typed is not None:
+            length = tf.shape(ids)[2]
+            typed = tf.pad(typed, [[0, 0], [0, tf.maximum(length - self.n, 0)]])[:, :length]
+            typed = tf.broadcast_to(typed[:, None, :], tf.shape(ids))
+            words = tf.where((ids == UNK) & (typed != ""), typed, words)
+        return tf.where(ids == PAD, "", words)
+
+    def copy_weights(self, ids, state, scores):
+        """How much each suggestion copied from each source token: (1 - g) * attention,
+        summed over its decoding steps, re-running the decoder on the chosen ids [B, k, L]."""
+        batch, length = tf.shape(ids)[0], tf.shape(ids)[2]
+        num_sources = tf.shape(state["copy_memory"])[1]
+        if self.model.copy_head is None:
+            return tf.zeros([batch, self.k, num_sources])
+        tiled = tf.nest.map_structure(lambda x: tf.repeat(x, self.k, axis=0), state)
+        flat_ids = tf.reshape(ids, [batch * self.k, length])
+        tokens = tf.fill([batch * self.k], 2)
+        total = tf.zeros([batch * self.k, num_sources])
+        for t in range(self.n + 1):
+            hidden, tiled = self.model.decoder_step(
+                tf.where(tokens >= self.vocab_size, UNK, tokens), tiled, t
+            )
+            attention, gate = self.model.copy_attention(hidden, tiled)
+            live = tf.cast(flat_ids[:, t] != PAD, tf.float32)[:, None]
+            total += live * (1.0 - gate) * attention
+            tokens = flat_ids[:, t]
+        total = tf.reshape(total, [batch, self.k, num_sources])
+        return tf.where((scores > float("-inf"))[:, :, None], total, 0.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    def suggest(self, session):
+        return self.decode(session)
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, None], tf.string, name="session"),
+        tf.TensorSpec([None], tf.string, name="prefix"),
+    ])
+    def complete(self, session, prefix):
+        return self.decode(session, prefix)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    def session_attention(self, session):
+        inputs = self.prepare(session)
+        return {"attention": self.model.session_attention(inputs["tokens"]),
+                "queries": inputs["queries"]}
