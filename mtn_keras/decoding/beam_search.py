@@ -84,11 +84,13 @@ def beam_search(
         extend = log_probs + block
         eos = log_probs[:, eos_id]
         if prefix is not None:
-            vocab = tf.range(vocab_size)
+            # Rows within their prefix keep only the forced token, even a banned one.
             forced_id = tf.repeat(tf.gather(prefix, tf.minimum(t, prefix_last), axis=1), K)
             forced = forced_id != 0
-            only_forced = tf.where(vocab[None, :] == forced_id[:, None], log_probs, NEG_INF)
-            extend = tf.where(forced[:, None], only_forced, extend)
+            forced_logp = tf.where(forced, tf.gather(log_probs, forced_id, batch_dims=1), NEG_INF)
+            extend = tf.where(forced[:, None], NEG_INF, extend)
+            at = tf.stack([tf.range(tf.shape(forced_id)[0]), forced_id], axis=1)
+            extend = tf.tensor_scatter_nd_max(extend, at, forced_logp)
             eos = tf.where(forced, NEG_INF, eos)
         eos = tf.where(t == 0, NEG_INF, eos)
 
