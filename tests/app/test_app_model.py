@@ -1,0 +1,86 @@
+"""The app's model backend on the fake SavedModel: plain Python outputs, errors as ModelError."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from app.model import DEFAULT_MODEL, PROJECT_ROOT, Backend, ModelError, resolve_model_path
+
+SESSION = ["cheap flights to lisbon", "lisbon weather"]
+
+
+@pytest.fixture(scope="module")
+def backend(fake_model):
+    return Backend(fake_model)
+
+
+def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
+    result = backend.suggest(SESSION)
+    assert [item.text for item in result.items] == [
+        "lisbon weather near me",
+        "lisbon weather online",
+        "lisbon weather reviews",
+    ]
+    assert [item.score for item in result.items] == [-1.0, -2.0, -3.0]
+    assert result.source_tokens == [
+        ["cheap", "flights", "to", "lisbon"],
+        ["lisbon", "weather", "", ""],
+    ]
+    copy = result.items[0].copy_attention
+    assert copy.shape == (2, 4)
+    np.testing.assert_allclose(copy, [[1 / 6] * 4, [1 / 6, 1 / 6, 0, 0]], rtol=1e-6)
+
+
+def test_complete_keeps_the_typed_words(backend):
+    assert backend.complete(SESSION, "lisbon w").items[0].text == "lisbon weather near me"
+    assert [item.text for item in backend.complete(SESSION, "hotels").items] == [
+        "hotels near me",
+        "hotels online",
+        "hotels reviews",
+    ]
+
+
+def test_attention_is_layers_by_heads_by_queries(backend):
+    attention = backend.attention(SESSION + ["lisbon trams"])
+    assert attention.shape == (2, 2, 3, 3)
+    np.testing.assert_allclose(attention[0, 0, 1], [0.5, 0.5, 0.0])
+
+
+def test_name_path_and_load_time(fake_model):
+    backend = Backend(fake_model.parent)  # a directory containing savedmodel/
+    assert backend.path == fake_model
+    assert backend.name == "tiny"
+    assert 0 < backend.load_seconds < 60
+
+
+def test_default_model_is_under_the_project_root():
+    assert (PROJECT_ROOT / "app" / "model.py").is_file()
+    assert resolve_model_path(None) == DEFAULT_MODEL
+    assert DEFAULT_MODEL == PROJECT_ROOT / "saved_models" / "default" / "savedmodel"
+
+
+@pytest.mark.parametrize(
+    "variant, expected",
+    [
+        ("missing", "does not exist"),
+        ("empty-directory", "is not a SavedModel"),
+        ("corrupt", "Cannot load the SavedModel"),
+        ("only-suggest", "lacks the signature(s) complete, session_attention"),
+    ],
+)
+def test_broken_models_raise_model_error_saying_what_and_where(
+    fake_model, save_fake, tmp_path, variant, expected
+):
+    path = tmp_path / variant
+    if variant == "empty-directory":
+        path.mkdir()
+    elif variant == "corrupt":
+        shutil.copytree(fake_model, path)
+        (path / "saved_model.pb").write_bytes(b"not a protocol buffer")
+    elif variant == "only-suggest":
+        save_fake(path, names=["suggest"])
+    with pytest.raises(ModelError) as error:
+        Backend(path)
+    assert expected in str(error.value)
+    assert str(path) in str(error.value)
