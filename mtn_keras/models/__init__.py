@@ -1,8 +1,12 @@
 """The neural suggestion models by name."""
 
+from mtn_keras.models.hred import HRED
+from mtn_keras.models.mnsrf import MNSRF
 from mtn_keras.models.mtn import MTN
+from mtn_keras.models.seq2seq import Seq2Seq
+from mtn_keras.models.transformer import Transformer
 
-MODELS = {"mtn": MTN}
+MODELS = {"mtn": MTN, "transformer": Transformer, "hred": HRED, "mnsrf": MNSRF, "seq2seq": Seq2Seq}
 
 
 def build_model(name, config):

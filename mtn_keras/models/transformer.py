@@ -1,0 +1,152 @@
+"""The standard encoder-decoder Transformer peer (paper section 5.2) over the session's
+queries concatenated.
+
+The encoder reads the session's S*n token slots query by query (padding masked). Instead of
+a separator token, every slot adds a learned embedding of its query's position in the
+session (a segment embedding) to its token and token-position embeddings, so the query
+boundaries are known. A block-causal mask lets the slots of query j attend only to queries
+0..j, so one pass serves every pair; the decoder of pair t cross-attends to the encoder
+outputs of queries 0..t. The layers are MTN's: Q+S encoder layers and D decoder layers,
+the same total as MTN (5+3 in the paper preset).
+"""
+
+import keras
+import keras_hub
+from keras import ops
+
+from mtn_keras.models.base import PAD, SuggestionModel
+
+
+def block_causal_mask(token_mask, n):
+    """(B, S*n) bool -> (B, S*n, S*n): a slot of query j attends to the real slots of
+    queries 0..j, and to itself (so that no row is empty)."""
+    length = ops.shape(token_mask)[1]
+    slot_query = ops.arange(length) // n
+    earlier = slot_query[None, :] <= slot_query[:, None]
+    keys = ops.logical_or(token_mask[:, None, :], ops.eye(length, dtype="bool")[None])
+    return ops.logical_and(earlier[None], keys)
+
+
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class Transformer(SuggestionModel):
+    """Encoder-decoder Transformer over the concatenated session, with the copy head.
+
+    Args:
+        config: a `ModelConfig` (or its dict); reads vocab_size, max_query_tokens,
+            max_queries, embed_dim, d_model, ff_dim, num_heads, query_layers,
+            session_layers (their sum is the encoder depth), decoder_layers, dropout, copy.
+    """
+
+    def __init__(self, config, **kwargs):
+        super().__init__(config, **kwargs)
+        c = self.config
+        n, m = c.max_query_tokens, c.max_query_tokens + 1
+        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
+        self.query_positions = keras.layers.Embedding(
+            c.max_queries, c.d_model, name="query_positions"
+        )
+        self.target_positions = keras_hub.layers.PositionEmbedding(m, name="target_positions")
+        self.embed_projection = (
+            keras.layers.Dense(c.d_model, name="embed_projection")
+            if c.embed_dim != c.d_model
+            else None
+        )
+        self.embed_dropout = keras.layers.Dropout(c.dropout)
+        self.encoder_layers = [
+            keras_hub.layers.TransformerEncoder(
+                c.ff_dim, c.num_heads, dropout=c.dropout, name=f"encoder_layer_{i}"
+            )
+            for i in range(c.query_layers + c.session_layers)
+        ]
+        self.decoder_layers = [
+            keras_hub.layers.TransformerDecoder(
+                c.ff_dim, c.num_heads, dropout=c.dropout, name=f"decoder_layer_{i}"
+            )
+            for i in range(c.decoder_layers)
+        ]
+
+    def _embed(self, positions, ids, start_index=0):
+        x = self.token_embedding(ids)
+        x = x + positions(x, start_index=start_index)
+        if self.embed_projection is not None:
+            x = self.embed_projection(x)
+        return x
+
+    def encode(self, session_tokens, training=False):
+        """Session (B, S, n) -> encoder outputs (B, S*n, d) and their token mask (B, S*n)."""
+        batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
+        token_mask = session_tokens != PAD
+        x = self._embed(self.token_positions, ops.reshape(session_tokens, (batch * size, n)))
+        x = ops.reshape(x, (batch, size, n, self.config.d_model))
+        # Query positions count real queries, so sessions padded at the front keep theirs.
+        query_mask = ops.cast(ops.any(token_mask, axis=-1), "int32")
+        positions = ops.clip(ops.cumsum(query_mask, axis=1) - 1, 0, self.config.max_queries - 1)
+        x = x + ops.cast(self.query_positions(positions), x.dtype)[:, :, None, :]
+        x = self.embed_dropout(ops.reshape(x, (batch, size * n, self.config.d_model)), training=training)
+        token_mask = ops.reshape(token_mask, (batch, size * n))
+        mask = block_causal_mask(token_mask, n)
+        for layer in self.encoder_layers:
+            x = layer(x, attention_mask=mask, training=training)
+        return x, token_mask
+
+    def forward(self, inputs, training=False):
+        tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
+        codes, token_mask = self.encode(tokens, training=training)
+        batch, length, d = (ops.shape(codes)[i] for i in range(3))
+        n = ops.shape(tokens)[2]
+        pairs, m = ops.shape(decoder_input)[1], ops.shape(decoder_input)[2]
+        # Pair t reads the encoder outputs of queries 0..t: one copy of them per pair.
+        visible = (ops.arange(length) // n)[None, :] <= ops.arange(pairs)[:, None]
+        memory_mask = ops.logical_and(visible[None], token_mask[:, None, :])
+        memory = ops.broadcast_to(codes[:, None], (batch, pairs, length, d))
+        targets = ops.reshape(decoder_input, (batch * pairs, m))
+        y = self.embed_dropout(self._embed(self.target_positions, targets), training=training)
+        for layer in self.decoder_layers:
+            y = layer(
+                y,
+                ops.reshape(memory, (batch * pairs, length, d)),
+                decoder_padding_mask=targets != PAD,
+                encoder_padding_mask=ops.reshape(memory_mask, (batch * pairs, length)),
+                training=training,
+            )
+        return ops.reshape(y, (batch, pairs, m, d)), codes
+
+    def encode_for_decoding(self, session_tokens):
+        codes, token_mask = self.encode(session_tokens)
+        batch, length, d = (ops.shape(codes)[i] for i in range(3))
+        c = self.config
+        head_dim = c.d_model // c.num_heads
+        state = {"memory": codes, "memory_mask": token_mask, "copy_memory": codes}
+        probe = ops.zeros((batch, 1, d), codes.dtype)
+        for i, layer in enumerate(self.decoder_layers):
+            self_cache = ops.zeros(
+                (batch, 2, c.max_query_tokens + 1, c.num_heads, head_dim), codes.dtype
+            )
+            cross_cache = ops.zeros((batch, 2, length, c.num_heads, head_dim), codes.dtype)
+            _, _, cross_cache = layer(
+                probe,
+                codes,
+                encoder_padding_mask=token_mask,
+                self_attention_cache=self_cache,
+                self_attention_cache_update_index=0,
+                cross_attention_cache=cross_cache,
+                cross_attention_cache_update_index=0,
+            )
+            state[f"self_cache_{i}"] = self_cache
+            state[f"cross_cache_{i}"] = cross_cache
+        return state
+
+    def decoder_step(self, tokens, state, t):
+        state = dict(state)
+        y = self._embed(self.target_positions, tokens[:, None], start_index=t)
+        for i, layer in enumerate(self.decoder_layers):
+            y, state[f"self_cache_{i}"], _ = layer(
+                y,
+                state["memory"],
+                encoder_padding_mask=state["memory_mask"],
+                self_attention_cache=state[f"self_cache_{i}"],
+                self_attention_cache_update_index=t,
+                cross_attention_cache=state[f"cross_cache_{i}"],
+                cross_attention_cache_update_index=None,
+            )
+        return y[:, 0], state
