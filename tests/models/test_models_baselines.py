@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from keras import ops
 
+from mtn_keras import compare as compare_command
 from mtn_keras import train as train_command
 from mtn_keras.config import preset
 from mtn_keras.data import __main__ as data_command
@@ -198,16 +199,35 @@ def write_log(path):
     path.write_text("\n".join(lines) + "\n")
 
 
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """A prepared dataset directory made by the prepare command from a made-up log."""
+    tmp = tmp_path_factory.mktemp("baselines")
+    write_log(tmp / "log.txt")
+    assert data_command.main(["prepare", "--input", str(tmp / "log.txt"), "--out",
+                              str(tmp / "data"), "--min-count", "1", "--split", "80/10/10"]) == 0
+    return tmp / "data"
+
+
+# The commands' main functions run in this process: the same path as `python -m`, without
+# importing TensorFlow again.
 @pytest.mark.slow
-def test_models_train_command_runs_hred_end_to_end(tmp_path):
-    # The commands' main functions in this process: the same path as `python -m`, without
-    # importing TensorFlow twice more.
-    write_log(tmp_path / "log.txt")
-    data, out = tmp_path / "prepared", tmp_path / "hred"
-    assert data_command.main(["prepare", "--input", str(tmp_path / "log.txt"), "--out", str(data),
-                              "--min-count", "1", "--split", "80/10/10"]) == 0
-    assert train_command.main(["--data", str(data), "--model", "hred", "--preset", "tiny",
+def test_models_train_command_runs_hred_end_to_end(prepared, tmp_path):
+    out = tmp_path / "hred"
+    assert train_command.main(["--data", str(prepared), "--model", "hred", "--preset", "tiny",
                                "--out", str(out), "--epochs", "1", "--verbose", "0"]) == 0
     summary = json.loads((out / "train_summary.json").read_text())
     assert summary["model"] == "hred" and summary["epochs"] == 1
     assert type(keras.saving.load_model(out / "model.keras")).__name__ == "HRED"
+
+
+@pytest.mark.slow
+def test_models_compare_trains_and_evaluates_the_rows_of_a_model(prepared, tmp_path):
+    assert compare_command.main(["--data", str(prepared), "--out", str(tmp_path), "--quick",
+                                 "--models", "seq2seq"]) == 0
+    results = json.loads((tmp_path / "compare.json").read_text())
+    assert list(results) == ["seq2seq"]
+    assert results["seq2seq"]["training"]["epochs"] == 1
+    assert {"bleu", "precisions", "perplexity", "anchors"} <= set(results["seq2seq"])
+    assert "| seq2seq |" in (tmp_path / "compare.md").read_text()
+    assert (tmp_path / "bleu.png").is_file()
