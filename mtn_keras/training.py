@@ -79,7 +79,8 @@ def read_log(log_path):
 
 
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
-              out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None):
+              out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
+              extra_callbacks=()):
     """Train, keep the best epoch by validation loss, and write the model directory."""
     from mtn_keras.data.pipeline import make_dataset
 
@@ -109,6 +110,7 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
         keras.callbacks.CSVLogger(log_path, append=True),
         keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
         timer,
+        *extra_callbacks,
     ]
     started = time.perf_counter()
     model.fit(train, validation_data=valid, epochs=train_config.epochs,

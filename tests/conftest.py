@@ -1,0 +1,75 @@
+"""Shared fixtures: a made-up search log, its prepared dataset and one tiny trained MTN.
+
+Training costs seconds of tracing, so the model is trained once per test session and
+shared; tests that change it work on a copy.
+"""
+
+import os
+import random
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import pytest
+
+TOPICS = [
+    "cheap flights", "hotel deals", "used cars", "pizza delivery", "weather forecast",
+    "guitar lessons", "running shoes", "garden tools", "cat food", "movie times",
+]
+EDITS = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
+
+
+def write_made_up_log(path, users=60, seed=0):
+    """An AOL-format log of made-up sessions that reformulate one topic step by step."""
+    rng = random.Random(seed)
+    lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
+    for user in range(users):
+        clock = 1_141_200_000 + user * 86_400
+        for _ in range(6):
+            topic = rng.choice(TOPICS)
+            edits = rng.sample(EDITS, rng.randint(3, 5))
+            for edit in edits:
+                clock += 60
+                stamp = _stamp(clock)
+                lines.append(f"{user}\t{edit.format(q=topic)}\t{stamp}\t\t")
+            clock += 7_200
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _stamp(seconds):
+    import datetime
+
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@pytest.fixture(scope="session")
+def made_up_log(tmp_path_factory):
+    return write_made_up_log(tmp_path_factory.mktemp("log") / "made-up.txt")
+
+
+@pytest.fixture(scope="session")
+def prepared_data(made_up_log, tmp_path_factory):
+    from mtn_keras.data.prepare import prepare
+
+    out = tmp_path_factory.mktemp("prepared") / "data"
+    prepare([str(made_up_log)], str(out), min_count=2, split=(80, 10, 10), progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def trained_model_dir(prepared_data, tmp_path_factory):
+    """A tiny MTN with the copy head, trained for a few epochs by `train`'s own code."""
+    from mtn_keras.train import main
+
+    out = tmp_path_factory.mktemp("models") / "tiny"
+    main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(out),
+          "--epochs", "4", "--verbose", "0", "--set", "learning_rate_scale=4",
+          "--set", "warmup_steps=20"])
+    return out
+
+
+@pytest.fixture(scope="session")
+def trained(trained_model_dir):
+    from mtn_keras.artifacts import load_trained
+
+    return load_trained(str(trained_model_dir))

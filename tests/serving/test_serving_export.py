@@ -1,0 +1,179 @@
+"""The serving graph, the suggest/export/evaluate commands and the SavedModel's contract."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+K = 5
+
+
+@pytest.fixture(scope="module")
+def service(trained):
+    from mtn_keras.serving import SuggestionService
+
+    return SuggestionService(trained.model, trained.vocab.tokens, k=K, beam=6)
+
+
+@pytest.fixture(scope="module")
+def exported(trained, tmp_path_factory):
+    from mtn_keras.export import export
+
+    out = tmp_path_factory.mktemp("export") / "savedmodel"
+    export(trained, str(out), k=K, beam=6)
+    return out
+
+
+def padded(sessions):
+    width = max(len(s) for s in sessions)
+    return [s + [""] * (width - len(s)) for s in sessions]
+
+
+SESSIONS = [
+    ["cheap flights", "best cheap flights"],
+    ["Hotel Deals!!", "hotel deals near me", "", "HOTEL deals reviews"],
+    ["used cars", "zzyzx gadgets"],  # an out-of-vocabulary word
+    ["", ""],
+]
+
+
+def as_tensor(sessions):
+    import tensorflow as tf
+
+    return tf.constant(padded(sessions))
+
+
+def test_suggestions_are_ranked_distinct_and_clean(service, trained):
+    out = service.suggest(as_tensor(SESSIONS))
+    texts = out["suggestions"].numpy().astype(str)
+    scores = out["scores"].numpy()
+    assert texts.shape == (4, K) and scores.shape == (4, K)
+    for row in range(3):
+        assert (np.diff(scores[row][np.isfinite(scores[row])]) <= 1e-6).all()
+        real = [t for t in texts[row] if t]
+        assert real, "a session with words gets suggestions"
+        assert all("<unk>" not in t and "<pad>" not in t for t in real)
+        assert len({tuple(sorted(t.split())) for t in real}) == len(real)
+    assert (texts[3] == "").all() and np.isneginf(scores[3]).all()
+
+
+def test_normalisation_matches_the_data_pipeline(service):
+    from mtn_keras.data.text import normalise
+
+    raw = ["Hotel Deals!!", "  über-CAFÉ, (paris) ", "a.b/c", "TAB\there"]
+    got = [q.decode() for q in service.prepare(as_tensor([raw]))["queries"].numpy()[0]]
+    assert [q for q in got if q] == [normalise(q) for q in raw]
+
+
+def test_prefix_constraint_and_copied_unknown_words(service):
+    import tensorflow as tf
+
+    session = as_tensor([["used cars", "zzyzx gadgets"]])
+    out = service.complete(session, tf.constant(["ZZYZX"]))
+    texts = [t for t in out["suggestions"].numpy().astype(str)[0] if t]
+    assert texts and all(t.split()[0] == "zzyzx" for t in texts)
+    typed = service.complete(session, tf.constant(["qwerty cars"]))
+    assert all(t.startswith("qwerty cars") for t in typed["suggestions"].numpy().astype(str)[0] if t)
+
+
+def test_copy_attention_and_source_tokens(service):
+    out = service.suggest(as_tensor([["used cars", "zzyzx gadgets"]]))
+    sources = out["source_tokens"].numpy().astype(str)[0]
+    weights = out["copy_attention"].numpy()[0]
+    assert weights.shape == (K,) + sources.shape
+    assert (weights >= 0).all() and (weights[:, sources == ""] == 0).all()
+    assert "zzyzx" in sources.ravel().tolist()
+
+
+def test_session_attention(service):
+    out = service.session_attention(as_tensor([["a b", "c d", "e"]]))
+    attention, queries = out["attention"].numpy(), out["queries"].numpy().astype(str)
+    size = queries.shape[1]
+    assert attention.shape[0] == 1 and attention.shape[-2:] == (size, size)
+    assert list(queries[0][-3:]) == ["a b", "c d", "e"]
+    np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
+
+
+def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
+    """Load with plain TensorFlow in a fresh process (no import of this project)."""
+    script = textwrap.dedent(f"""
+        import json, sys
+        import tensorflow as tf
+        assert not any(m.startswith("mtn_keras") for m in sys.modules)
+        model = tf.saved_model.load({str(exported)!r})
+        assert set(model.signatures) >= {{"serving_default", "suggest", "complete", "session_attention"}}
+        suggest = model.signatures["suggest"]
+        def run(rows, shape=None):
+            out = suggest(session=tf.constant(rows, dtype=tf.string, shape=shape))
+            return {{"suggestions": out["suggestions"].numpy().astype(str).tolist(),
+                    "scores": [[float(x) for x in r] for r in out["scores"].numpy()],
+                    "dtype": out["scores"].dtype.name}}
+        result = {{
+            "main": run({padded(SESSIONS)!r}),
+            "empty": run([], shape=[1, 0]),
+            "long": run([["word " * 40, "x " * 3, "cheap flights"]]),
+            "many": run([["used cars"] * 12]),
+            "batch64": run([["cheap flights", "hotel deals"]] * 64),
+            "attention": list(model.signatures["session_attention"](session=tf.constant([["a", "b"]]))["attention"].shape),
+            "default": model.signatures["serving_default"](session=tf.constant([["used cars"]]))["suggestions"].shape.as_list(),
+        }}
+        print(json.dumps(result))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    mine = service.suggest(as_tensor(SESSIONS))
+    assert result["main"]["suggestions"] == mine["suggestions"].numpy().astype(str).tolist()
+    np.testing.assert_allclose(result["main"]["scores"], mine["scores"].numpy(), atol=1e-5)
+    assert result["main"]["dtype"] == "float32"
+    assert result["empty"]["suggestions"] == [[""] * K]
+    assert all(s == float("-inf") for s in result["empty"]["scores"][0])
+    assert any(result["long"]["suggestions"][0]) and any(result["many"]["suggestions"][0])
+    assert len(result["batch64"]["suggestions"]) == 64
+    assert result["batch64"]["suggestions"][0] == result["batch64"]["suggestions"][63]
+    assert result["attention"][0] == 1 and result["attention"][-1] == result["attention"][-2]
+    assert result["default"] == [1, K]
+
+
+def run_command(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_suggest_command(trained_model_dir):
+    done = run_command("mtn_keras.suggest", "--model", str(trained_model_dir), "--k", "3",
+                       "cheap flights", "best cheap flights")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert 1 <= len(lines) <= 3
+    scores = [float(line.split("\t")[0]) for line in lines]
+    assert scores == sorted(scores, reverse=True) and all(line.split("\t")[1] for line in lines)
+
+
+def test_suggest_command_on_a_missing_model(tmp_path):
+    done = run_command("mtn_keras.suggest", "--model", str(tmp_path / "nope"), "a query")
+    assert done.returncode == 2 and "no such model directory" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_export_refuses_to_overwrite(trained_model_dir, exported):
+    done = run_command("mtn_keras.export", "--model", str(trained_model_dir), "--out", str(exported))
+    assert done.returncode == 2 and "--force" in done.stderr
+
+
+def test_evaluate_command(trained_model_dir, prepared_data, made_up_log, tmp_path):
+    report = tmp_path / "report.json"
+    done = run_command("mtn_keras.evaluate", "--model", str(trained_model_dir), "--input",
+                       str(made_up_log), "--json", str(report), "--chart", str(tmp_path / "bleu.png"),
+                       "--markdown", str(tmp_path / "table.md"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(report.read_text())
+    for key in ("pairs", "bleu", "precisions", "bp", "perplexity", "size_mb", "sr@1", "sr@5"):
+        assert key in result
+    assert set(result["anchors"]) == {"copy-last", "adj"}
+    assert result["anchors"]["copy-last"]["pairs"] == result["pairs"] > 0
+    assert np.isfinite(result["perplexity"]) and len(result["precisions"]) == 4
+    assert (tmp_path / "bleu.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| mtn |" in (tmp_path / "table.md").read_text()

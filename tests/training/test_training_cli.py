@@ -1,0 +1,63 @@
+"""The train command: outputs, summary, overrides, refusing to overwrite, and --resume."""
+
+import csv
+import json
+
+import keras
+import pytest
+
+from mtn_keras.train import main
+
+
+def test_train_writes_the_model_directory(trained_model_dir):
+    names = {p.name for p in trained_model_dir.iterdir()}
+    assert {"model.keras", "vocab.txt", "config.json", "train_summary.json", "log.csv", "tensorboard"} <= names
+    summary = json.loads((trained_model_dir / "train_summary.json").read_text())
+    for key in ("parameters", "size_mb", "epochs", "best_val_loss", "best_val_perplexity",
+                "seconds_per_epoch", "sessions_per_second"):
+        assert summary[key] is not None
+    assert summary["epochs"] == 4
+    assert summary["val_loss"][-1] < summary["val_loss"][0], "validation loss falls"
+    config = json.loads((trained_model_dir / "config.json").read_text())
+    assert config["model"] == "mtn" and config["train_config"]["warmup_steps"] == 20
+
+
+def test_refuses_to_overwrite_and_rejects_bad_overrides(trained_model_dir, prepared_data, tmp_path):
+    with pytest.raises(SystemExit, match="not empty"):
+        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(trained_model_dir)])
+    with pytest.raises(SystemExit, match="unknown field"):
+        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(tmp_path / "x"), "--set", "colour=red"])
+    with pytest.raises(SystemExit, match="missing"):
+        main(["--data", str(tmp_path), "--preset", "tiny", "--out", str(tmp_path / "y")])
+    with pytest.raises(SystemExit, match="no interrupted run"):
+        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(tmp_path / "z"), "--resume"])
+
+
+class Interrupt(keras.callbacks.Callback):
+    """Stops training like a kill right after an epoch has finished."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == 0:
+            raise KeyboardInterrupt
+
+
+def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
+    from mtn_keras.config import preset
+    from mtn_keras.data.prepare import load_split
+    from mtn_keras.data.vocab import Vocabulary
+    from mtn_keras.training import fit_model
+
+    model_config, train_config = preset("tiny")
+    vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
+    model_config.vocab_size = len(vocab)
+    train_config.epochs = 3
+    args = dict(train_sessions=load_split(str(prepared_data), "train"),
+                valid_sessions=load_split(str(prepared_data), "valid"), out=str(tmp_path), verbose=0)
+    with pytest.raises(KeyboardInterrupt):
+        fit_model("mtn", model_config, train_config, vocab, extra_callbacks=[Interrupt()], **args)
+    assert (tmp_path / "backup").is_dir()
+    summary = fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
+    with open(tmp_path / "log.csv") as handle:
+        epochs = [int(row["epoch"]) for row in csv.DictReader(handle)]
+    assert epochs == [0, 1, 2], "no finished epoch is lost or repeated"
+    assert summary["epochs"] == 3
