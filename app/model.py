@@ -64,8 +64,17 @@ class Backend:
         return self._suggestions(out)
 
     def attention(self, session: list[str]) -> np.ndarray:
-        """The session encoder's attention, float32 [layers, heads, S, S]; rows attend."""
-        return self._call("session_attention", session=self._session(session))["attention"][0]
+        """The session encoder's attention, float32 [layers, heads, S, S]; rows attend.
+
+        Only the queries the model kept are returned (it drops queries that are empty after
+        normalising and pads short sessions), so S is at most the session's length.
+        """
+        out = self._call("session_attention", session=self._session(session))
+        attention = out["attention"][0]
+        if "queries" in out:
+            kept = np.flatnonzero(out["queries"][0] != b"")
+            attention = attention[:, :, kept][:, :, :, kept]
+        return attention
 
     @staticmethod
     def _session(session: list[str]):
@@ -82,6 +91,10 @@ class Backend:
 
     @staticmethod
     def _suggestions(out: dict[str, np.ndarray]) -> Suggestions:
+        # Source rows of padding (all "") are dropped, so row i is the session's i-th kept query.
+        kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
+        out = {**out, "source_tokens": out["source_tokens"][:, kept],
+               "copy_attention": out["copy_attention"][:, :, kept]}
         items = [
             Suggestion(text.decode(), float(score), attention)
             for text, score, attention in zip(

@@ -385,7 +385,8 @@ class MtnApp(App):
         layers, heads = self.attention.shape[:2]
         layer, head = f"{self.layer + 1}/{layers}", f"{self.head + 1}/{heads}"
         heatmap.border_title = f"Attention · layer {layer} · head {head}"
-        heatmap.update(heat_map(self.attention[self.layer, self.head], self.session))
+        size = self.attention.shape[-1]
+        heatmap.update(heat_map(self.attention[self.layer, self.head], self.session[-size:] if size else []))
 
     def action_next_layer(self) -> None:
         """Show the next layer's attention."""
