@@ -1,0 +1,30 @@
+"""Evaluation of next-query suggesters: BLEU, n-gram precision, SR@k, anchors and reports."""
+
+from mtn_keras.evaluation.anchors import ANCHORS, Adj, CopyLast, batched
+from mtn_keras.evaluation.metrics import corpus_scores, perplexity, success_rate
+from mtn_keras.evaluation.pairs import session_pairs
+from mtn_keras.evaluation.report import (
+    bleu_chart,
+    evaluate_suggesters,
+    markdown_table,
+    model_report,
+    table_rows,
+    write_json,
+)
+
+__all__ = [
+    "ANCHORS",
+    "Adj",
+    "CopyLast",
+    "batched",
+    "bleu_chart",
+    "corpus_scores",
+    "evaluate_suggesters",
+    "markdown_table",
+    "model_report",
+    "perplexity",
+    "session_pairs",
+    "success_rate",
+    "table_rows",
+    "write_json",
+]

@@ -1,0 +1,74 @@
+"""Non-neural anchors that every model must beat: copy the last query, or its usual follower.
+
+Both suggest from the last query only, with the models' interface
+`suggest(session, k) -> [(text, score), ...]` (best first).
+"""
+
+from collections import Counter, defaultdict
+
+ANCHORS = ("copy-last", "adj")
+
+
+class CopyLast:
+    """Suggests the session's last query again: one suggestion, score 1."""
+
+    def suggest(self, session: list[str], k: int = 1) -> list[tuple[str, float]]:
+        """The last query, or nothing for an empty session."""
+        return [(session[-1], 1.0)] if session and k > 0 else []
+
+
+class Adj:
+    """Suggests the most frequent followers of the last query in the training sessions.
+
+    Fewer than k followers are topped up with the most popular next queries overall; a last
+    query without followers gets itself first (copy-last, score 1). A follower's score is the
+    number of times it followed the last query in training plus its share of all next queries
+    (which breaks ties); a topped-up query scores its share alone, below every follower.
+    """
+
+    def __init__(self):
+        self.followers: dict[str, list[str]] = {}
+        self.follower_counts: dict[str, Counter] = {}
+        self.popular: list[str] = []
+        self.share: dict[str, float] = {}
+
+    def fit(self, train_sessions: list[list[str]]) -> "Adj":
+        """Counts the consecutive (query, next query) pairs of the training sessions."""
+        counts: dict[str, Counter] = defaultdict(Counter)
+        next_counts: Counter = Counter()
+        for session in train_sessions:
+            for prev, nxt in zip(session, session[1:]):
+                if prev != nxt:
+                    counts[prev][nxt] += 1
+                    next_counts[nxt] += 1
+        total = sum(next_counts.values())
+        self.share = {q: c / total for q, c in next_counts.items()}
+        self.popular = sorted(next_counts, key=lambda q: (-next_counts[q], q))
+        self.follower_counts = dict(counts)
+        self.followers = {
+            prev: sorted(c, key=lambda q: (-c[q], -next_counts[q], q)) for prev, c in counts.items()
+        }
+        return self
+
+    def suggest(self, session: list[str], k: int = 5) -> list[tuple[str, float]]:
+        """Top-k followers of the last query, topped up with popular queries, never repeated."""
+        if not session or k <= 0:
+            return []
+        last = session[-1]
+        counts = self.follower_counts.get(last, Counter())
+        out = [(q, counts[q] + self.share[q]) for q in self.followers.get(last, [])[:k]]
+        if not out:
+            out = [(last, 1.0)]
+        seen = {last} | {q for q, _ in out}
+        for q in self.popular:
+            if len(out) >= k:
+                break
+            if q not in seen:
+                out.append((q, self.share[q]))
+                seen.add(q)
+        return out
+
+
+def batched(anchor, k: int = 5):
+    """Wraps an anchor as a batch suggester: contexts -> lists of (text, score)."""
+    return lambda contexts: [anchor.suggest(context, k) for context in contexts]

@@ -1,0 +1,101 @@
+"""Scores named suggesters on the same pairs and writes the results as JSON, a markdown table
+in the layout of the paper's Table 2 and a BLEU bar chart in the spirit of its Figure 2."""
+
+import json
+import sys
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from mtn_keras.evaluation.anchors import ANCHORS
+from mtn_keras.evaluation.metrics import corpus_scores, success_rate
+
+
+def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool = True) -> dict:
+    """BLEU, p1..p4, bp, SR@1 and SR@5 of each suggester on (context, next query) pairs.
+
+    A suggester maps a batch of contexts to lists of (text, score), best first, at least five
+    long where it can; its top-1 is the BLEU hypothesis ("" when it suggests nothing).
+    """
+    contexts = [context for context, _ in pairs]
+    references = [reference for _, reference in pairs]
+    results = {}
+    for name, suggest in suggesters.items():
+        lists = []
+        for start in range(0, len(contexts), batch_size):
+            batch = suggest(contexts[start : start + batch_size])
+            lists.extend([text for text, _ in suggestions] for suggestions in batch)
+            if progress:
+                print(f"\r{name}: {len(lists)}/{len(contexts)} pairs", end="", file=sys.stderr)
+        if progress:
+            print(file=sys.stderr)
+        hypotheses = [texts[0] if texts else "" for texts in lists]
+        results[name] = {
+            "pairs": len(pairs),
+            **corpus_scores(hypotheses, references),
+            "sr@1": success_rate(lists, references, 1),
+            "sr@5": success_rate(lists, references, 5),
+        }
+    return results
+
+
+def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float) -> dict:
+    """The JSON of one model: its scores, perplexity, size and the anchors' scores on its pairs."""
+    for name, anchor in anchors.items():
+        if anchor["pairs"] != scores["pairs"]:
+            raise ValueError(f"anchor {name} scored {anchor['pairs']} pairs, the model {scores['pairs']}")
+    return {**scores, "perplexity": perplexity, "size_mb": size_mb, "anchors": anchors}
+
+
+def table_rows(reports: dict) -> dict:
+    """Flattens model reports (name -> model_report) into rows: the models, then the anchors once."""
+    rows = {name: {k: v for k, v in report.items() if k != "anchors"} for name, report in reports.items()}
+    for report in reports.values():
+        for name, anchor in report.get("anchors", {}).items():
+            rows.setdefault(name, anchor)
+    return rows
+
+
+def write_json(results: dict, path) -> None:
+    """Writes results as indented JSON, creating the parent folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def markdown_table(rows: dict) -> str:
+    """Table 2 of the paper plus BLEU and SR@k: one row per model or anchor (no size)."""
+    lines = [
+        "| Model | Size (MB) | 1/2/3/4-gram | BLEU | SR@1 | SR@5 |",
+        "| --- | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for name, row in rows.items():
+        size = f"{row['size_mb']:.1f}" if row.get("size_mb") is not None else ""
+        precisions = "/".join(f"{p:.1f}" for p in row["precisions"])
+        lines.append(
+            f"| {name} | {size} | {precisions} | {row['bleu']:.2f} | {row['sr@1']:.2f} | {row['sr@5']:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def bleu_chart(rows: dict, png_path, anchors=ANCHORS, title: str = "BLEU on the test pairs") -> None:
+    """Bar chart of BLEU per row, anchors in grey, each bar labelled with its value, as PNG."""
+    names = list(rows)
+    values = [rows[name]["bleu"] for name in names]
+    colours = ["tab:gray" if name in anchors else "tab:blue" for name in names]
+    fig = Figure(figsize=(max(4.0, 1.1 * len(names) + 1.5), 4.0))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    bars = ax.bar(names, values, color=colours)
+    ax.bar_label(bars, fmt="%.2f")
+    ax.set_ylabel("BLEU")
+    ax.set_title(title)
+    ax.set_ylim(0, max(values + [1.0]) * 1.15)
+    ax.tick_params(axis="x", labelrotation=20)
+    ax.legend(loc="best", handles=[Patch(color="tab:blue", label="model"), Patch(color="tab:gray", label="anchor")])
+    fig.tight_layout()
+    path = Path(png_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=120)
