@@ -127,23 +127,29 @@ class SuggestionService(tf.Module):
 
     def copy_weights(self, ids, state, scores):
         """How much each suggestion copied from each source token: (1 - g) * attention,
-        summed over its decoding steps, re-running the decoder on the chosen ids [B, k, L]."""
+        summed over its decoding steps, re-running the decoder on the chosen ids [B, k, L]
+        for as many steps as the longest suggestion has tokens."""
         batch, length = tf.shape(ids)[0], tf.shape(ids)[2]
         num_sources = tf.shape(state["copy_memory"])[1]
         if self.model.copy_head is None:
             return tf.zeros([batch, self.k, num_sources])
         tiled = tf.nest.map_structure(lambda x: tf.repeat(x, self.k, axis=0), state)
         flat_ids = tf.reshape(ids, [batch * self.k, length])
-        tokens = tf.fill([batch * self.k], 2)
-        total = tf.zeros([batch * self.k, num_sources])
-        for t in range(self.n + 1):
+        steps = tf.reduce_max(tf.reduce_sum(tf.cast(flat_ids != PAD, tf.int32), axis=1))
+
+        def body(t, tokens, tiled, total):
             hidden, tiled = self.model.decoder_step(
                 tf.where(tokens >= self.vocab_size, UNK, tokens), tiled, t
             )
             attention, gate = self.model.copy_attention(hidden, tiled)
-            live = tf.cast(flat_ids[:, t] != PAD, tf.float32)[:, None]
-            total += live * (1.0 - gate) * attention
-            tokens = flat_ids[:, t]
+            chosen = tf.gather(flat_ids, t, axis=1)
+            live = tf.cast(chosen != PAD, tf.float32)[:, None]
+            return t + 1, chosen, tiled, total + live * (1.0 - gate) * attention
+
+        start = (0, tf.fill([batch * self.k], 2), tiled, tf.zeros([batch * self.k, num_sources]))
+        _, _, _, total = tf.while_loop(
+            lambda t, *_: t < steps, body, start, maximum_iterations=self.n + 1
+        )
         total = tf.reshape(total, [batch, self.k, num_sources])
         return tf.where((scores > float("-inf"))[:, :, None], total, 0.0)
 

@@ -1,0 +1,255 @@
+"""Latency of the top-5 next-query suggestions for one session of three queries, ours
+against keras-hub's BeamSampler without a key/value cache, on the same weights.
+
+Why: suggestions are shown while the user types, so one session should decode in about
+10 ms on this 2-core CPU, and the cached step interface (`model.start`/`model.step`) has
+to earn its keep against the stock sampler, which recomputes the decoder over the whole
+prompt at every step (DESIGN.md, "Performance notes": 51 ms for one session on a toy).
+
+Timed, in one process, each call interleaved with the others so load hits all alike:
+- beam search: `model.start` and `beam_search` (beam 5, k 5, the service's length
+  normalisation and de-duplication) in one `tf.function` on the encoded [1, 3, n] session;
+- suggest: `SuggestionService.suggest` (beam 5, k 5) on the [1, 3] strings: normalisation,
+  vocabulary lookup, the same beam search, words and copy attention;
+- keras-hub: `BeamSampler(num_beams=5, return_all_beams=True)` in a `tf.function` whose
+  `next` runs the model's decoder layers over the whole prompt (causal mask, no caches)
+  and returns the same next-token distribution as `model.step` (vocabulary softmax mixed
+  with the copy distribution; <pad>, <unk>, <bos> and a first <eos> banned as ours does;
+  a beam that has emitted <eos> is frozen by giving <pad> probability 1, which the sampler
+  has no notion of). `next` returns log-probabilities, so the sampler takes `exp` of them
+  instead of a softmax, which would renormalise around the banned tokens.
+Both the beam search and keras-hub encode the session inside the timed function.
+
+The check: with length normalisation and de-duplication off, our best sequence should be
+keras-hub's, with the same log-probability (same distribution, same beam width). They can
+differ: keras-hub keeps an <eos> ending only when it is among the top 5 extensions, ours
+offers every alive beam's <eos> ending to a separate pool of finished hypotheses.
+
+Run: python benchmarks/bench_decode.py [--model DIR] [--runs 50] [--threads N]
+Without --model (or if DIR is missing) an untrained `small` MTN is timed. Its steps cost
+what a trained one's do, but it rarely ends a beam, so both searches run the full n + 1
+steps where a trained model stops after about 6: its times are upper bounds.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras_hub
+import numpy as np
+import tensorflow as tf
+
+from mtn_keras.artifacts import load_trained
+from mtn_keras.config import preset
+from mtn_keras.data.encode import encode_session
+from mtn_keras.data.text import normalise
+from mtn_keras.data.vocab import SPECIALS, Vocabulary
+from mtn_keras.decoding import beam_search
+from mtn_keras.models.base import BOS, EOS, PAD, UNK, scatter_rows
+from mtn_keras.models.mtn import MTN
+from mtn_keras.serving import SuggestionService
+
+SESSION = ["cheap flights", "cheap flights to paris", "paris hotels"]
+VOCAB_SIZE = 10289  # the vocabulary of the AOL training split
+BEAM = K = 5
+TARGET_P50_MS, TARGET_RATIO = 10.0, 5.0
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", help="a directory written by python -m mtn_keras.train")
+    parser.add_argument("--preset", default="small", help="untrained model's size (default small)")
+    parser.add_argument("--runs", type=int, default=50, help="timed runs of each (default 50)")
+    parser.add_argument("--threads", type=int, help="TF intra- and inter-op threads (default TF's)")
+    return parser.parse_args(argv)
+
+
+def load_model(path, preset_name):
+    """(model, vocabulary, description): the trained model in `path`, else an untrained one."""
+    if path and os.path.isdir(path):
+        trained = load_trained(path)
+        return trained.model, trained.vocab, f"trained {trained.name} from {path}"
+    config, _ = preset(preset_name)
+    config.vocab_size = VOCAB_SIZE
+    model = MTN(config)
+    model.build()
+    words = list(dict.fromkeys(w for q in SESSION for w in q.split()))
+    fillers = [f"word{i}" for i in range(VOCAB_SIZE - len(SPECIALS) - len(words))]
+    missing = f" ({path} is missing)" if path else ""
+    return model, Vocabulary([*SPECIALS, *words, *fillers]), f"untrained {preset_name} MTN{missing}"
+
+
+def encoded_session(vocab, n):
+    """The session's token and extended ids, int32 [1, 3, n] each."""
+    encoded = encode_session([normalise(q) for q in SESSION], vocab, n)
+    return tf.constant(encoded.tokens[None]), tf.constant(encoded.ext[None])
+
+
+def make_ours(model, length_alpha, dedupe):
+    """tf.function (tokens, ext) -> beam_search's dict, over model.start/model.step."""
+    @tf.function
+    def ours(tokens, ext):
+        return beam_search(
+            model.step, model.start(tokens, ext), batch_size=tf.shape(tokens)[0],
+            beam_size=BEAM, num_results=K, max_length=model.config.max_query_tokens + 1,
+            length_alpha=length_alpha, dedupe=dedupe,
+        )
+
+    return ours
+
+
+def mixed_log_probs(model, hidden, state):
+    """log p(next token) over V + S*n from decoder states (N, d), as `model.step` mixes it."""
+    p_vocab = tf.nn.softmax(tf.cast(model.vocab_logits(hidden), tf.float32))
+    num_sources = tf.shape(state["source_ext"])[1]
+    padding = tf.zeros([tf.shape(p_vocab)[0], num_sources])
+    if model.copy_head is None:
+        return tf.math.log(tf.concat([p_vocab, padding], axis=-1))
+    attention, gate = model.copy_attention(hidden, state)
+    probs = tf.concat([gate * p_vocab, padding], axis=-1) + scatter_rows(
+        (1.0 - gate) * attention, state["source_ext"], model.config.vocab_size + num_sources
+    )
+    return tf.math.log(probs)
+
+
+def make_reference(model):
+    """tf.function (tokens, ext) -> (prompts [B, beam, n+2], log_probs [B, beam]) of
+    keras-hub's BeamSampler, re-running the decoder over the whole prompt every step."""
+    class LogProbBeamSampler(keras_hub.samplers.BeamSampler):
+        def compute_probabilities(self, logits):
+            return tf.exp(tf.cast(logits, tf.float32))
+
+    sampler = LogProbBeamSampler(num_beams=BEAM, return_all_beams=True)
+    vocab_size, m = model.config.vocab_size, model.config.max_query_tokens + 1
+
+    @tf.function
+    def reference(tokens, ext):
+        codes, token_mask, _ = model.encode(tokens)
+        batch, d = tf.shape(codes)[0], tf.shape(codes)[3]
+
+        def tile(x):
+            return tf.repeat(x, BEAM, axis=0)
+
+        memory, memory_mask = tile(codes[:, -1]), tile(token_mask[:, -1])
+        copy_state = {
+            "copy_memory": tile(tf.reshape(codes, [batch, -1, d])),
+            "source_ext": tile(tf.reshape(ext, [batch, -1])),
+        }
+
+        def next_fn(prompt, cache, index):
+            inputs = tf.where(prompt[:, :m] >= vocab_size, UNK, prompt[:, :m])
+            y = model._embed(model.target_positions, inputs, False)
+            for layer in model.decoder_layers:
+                y = layer(y, memory, encoder_padding_mask=memory_mask)
+            log_probs = mixed_log_probs(model, tf.gather(y, index - 1, axis=1), copy_state)
+            ids = tf.range(tf.shape(log_probs)[1])
+            banned = (ids <= BOS) | ((ids == EOS) & (index == 1))
+            log_probs = tf.where(banned, -np.inf, log_probs)
+            frozen = tf.where(ids == PAD, 0.0, -np.inf)
+            finished = tf.reduce_any(prompt == EOS, axis=1)[:, None]
+            return tf.where(finished, frozen, log_probs), None, cache
+
+        prompt = tf.pad(tf.fill([batch, 1], BOS), [[0, 0], [0, m]])
+        return sampler(next_fn, prompt, index=1, stop_token_ids=[EOS])
+
+    return reference
+
+
+def words_of(ids, vocab, ext):
+    """Ids -> words, extended ids as the session word they copy."""
+    copies = {i: w for q, row in zip(SESSION, ext.numpy()[0]) for w, i in zip(q.split(), row)}
+    out = []
+    for i in ids:
+        if i == EOS or i == 0:
+            break
+        out.append(vocab.tokens[i] if i < len(vocab) else copies.get(i, f"<copy {i}>"))
+    return " ".join(out)
+
+
+def check_same_best(model, reference, vocab, tokens, ext):
+    """Print our best sequence (no length normalisation, no de-duplication) beside keras-hub's."""
+    found = make_ours(model, 0.0, False)(tokens, ext)
+    prompts, log_probs = reference(tokens, ext)
+    ours = words_of(found["ids"].numpy()[0, 0], vocab, ext)
+    theirs = words_of(prompts.numpy()[0, 0, 1:], vocab, ext)
+    ours_lp, theirs_lp = float(found["log_probs"][0, 0]), float(log_probs[0, 0])
+    print(f"best sequence, ours:      {ours!r} (log p {ours_lp:.4f})")
+    print(f"best sequence, keras-hub: {theirs!r} (log p {theirs_lp:.4f})")
+    if ours == theirs and abs(ours_lp - theirs_lp) < 1e-3:
+        print("check: same best sequence and log-probability")
+    else:
+        unfinished = "" if EOS in prompts.numpy()[0, 0] else ", keras-hub's unfinished"
+        print(f"check: different best sequence{unfinished}; ours is "
+              f"{'less' if ours_lp < theirs_lp else 'at least as'} likely. keras-hub keeps an "
+              f"<eos> ending only when it ranks in the top {BEAM} of all extensions (then it "
+              "holds a beam); ours offers every alive beam's <eos> ending to a separate pool")
+
+
+def time_interleaved(contenders, runs):
+    """Milliseconds of `runs` calls of each (name -> thunk), calls interleaved A, B, C, A..."""
+    times = {name: [] for name in contenders}
+    for _ in range(runs):
+        for name, thunk in contenders.items():
+            start = time.perf_counter()
+            tf.nest.map_structure(lambda x: x.numpy(), thunk())
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: np.percentile(t, [50, 95]) for name, t in times.items()}
+
+
+def report(stats, description, runs, loads):
+    """The table, the ratios and the one-line summary."""
+    print(f"{runs} runs each, interleaved; load average (1 min) {loads[0]:.2f} before, "
+          f"{loads[1]:.2f} after, on {os.cpu_count()} CPUs")
+    print(f"{'':26s} {'p50 ms':>8s} {'p95 ms':>8s}")
+    for name, (p50, p95) in stats.items():
+        print(f"{name:26s} {p50:8.2f} {p95:8.2f}")
+    ref = stats["keras-hub BeamSampler"][0]
+    search, full = stats["beam search (ours)"][0], stats["suggest signature (ours)"][0]
+    print(f"ratio keras-hub p50 / ours p50: beam search {ref / search:.1f}x, "
+          f"suggest {ref / full:.1f}x")
+    verdict = "met" if search <= TARGET_P50_MS and ref / search >= TARGET_RATIO else "missed"
+    print(f"summary: {description}, top-{K} of a 3-query session, {os.cpu_count()} CPUs at load "
+          f"{loads[1]:.1f}: beam search p50 {search:.1f} ms "
+          f"(p95 {stats['beam search (ours)'][1]:.1f}), "
+          f"suggest p50 {full:.1f} ms, keras-hub BeamSampler without cache p50 {ref:.1f} ms = "
+          f"{ref / search:.1f}x the beam search; target p50 <= {TARGET_P50_MS:g} ms and "
+          f">= {TARGET_RATIO:g}x {verdict}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    model, vocab, description = load_model(args.model, args.preset)
+    n = model.config.max_query_tokens
+    tokens, ext = encoded_session(vocab, n)
+    strings = tf.constant([SESSION])
+    # Held here: `suggest` keeps only a weak reference to the service.
+    service = SuggestionService(model, vocab.tokens, k=K, beam=BEAM)
+    ours, reference = make_ours(model, 0.6, True), make_reference(model)
+    contenders = {
+        "beam search (ours)": lambda: ours(tokens, ext),
+        "suggest signature (ours)": lambda: service.suggest(strings),
+        "keras-hub BeamSampler": lambda: reference(tokens, ext),
+    }
+    threads = [tf.config.threading.get_intra_op_parallelism_threads(),
+               tf.config.threading.get_inter_op_parallelism_threads()]
+    print(f"model: {description}, {model.count_params():,} parameters, vocabulary {len(vocab):,}, "
+          f"n {n}; session {' | '.join(SESSION)!r}; beam {BEAM}, top {K}; TF threads intra/inter "
+          f"{'/'.join(str(t or 'default') for t in threads)}")
+    check_same_best(model, reference, vocab, tokens, ext)
+    print(f"top suggestion: {service.suggest(strings)['suggestions'].numpy()[0, 0].decode()!r}")
+    for thunk in contenders.values():  # trace and warm up
+        thunk(), thunk()
+    load_before = os.getloadavg()[0]
+    stats = time_interleaved(contenders, args.runs)
+    report(stats, description, args.runs, (load_before, os.getloadavg()[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
