@@ -10,6 +10,7 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
+from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
 from mtn_keras.models.base import PAD, SuggestionModel
 
 
@@ -118,42 +119,14 @@ class MTN(SuggestionModel):
     def encode_for_decoding(self, session_tokens):
         codes, token_mask, _ = self.encode(session_tokens)
         batch, size, n, d = (ops.shape(codes)[i] for i in range(4))
-        memory, memory_mask = codes[:, -1], token_mask[:, -1]
         c = self.config
-        head_dim = c.d_model // c.num_heads
-        state = {
-            "memory": memory,
-            "memory_mask": memory_mask,
-            "copy_memory": ops.reshape(codes, (batch, size * n, d)),
-        }
-        probe = ops.zeros((batch, 1, d), memory.dtype)
-        for i, layer in enumerate(self.decoder_layers):
-            self_cache = ops.zeros((batch, 2, c.max_query_tokens + 1, c.num_heads, head_dim), memory.dtype)
-            cross_cache = ops.zeros((batch, 2, n, c.num_heads, head_dim), memory.dtype)
-            _, _, cross_cache = layer(
-                probe,
-                memory,
-                encoder_padding_mask=memory_mask,
-                self_attention_cache=self_cache,
-                self_attention_cache_update_index=0,
-                cross_attention_cache=cross_cache,
-                cross_attention_cache_update_index=0,
-            )
-            state[f"self_cache_{i}"] = self_cache
-            state[f"cross_cache_{i}"] = cross_cache
+        state = start_decoder_cache(
+            self.decoder_layers, codes[:, -1], token_mask[:, -1], c.max_query_tokens + 1, c.num_heads
+        )
+        state["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
         return state
 
     def decoder_step(self, tokens, state, t):
-        state = dict(state)
         y = self._embed(self.target_positions, tokens[:, None], False, start_index=t)
-        for i, layer in enumerate(self.decoder_layers):
-            y, state[f"self_cache_{i}"], _ = layer(
-                y,
-                state["memory"],
-                encoder_padding_mask=state["memory_mask"],
-                self_attention_cache=state[f"self_cache_{i}"],
-                self_attention_cache_update_index=t,
-                cross_attention_cache=state[f"cross_cache_{i}"],
-                cross_attention_cache_update_index=None,
-            )
+        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
         return y[:, 0], state

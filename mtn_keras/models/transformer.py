@@ -14,6 +14,7 @@ import keras
 import keras_hub
 from keras import ops
 
+from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
 from mtn_keras.models.base import PAD, SuggestionModel
 
 
@@ -113,40 +114,14 @@ class Transformer(SuggestionModel):
 
     def encode_for_decoding(self, session_tokens):
         codes, token_mask = self.encode(session_tokens)
-        batch, length, d = (ops.shape(codes)[i] for i in range(3))
         c = self.config
-        head_dim = c.d_model // c.num_heads
-        state = {"memory": codes, "memory_mask": token_mask, "copy_memory": codes}
-        probe = ops.zeros((batch, 1, d), codes.dtype)
-        for i, layer in enumerate(self.decoder_layers):
-            self_cache = ops.zeros(
-                (batch, 2, c.max_query_tokens + 1, c.num_heads, head_dim), codes.dtype
-            )
-            cross_cache = ops.zeros((batch, 2, length, c.num_heads, head_dim), codes.dtype)
-            _, _, cross_cache = layer(
-                probe,
-                codes,
-                encoder_padding_mask=token_mask,
-                self_attention_cache=self_cache,
-                self_attention_cache_update_index=0,
-                cross_attention_cache=cross_cache,
-                cross_attention_cache_update_index=0,
-            )
-            state[f"self_cache_{i}"] = self_cache
-            state[f"cross_cache_{i}"] = cross_cache
+        state = start_decoder_cache(
+            self.decoder_layers, codes, token_mask, c.max_query_tokens + 1, c.num_heads
+        )
+        state["copy_memory"] = codes
         return state
 
     def decoder_step(self, tokens, state, t):
-        state = dict(state)
         y = self._embed(self.target_positions, tokens[:, None], start_index=t)
-        for i, layer in enumerate(self.decoder_layers):
-            y, state[f"self_cache_{i}"], _ = layer(
-                y,
-                state["memory"],
-                encoder_padding_mask=state["memory_mask"],
-                self_attention_cache=state[f"self_cache_{i}"],
-                self_attention_cache_update_index=t,
-                cross_attention_cache=state[f"cross_cache_{i}"],
-                cross_attention_cache_update_index=None,
-            )
+        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
         return y[:, 0], state
