@@ -8,7 +8,10 @@ SavedModel loads with plain TensorFlow and stock TensorFlow Serving. Behaviour o
   their order and only the last `max_queries` are used (the longest session trained on);
 - a query's words past `max_query_tokens` are cut off;
 - words outside the vocabulary can be copied from the session and come out verbatim;
-- a session with no query left gets k empty suggestions with score -inf.
+- a session with no query left gets k empty suggestions with score -inf;
+- in `complete`, a last typed word without a space after it is unfinished: the suggestions
+  complete it with a vocabulary or session word that starts with it (if there is none, the
+  word is kept as typed).
 """
 
 import tensorflow as tf
@@ -74,15 +77,19 @@ class SuggestionService(tf.Module):
         """Beam search for each session; the shared body of `suggest` and `complete`."""
         inputs = self.prepare(session)
         batch = tf.shape(session)[0]
+        state = {"model": self.model.start(inputs["tokens"], inputs["ext"])}
         forced, typed = None, None
         if prefix is not None:
-            typed = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
+            typed, state["allowed"], state["allowed_at"] = self.typed_words(prefix, inputs)
             forced = self.prefix_ids(typed, inputs)
-        state = self.model.start(inputs["tokens"], inputs["ext"])
+        else:
+            state["allowed"] = tf.zeros([batch, 0], tf.bool)
+            state["allowed_at"] = tf.fill([batch], -1)
         found = beam_search(
-            self.model.step, state, batch_size=batch, beam_size=self.beam,
+            self.constrained_step, state, batch_size=batch, beam_size=self.beam,
             num_results=self.k, max_length=self.n + 1, length_alpha=self.alpha, prefix=forced,
         )
+        state = state["model"]
         words = self.to_words(found["ids"], inputs, typed)
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), found["scores"])
@@ -96,6 +103,46 @@ class SuggestionService(tf.Module):
             "copy_attention": tf.reshape(copied, [batch, self.k, tf.shape(inputs["words"])[1], self.n]),
             "source_tokens": inputs["words"],
         }
+
+    def constrained_step(self, tokens, state, t):
+        """The model's step; at position `allowed_at` only the `allowed` ids (the words
+        that complete a partly typed word) may follow."""
+        log_probs, model_state = self.model.step(tokens, state["model"], t)
+        allowed = tf.pad(state["allowed"], [[0, 0], [0, tf.shape(log_probs)[1] - tf.shape(state["allowed"])[1]]])
+        block = (state["allowed_at"] == t)[:, None] & ~allowed
+        return tf.where(block, float("-inf"), log_probs), {**state, "model": model_state}
+
+    def typed_words(self, prefix, inputs):
+        """What the user typed of the next query -> (words to force [B, n], allowed [B, V_ext],
+        allowed_at [B]). A last word not followed by a space is taken as unfinished: it is
+        completed by the vocabulary or session words that start with it, when there are any."""
+        words = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
+        batch = tf.shape(words)[0]
+        count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
+        open_word = (count > 0) & ~tf.strings.regex_full_match(prefix, r"(?s).*[\pP\pS\pC\pZ]")
+        last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
+        partial = tf.where(open_word, last, "")
+        vocab = tf.broadcast_to(self.tokens[None, :], [batch, self.vocab_size])
+        sources = tf.reshape(inputs["words"], [batch, -1])
+        allowed = tf.concat([self.starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1)
+        completes = open_word & tf.reduce_any(allowed, axis=1)
+        at = tf.where(completes, count - 1, -1)
+        typed = tf.where(tf.range(self.n)[None, :] == at[:, None], "", words)
+        return typed, allowed, at
+
+    @staticmethod
+    def starts_with(words, partial):
+        """[B, M] words that start with the row's `partial` [B] (never for "")."""
+        size = tf.strings.length(partial)[:, None]
+        head = tf.strings.substr(words, tf.zeros_like(words, tf.int32), tf.broadcast_to(size, tf.shape(words)))
+        return (head == partial[:, None]) & (size > 0) & (tf.strings.length(words) > size)
+
+    def copyable(self, sources, partial, inputs):
+        """[B, S*n]: extended id V + j is allowed when its source word starts with `partial`."""
+        ext = tf.reshape(inputs["ext"], tf.shape(sources)) - self.vocab_size
+        match = self.starts_with(sources, partial) & (ext >= 0)
+        slots = tf.one_hot(tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False)
+        return tf.reduce_any(slots, axis=1)
 
     def prefix_ids(self, typed, inputs):
         """Typed words -> forced ids: vocabulary ids, a session's copyable word's extended

@@ -79,6 +79,18 @@ def test_prefix_constraint_and_copied_unknown_words(service):
     assert all(t.startswith("qwerty cars") for t in typed["suggestions"].numpy().astype(str)[0] if t)
 
 
+def test_an_unfinished_last_word_is_completed(service):
+    import tensorflow as tf
+
+    session = as_tensor([["cheap flights", "hotel deals"]] * 3)
+    out = service.complete(session, tf.constant(["chea", "cheap ", "best chea"]))
+    texts = out["suggestions"].numpy().astype(str)
+    assert all(t.split()[0] == "cheap" for t in texts[0] if t), texts[0]
+    assert all(t.split()[0] == "cheap" for t in texts[1] if t), texts[1]
+    assert all(t.split()[:2] == ["best", "cheap"] for t in texts[2] if t), texts[2]
+    assert any(texts[0]) and any(texts[2])
+
+
 def test_copy_attention_and_source_tokens(service):
     out = service.suggest(as_tensor([["used cars", "zzyzx gadgets"]]))
     sources = out["source_tokens"].numpy().astype(str)[0]
