@@ -43,7 +43,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.artifacts import load_trained
-from mtn_keras.config import preset
+from mtn_keras.config import DecodeConfig, preset
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
 from mtn_keras.data.vocab import SPECIALS, Vocabulary
@@ -229,7 +229,7 @@ def main(argv=None):
     tokens, ext = encoded_session(vocab, n)
     strings = tf.constant([SESSION])
     # Held here: `suggest` keeps only a weak reference to the service.
-    service = SuggestionService(model, vocab.tokens, k=K, beam=BEAM)
+    service = SuggestionService(model, vocab.tokens, DecodeConfig(k=K, beam=BEAM))
     ours, reference = make_ours(model, 0.6, True), make_reference(model)
     contenders = {
         "beam search (ours)": lambda: ours(tokens, ext),

@@ -8,6 +8,7 @@ import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import Protocol, sessions_from_logs
@@ -47,14 +48,15 @@ def model_perplexity(model, sessions, vocab, batch_size=64):
     return math.exp(total / max(count, 1.0))
 
 
-def evaluate(trained, sessions, train_sessions=None, k=5, beam=8, alpha=0.6, batch_size=64):
+def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), batch_size=64):
     """The report of one trained model on `sessions` (every pair of every session)."""
     from mtn_keras.serving import SuggestionService
 
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
-    service = SuggestionService(trained.model, trained.vocab.tokens, k, beam, alpha)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding)
+    k = decoding.k
     suggesters = {trained.name: model_suggester(service), "copy-last": batched(CopyLast(), k)}
     if train_sessions:
         suggesters["adj"] = batched(Adj().fit(train_sessions), k)
@@ -74,15 +76,14 @@ def main(argv=None):
     parser.add_argument("--format", default="aol", choices=["aol", "excite"], help="format of --input")
     parser.add_argument("--train-data", help="prepared dataset whose train split fits adj "
                         "(default: --data, else the data the model was trained on)")
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--beam", type=int, default=8)
-    parser.add_argument("--alpha", type=float, default=0.6)
+    add_decode_arguments(parser)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
     args = parser.parse_args(argv)
     try:
+        decoding = decode_config(args)
         trained = load_trained(args.model)
         if args.data:
             sessions = load_split(args.data, args.split)
@@ -93,8 +94,7 @@ def main(argv=None):
             sessions = [s.queries for s in sessions_from_logs(args.input, args.format, protocol)]
         train_dir = args.train_data or args.data or trained.data_dir
         train_sessions = load_split(train_dir, "train") if train_dir else None
-        report = evaluate(trained, sessions, train_sessions, args.k, args.beam, args.alpha,
-                          args.batch_size)
+        report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
     except (ModelDirError, InputError, OSError, ValueError) as error:
         print(f"evaluate: {error}", file=sys.stderr)
         return 2

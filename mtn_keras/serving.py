@@ -16,6 +16,7 @@ SavedModel loads with plain TensorFlow and stock TensorFlow Serving. Behaviour o
 
 import tensorflow as tf
 
+from mtn_keras.config import DecodeConfig
 from mtn_keras.decoding import beam_search
 from mtn_keras.models.base import PAD, UNK
 
@@ -34,13 +35,13 @@ class SuggestionService(tf.Module):
     Args:
         model: a trained `SuggestionModel`.
         vocab_tokens: the vocabulary, id order.
-        k: suggestions per session; beam: beam width; alpha: length normalisation.
+        decoding: a `DecodeConfig` (k suggestions, beam width, length normalisation).
     """
 
-    def __init__(self, model, vocab_tokens, k=5, beam=8, alpha=0.6):
+    def __init__(self, model, vocab_tokens, decoding=DecodeConfig()):
         super().__init__()
         self.model = model
-        self.k, self.beam, self.alpha = k, max(beam, k), alpha
+        self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
         self.n = model.config.max_query_tokens
         self.max_queries = model.config.max_queries
         self.vocab_size = len(vocab_tokens)

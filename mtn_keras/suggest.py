@@ -5,19 +5,20 @@ import argparse
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.config import add_decode_arguments, decode_config
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
-    parser.add_argument("--k", type=int, default=5, help="number of suggestions")
-    parser.add_argument("--beam", type=int, default=8, help="beam width (at least k)")
-    parser.add_argument("--alpha", type=float, default=0.6, help="length normalisation")
+    add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
     args = parser.parse_args(argv)
-    if args.k < 1 or args.beam < 1:
-        parser.error("--k and --beam must be at least 1")
+    try:
+        decoding = decode_config(args)
+    except ValueError as error:
+        parser.error(str(error))
     try:
         trained = load_trained(args.model)
     except ModelDirError as error:
@@ -27,7 +28,7 @@ def main(argv=None):
 
     from mtn_keras.serving import SuggestionService
 
-    service = SuggestionService(trained.model, trained.vocab.tokens, args.k, args.beam, args.alpha)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding)
     session = tf.constant([args.queries])
     if args.prefix:
         result = service.complete(session, tf.constant([args.prefix]))

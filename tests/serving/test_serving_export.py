@@ -13,17 +13,19 @@ K = 5
 
 @pytest.fixture(scope="module")
 def service(trained):
+    from mtn_keras.config import DecodeConfig
     from mtn_keras.serving import SuggestionService
 
-    return SuggestionService(trained.model, trained.vocab.tokens, k=K, beam=6)
+    return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6))
 
 
 @pytest.fixture(scope="module")
 def exported(trained, tmp_path_factory):
+    from mtn_keras.config import DecodeConfig
     from mtn_keras.export import export
 
     out = tmp_path_factory.mktemp("export") / "savedmodel"
-    export(trained, str(out), k=K, beam=6)
+    export(trained, str(out), DecodeConfig(k=K, beam=6))
     return out
 
 
