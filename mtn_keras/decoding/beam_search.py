@@ -44,6 +44,18 @@ def collapse_duplicates(seqs, scores):
     return tf.where(beaten, NEG_INF, scores)
 
 
+def block_repeated_bigrams(log_probs, previous, seqs, t):
+    """-inf for every token that would repeat a bigram of its hypothesis: the tokens that
+    already followed `previous` [N] in `seqs` [N, L] (generated before step t)."""
+    earlier = tf.range(tf.shape(seqs)[1])[None, :] < t - 1
+    hits = (seqs == previous[:, None]) & earlier
+    following = tf.roll(seqs, -1, axis=1)
+    at = tf.where(hits)  # [M, 2]: (hypothesis, position)
+    ids = tf.gather_nd(following, at)
+    indices = tf.stack([tf.cast(at[:, 0], tf.int32), ids], axis=1)
+    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(ids)[0]], NEG_INF))
+
+
 def beam_search(
     step_fn,
     state,
@@ -58,6 +70,7 @@ def beam_search(
     length_alpha=0.6,
     prefix=None,
     dedupe=True,
+    no_repeat_bigrams=True,
 ):
     """The `num_results` best finished hypotheses of each batch row, best first.
 
@@ -66,6 +79,8 @@ def beam_search(
     (0-padded) forces the first tokens of each row. Returns a dict of `ids` int32 [B, k, L]
     (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`), `scores` float32 [B, k]
     (length-normalised, -inf where fewer than k) and `log_probs` float32 [B, k] (raw sums).
+    `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams: queries hardly
+    ever do, and long-favouring length normalisation otherwise lets beams loop.
     """
     B, K, F, L = batch_size, beam_size, num_results, max_length
     blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
@@ -82,6 +97,8 @@ def beam_search(
         vocab_size = tf.shape(log_probs)[1]
         block = tf.scatter_nd(blocked_ids[:, None], blocked_inf, [vocab_size])
         extend = log_probs + block
+        if no_repeat_bigrams:
+            extend = block_repeated_bigrams(extend, tokens, tf.reshape(alive_seq, [B * K, L]), t)
         eos = log_probs[:, eos_id]
         if prefix is not None:
             # Rows within their prefix keep only the forced token, even a banned one.

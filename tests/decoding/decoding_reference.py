@@ -69,8 +69,14 @@ def markov_log_probs(table):
     return lambda seq: table[seq[-1] if seq else BOS]
 
 
+def repeats_a_bigram(seq, free_from=0):
+    """True when a bigram ending at position >= free_from occurred earlier in seq."""
+    pairs = list(zip(seq, seq[1:]))
+    return any(pairs[i] in pairs[:i] for i in range(max(free_from - 1, 0), len(pairs)))
+
+
 def exhaustive(log_probs, *, vocab_size, max_length, num_results, alpha=0.6, prefix=(),
-               dedupe=True, banned=BANNED):
+               dedupe=True, banned=BANNED, no_repeat_bigrams=True):
     """The best `num_results` (seq, log_prob, score) by enumerating every hypothesis."""
     words = [i for i in range(vocab_size) if i not in banned and i != EOS]
     prefix = tuple(int(i) for i in prefix if i)
@@ -78,6 +84,8 @@ def exhaustive(log_probs, *, vocab_size, max_length, num_results, alpha=0.6, pre
     for n in range(max(1, len(prefix)), max_length):
         for tail in itertools.product(words, repeat=n - len(prefix)):
             seq = prefix + tail
+            if no_repeat_bigrams and repeats_a_bigram(seq, len(prefix)):
+                continue
             total = sum(log_probs(seq[:i])[seq[i]] for i in range(n)) + log_probs(seq)[EOS]
             if np.isfinite(total):
                 found.append((seq, total, total / ((5 + n + 1) / 6) ** alpha))

@@ -92,10 +92,10 @@ def test_banned_ids_and_empty_suggestions_never_returned():
 
 def test_over_long_hypotheses_dropped():
     table = chain({2: {A: 1.0}, A: {A: 0.9, EOS: 0.1}})
-    result = search(table, max_length=4)
+    result = search(table, max_length=4, no_repeat_bigrams=False)
     assert result["ids"].shape == (1, 5, 4)
     assert [seq for seq, _, _ in decoded(result)] == [(A,), (A, A), (A, A, A)]
-    endless = search(chain({2: {A: 1.0}, A: {A: 1.0}}), max_length=4)
+    endless = search(chain({2: {A: 1.0}, A: {A: 1.0}}), max_length=4, no_repeat_bigrams=False)
     assert decoded(endless) == []
     assert (endless["ids"].numpy() == 0).all() and (endless["lengths"].numpy() == 0).all()
 
@@ -139,3 +139,12 @@ def test_scores_are_sums_of_the_step_log_probs():
         assert total == pytest.approx(sum(steps), rel=1e-5)
         assert score == pytest.approx(total / ((5 + len(seq) + 1) / 6) ** 0.6, rel=1e-5)
     assert [s for _, _, s in found] == sorted([s for _, _, s in found], reverse=True)
+
+
+def test_no_hypothesis_repeats_one_of_its_bigrams():
+    table = chain({2: {A: 1.0}, A: {B: 0.9, EOS: 0.1}, B: {A: 0.8, EOS: 0.2}})
+    looping = [seq for seq, _, _ in decoded(search(table, max_length=8, no_repeat_bigrams=False))]
+    assert (A, B, A, B) in looping
+    for seq, _, _ in decoded(search(table, max_length=8)):
+        pairs = list(zip(seq, seq[1:]))
+        assert len(pairs) == len(set(pairs)), seq
