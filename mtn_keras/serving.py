@@ -29,6 +29,12 @@ def normalise(text):
     return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
 
 
+def joined(words):
+    """Words [..., L] -> the strings they make, single-spaced."""
+    text = tf.strings.reduce_join(words, axis=-1, separator=" ")
+    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+
+
 class SuggestionService(tf.Module):
     """A trained model with its vocabulary, decoding settings and string signatures.
 
@@ -42,6 +48,7 @@ class SuggestionService(tf.Module):
         super().__init__()
         self.model = model
         self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
+        self.repeat_last = decoding.repeat_last
         self.n = model.config.max_query_tokens
         self.max_queries = model.config.max_queries
         self.vocab_size = len(vocab_tokens)
@@ -88,16 +95,19 @@ class SuggestionService(tf.Module):
             state["allowed_at"] = tf.fill([batch], -1)
         found = beam_search(
             self.constrained_step, state, batch_size=batch, beam_size=self.beam,
-            num_results=self.k, max_length=self.n + 1, length_alpha=self.alpha, prefix=forced,
+            num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
+            length_alpha=self.alpha, prefix=forced,
         )
-        state = state["model"]
-        words = self.to_words(found["ids"], inputs, typed)
+        scores = found["scores"]
+        text = joined(self.to_words(found["ids"], inputs, typed))
+        if not self.repeat_last:  # the query just searched is no suggestion for the next one
+            scores = tf.where(text == joined(inputs["words"][:, -1:]), float("-inf"), scores)
+        scores, order = tf.math.top_k(scores, self.k)
+        ids, text = tf.gather(found["ids"], order, batch_dims=1), tf.gather(text, order, batch_dims=1)
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
-        scores = tf.where(empty[:, None], float("-inf"), found["scores"])
-        text = tf.strings.reduce_join(words, axis=-1, separator=" ")
-        text = tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+        scores = tf.where(empty[:, None], float("-inf"), scores)
         text = tf.where(scores > float("-inf"), text, "")
-        copied = self.copy_weights(found["ids"], state, scores)
+        copied = self.copy_weights(ids, state["model"], scores)
         return {
             "suggestions": text,
             "scores": scores,

@@ -62,6 +62,18 @@ def test_suggestions_are_ranked_distinct_and_clean(service, trained):
     assert (texts[3] == "").all() and np.isneginf(scores[3]).all()
 
 
+def test_the_last_query_is_not_suggested_again(service, trained):
+    from mtn_keras.config import DecodeConfig
+    from mtn_keras.serving import SuggestionService
+
+    sessions = as_tensor([["cheap flights", "best cheap flights"], ["used cars", "used cars online"]])
+    for row, last in enumerate(["best cheap flights", "used cars online"]):
+        assert last not in service.suggest(sessions)["suggestions"].numpy().astype(str)[row]
+    repeating = SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, repeat_last=True))
+    texts = repeating.suggest(sessions)["suggestions"].numpy().astype(str)
+    assert all(any(t) for t in texts)
+
+
 def test_normalisation_matches_the_data_pipeline(service):
     from mtn_keras.data.text import normalise
 

@@ -1,0 +1,23 @@
+"""The bundled default model: it loads with the app's backend and answers on a fresh clone."""
+
+import json
+
+import numpy as np
+
+from app.model import DEFAULT_MODEL, Backend
+
+
+def test_the_default_model_is_bundled_and_answers():
+    info = json.loads((DEFAULT_MODEL / "export.json").read_text())
+    backend = Backend()
+    session = ["weather forecast", "weather boston"]
+    found = backend.suggest(session)
+    assert len(found.items) == info["k"] == 5
+    scores = [item.score for item in found.items]
+    assert scores == sorted(scores, reverse=True)
+    assert all(item.text and "<unk>" not in item.text for item in found.items)
+    typed = backend.complete(session, "weather bos")
+    assert typed.items and all(item.text.startswith("weather bos") for item in typed.items)
+    attention = backend.attention(session)
+    assert attention.shape[-2:] == (2, 2)
+    np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
