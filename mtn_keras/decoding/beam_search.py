@@ -45,14 +45,16 @@ def collapse_duplicates(seqs, scores):
 
 
 def block_repeated_bigrams(log_probs, previous, seqs, t):
-    """-inf for every token that would repeat a bigram of its hypothesis: the tokens that
-    already followed `previous` [N] in `seqs` [N, L] (generated before step t)."""
+    """-inf for every token that would repeat a bigram of its hypothesis (the tokens that
+    already followed `previous` [N] in `seqs` [N, L], generated before step t) or repeat
+    `previous` itself."""
     earlier = tf.range(tf.shape(seqs)[1])[None, :] < t - 1
     hits = (seqs == previous[:, None]) & earlier
     following = tf.roll(seqs, -1, axis=1)
     at = tf.where(hits)  # [M, 2]: (hypothesis, position)
-    ids = tf.gather_nd(following, at)
-    indices = tf.stack([tf.cast(at[:, 0], tf.int32), ids], axis=1)
+    ids = tf.concat([tf.gather_nd(following, at), previous], axis=0)
+    rows = tf.concat([tf.cast(at[:, 0], tf.int32), tf.range(tf.shape(previous)[0])], axis=0)
+    indices = tf.stack([rows, ids], axis=1)
     return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(ids)[0]], NEG_INF))
 
 
@@ -79,8 +81,9 @@ def beam_search(
     (0-padded) forces the first tokens of each row. Returns a dict of `ids` int32 [B, k, L]
     (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`), `scores` float32 [B, k]
     (length-normalised, -inf where fewer than k) and `log_probs` float32 [B, k] (raw sums).
-    `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams: queries hardly
-    ever do, and long-favouring length normalisation otherwise lets beams loop.
+    `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
+    in a row: queries hardly ever do, and long-favouring length normalisation otherwise
+    lets beams loop.
     """
     B, K, F, L = batch_size, beam_size, num_results, max_length
     blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)

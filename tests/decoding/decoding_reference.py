@@ -70,9 +70,11 @@ def markov_log_probs(table):
 
 
 def repeats_a_bigram(seq, free_from=0):
-    """True when a bigram ending at position >= free_from occurred earlier in seq."""
+    """True when a bigram ending at position >= free_from occurred earlier in seq, or is
+    one word twice."""
     pairs = list(zip(seq, seq[1:]))
-    return any(pairs[i] in pairs[:i] for i in range(max(free_from - 1, 0), len(pairs)))
+    return any(pairs[i] in pairs[:i] or pairs[i][0] == pairs[i][1]
+               for i in range(max(free_from - 1, 0), len(pairs)))
 
 
 def exhaustive(log_probs, *, vocab_size, max_length, num_results, alpha=0.6, prefix=(),

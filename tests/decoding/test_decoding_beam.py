@@ -147,4 +147,4 @@ def test_no_hypothesis_repeats_one_of_its_bigrams():
     assert (A, B, A, B) in looping
     for seq, _, _ in decoded(search(table, max_length=8)):
         pairs = list(zip(seq, seq[1:]))
-        assert len(pairs) == len(set(pairs)), seq
+        assert len(pairs) == len(set(pairs)) and all(a != b for a, b in pairs), seq
