@@ -40,8 +40,6 @@ def configure(args, stats, vocab_size):
     model_config.vocab_size = vocab_size
     model_config.max_query_tokens = options.get("max_query_tokens", model_config.max_query_tokens)
     model_config.max_queries = options.get("max_queries", model_config.max_queries)
-    if args.model == "mnsrf":
-        model_config.entropy_weight = 0.1
     for name in ("epochs", "batch_size", "seed"):
         if getattr(args, name) is not None:
             setattr(train_config, name, getattr(args, name))

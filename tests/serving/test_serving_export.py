@@ -184,6 +184,17 @@ def test_suggest_command_on_a_missing_model(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_corrupt_model_gets_a_clear_message(trained_model_dir, tmp_path):
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(trained_model_dir, broken, ignore=shutil.ignore_patterns("tensorboard"))
+    (broken / "model.keras").write_bytes(b"not a zip archive")
+    done = run_command("mtn_keras.suggest", "--model", str(broken), "a query")
+    assert done.returncode == 2 and "model.keras: cannot load the model" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_export_refuses_to_overwrite(trained_model_dir, exported):
     done = run_command("mtn_keras.export", "--model", str(trained_model_dir), "--out", str(exported))
     assert done.returncode == 2 and "--force" in done.stderr
