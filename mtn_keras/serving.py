@@ -23,16 +23,21 @@ from mtn_keras.models.base import PAD, UNK
 SEPARATORS = r"[\pP\pS\pC\pZ]+"
 
 
+def single_spaced(text):
+    """Runs of spaces to one, none at either end."""
+    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+
+
 def normalise(text):
     """tf.string tensor -> normalised words joined by single spaces (as data.text.normalise)."""
-    text = tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), SEPARATORS, " ")
-    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+    return single_spaced(
+        tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), SEPARATORS, " ")
+    )
 
 
 def joined(words):
     """Words [..., L] -> the strings they make, single-spaced."""
-    text = tf.strings.reduce_join(words, axis=-1, separator=" ")
-    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+    return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
 
 
 class SuggestionService(tf.Module):
