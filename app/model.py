@@ -51,6 +51,14 @@ class Backend:
         self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         # keep the loaded object: its signatures need its variables
         self._model, self.load_seconds = _load(self.path)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Call each signature once: TensorFlow's first call of a graph costs seconds, which
+        would otherwise land on the user's first keystroke."""
+        self.suggest(["a"])
+        self.complete(["a"], "a")
+        self.attention(["a"])
 
     def suggest(self, session: list[str]) -> Suggestions:
         """Suggestions for the query after `session`."""
