@@ -262,7 +262,9 @@ class MtnApp(App):
         """Ask for suggestions after the session, completing the typed words if any."""
         if self.backend is None:
             return
-        prefix = " ".join(self.query_one("#query", Input).value.split())
+        typed = self.query_one("#query", Input).value
+        # A trailing space says the last word is finished; without it the model completes it.
+        prefix = " ".join(typed.split()) + (" " if typed[-1:].isspace() and typed.strip() else "")
         if (tuple(self.session), prefix) == self._asked:
             return
         self._asked = (tuple(self.session), prefix)
