@@ -26,7 +26,7 @@ def export(trained, out, decoding=DecodeConfig()):
     }
     tf.saved_model.save(service, out, signatures=signatures)
     with open(os.path.join(out, "export.json"), "w") as handle:
-        json.dump({"model": trained.name, "source": os.path.abspath(trained.path), **asdict(decoding),
+        json.dump({"model": trained.name, **asdict(decoding),
                    "max_queries": service.max_queries,
                    "max_query_tokens": service.n, "vocab_size": service.vocab_size}, handle, indent=2)
 
