@@ -58,11 +58,11 @@ class DecodeConfig:
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam and --alpha, defaulting to DecodeConfig's."""
+    """--k, --beam, --alpha and --repeat-last, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
-    parser.add_argument("--k", type=int, default=defaults.k, help=f"number of suggestions{when}")
-    parser.add_argument("--beam", type=int, default=defaults.beam, help=f"beam width, at least k{when}")
+    parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
+    parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
     parser.add_argument("--alpha", type=float, default=defaults.alpha,
                         help=f"length normalisation ((5 + len) / 6) ** alpha{when}")
     parser.add_argument("--repeat-last", action="store_true",
@@ -70,10 +70,16 @@ def add_decode_arguments(parser, fixed=False):
 
 
 def decode_config(args):
-    """The DecodeConfig of parsed --k/--beam/--alpha; refuses k or beam below 1."""
-    if args.k < 1 or args.beam < 1:
-        raise ValueError("--k and --beam must be at least 1")
+    """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
     return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last)
+
+
+def positive_int(text):
+    """An integer of at least 1, for argparse."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
 
 
 PRESETS = {

@@ -82,8 +82,8 @@ def main(argv=None):
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
     args = parser.parse_args(argv)
+    decoding = decode_config(args)
     try:
-        decoding = decode_config(args)
         trained = load_trained(args.model)
         if args.data:
             sessions = load_split(args.data, args.split)

@@ -38,10 +38,7 @@ def main(argv=None):
     add_decode_arguments(parser, fixed=True)
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
     args = parser.parse_args(argv)
-    try:
-        decoding = decode_config(args)
-    except ValueError as error:
-        parser.error(str(error))
+    decoding = decode_config(args)
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
         print(f"export: {args.out} exists; pass --force to replace it", file=sys.stderr)
         return 2

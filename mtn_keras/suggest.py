@@ -15,10 +15,7 @@ def main(argv=None):
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
     args = parser.parse_args(argv)
-    try:
-        decoding = decode_config(args)
-    except ValueError as error:
-        parser.error(str(error))
+    decoding = decode_config(args)
     try:
         trained = load_trained(args.model)
     except ModelDirError as error:
