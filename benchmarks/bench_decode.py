@@ -141,7 +141,7 @@ def make_reference(model):
 
         def next_fn(prompt, cache, index):
             inputs = tf.where(prompt[:, :m] >= vocab_size, UNK, prompt[:, :m])
-            y = model._embed(model.target_positions, inputs, False)
+            y = model.embed(model.target_positions, inputs)
             for layer in model.decoder_layers:
                 y = layer(y, memory, encoder_padding_mask=memory_mask)
             log_probs = mixed_log_probs(model, tf.gather(y, index - 1, axis=1), copy_state)

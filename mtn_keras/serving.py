@@ -201,9 +201,7 @@ class SuggestionService(tf.Module):
         steps = tf.reduce_max(tf.reduce_sum(tf.cast(flat_ids != PAD, tf.int32), axis=1))
 
         def body(t, tokens, tiled, total):
-            hidden, tiled = self.model.decoder_step(
-                tf.where(tokens >= self.vocab_size, UNK, tokens), tiled, t
-            )
+            hidden, tiled = self.model.next_hidden(tokens, tiled, t)
             attention, gate = self.model.copy_attention(hidden, tiled)
             chosen = tf.gather(flat_ids, t, axis=1)
             live = tf.cast(chosen != PAD, tf.float32)[:, None]

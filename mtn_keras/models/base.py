@@ -134,8 +134,7 @@ class SuggestionModel(keras.Model):
     def step(self, tokens, state, t):
         """Log probabilities (N, V + S*n) of the token after `tokens` at position t."""
         vocab_size = self.config.vocab_size
-        inputs = ops.where(tokens >= vocab_size, UNK, tokens)
-        hidden, state = self.decoder_step(inputs, state, t)
+        hidden, state = self.next_hidden(tokens, state, t)
         p_vocab = ops.softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
         source_ext = state["source_ext"]
         num_sources = ops.shape(source_ext)[1]
@@ -150,6 +149,11 @@ class SuggestionModel(keras.Model):
             )
         log_probs = ops.where(probs > 0, ops.log(ops.maximum(probs, 1e-30)), -float("inf"))
         return log_probs, state
+
+    def next_hidden(self, tokens, state, t):
+        """Decoder state (N, d) after `tokens` (N,) at position t; a copied word outside the
+        vocabulary is fed back as <unk>."""
+        return self.decoder_step(ops.where(tokens >= self.config.vocab_size, UNK, tokens), state, t)
 
     def session_attention(self, session_tokens):
         """Session-level attention (B, layers, heads, S, S); none for flat models."""
@@ -174,6 +178,31 @@ class SuggestionModel(keras.Model):
     def size_mb(self):
         """Model size in MB as float32 parameters (the paper's Table 2 column)."""
         return self.count_params() * 4 / 2**20
+
+
+class TransformerInputs:
+    """Mixin of the Transformer-style models: learned positions of a token within its query
+    (n) and within a target (n + 1) added to the shared token embedding, then a projection
+    to d_model when the embedding is narrower. Call `add_transformer_inputs()` in __init__."""
+
+    def add_transformer_inputs(self):
+        c = self.config
+        n = c.max_query_tokens
+        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
+        self.target_positions = keras_hub.layers.PositionEmbedding(n + 1, name="target_positions")
+        self.embed_projection = (
+            keras.layers.Dense(c.d_model, name="embed_projection")
+            if c.embed_dim != c.d_model
+            else None
+        )
+
+    def embed(self, positions, ids, start_index=0):
+        """Token embedding plus `positions` (token_positions or target_positions), projected."""
+        x = self.token_embedding(ids)
+        x = x + positions(x, start_index=start_index)
+        if self.embed_projection is not None:
+            x = self.embed_projection(x)
+        return x
 
 
 def scatter_rows(values, ids, width):

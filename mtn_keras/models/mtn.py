@@ -11,11 +11,11 @@ from keras import ops
 
 from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
 from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
-from mtn_keras.models.base import PAD, SuggestionModel
+from mtn_keras.models.base import PAD, SuggestionModel, TransformerInputs
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class MTN(SuggestionModel):
+class MTN(TransformerInputs, SuggestionModel):
     """K-level MTN with a Transformer decoder and (optionally) the copy head.
 
     Args:
@@ -27,14 +27,7 @@ class MTN(SuggestionModel):
     def __init__(self, config, **kwargs):
         super().__init__(config, **kwargs)
         c = self.config
-        n, m = c.max_query_tokens, c.max_query_tokens + 1
-        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
-        self.target_positions = keras_hub.layers.PositionEmbedding(m, name="target_positions")
-        self.embed_projection = (
-            keras.layers.Dense(c.d_model, name="embed_projection")
-            if c.embed_dim != c.d_model
-            else None
-        )
+        self.add_transformer_inputs()
         self.embed_dropout = keras.layers.Dropout(c.dropout)
         self.query_encoder = [
             keras_hub.layers.TransformerEncoder(
@@ -60,20 +53,13 @@ class MTN(SuggestionModel):
             for i in range(c.decoder_layers)
         ]
 
-    def _embed(self, positions, ids, training, start_index=0):
-        x = self.token_embedding(ids)
-        x = x + positions(x, start_index=start_index)
-        if self.embed_projection is not None:
-            x = self.embed_projection(x)
-        return self.embed_dropout(x, training=training)
-
     def encode(self, session_tokens, training=False):
         """Session (B, S, n) -> enriched token codes (B, S, n, d), token mask (B, S, n),
         and the session attention weights, one (B, heads, S, S) per level and layer."""
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
         token_mask = session_tokens != PAD
         flat = ops.reshape(session_tokens, (batch * size, n))
-        x = self._embed(self.token_positions, flat, training)
+        x = self.embed_dropout(self.embed(self.token_positions, flat), training=training)
         flat_mask = ops.reshape(token_mask, (batch * size, n))
         for layer in self.query_encoder:
             x = layer(x, padding_mask=flat_mask, training=training)
@@ -99,7 +85,7 @@ class MTN(SuggestionModel):
         memory = ops.reshape(codes[:, :pairs], (batch * pairs, n, d))
         memory_mask = ops.reshape(token_mask[:, :pairs], (batch * pairs, n))
         targets = ops.reshape(decoder_input, (batch * pairs, m))
-        y = self._embed(self.target_positions, targets, training)
+        y = self.embed_dropout(self.embed(self.target_positions, targets), training=training)
         for layer in self.decoder_layers:
             y = layer(
                 y,
@@ -127,6 +113,6 @@ class MTN(SuggestionModel):
         return state
 
     def decoder_step(self, tokens, state, t):
-        y = self._embed(self.target_positions, tokens[:, None], False, start_index=t)
+        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
         y, state = cached_decoder_step(self.decoder_layers, y, state, t)
         return y[:, 0], state

@@ -15,7 +15,7 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
-from mtn_keras.models.base import PAD, SuggestionModel
+from mtn_keras.models.base import PAD, SuggestionModel, TransformerInputs
 
 
 def block_causal_mask(token_mask, n):
@@ -29,7 +29,7 @@ def block_causal_mask(token_mask, n):
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class Transformer(SuggestionModel):
+class Transformer(TransformerInputs, SuggestionModel):
     """Encoder-decoder Transformer over the concatenated session, with the copy head.
 
     Args:
@@ -41,16 +41,9 @@ class Transformer(SuggestionModel):
     def __init__(self, config, **kwargs):
         super().__init__(config, **kwargs)
         c = self.config
-        n, m = c.max_query_tokens, c.max_query_tokens + 1
-        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
+        self.add_transformer_inputs()
         self.query_positions = keras.layers.Embedding(
             c.max_queries, c.d_model, name="query_positions"
-        )
-        self.target_positions = keras_hub.layers.PositionEmbedding(m, name="target_positions")
-        self.embed_projection = (
-            keras.layers.Dense(c.d_model, name="embed_projection")
-            if c.embed_dim != c.d_model
-            else None
         )
         self.embed_dropout = keras.layers.Dropout(c.dropout)
         self.encoder_layers = [
@@ -66,18 +59,11 @@ class Transformer(SuggestionModel):
             for i in range(c.decoder_layers)
         ]
 
-    def _embed(self, positions, ids, start_index=0):
-        x = self.token_embedding(ids)
-        x = x + positions(x, start_index=start_index)
-        if self.embed_projection is not None:
-            x = self.embed_projection(x)
-        return x
-
     def encode(self, session_tokens, training=False):
         """Session (B, S, n) -> encoder outputs (B, S*n, d) and their token mask (B, S*n)."""
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
         token_mask = session_tokens != PAD
-        x = self._embed(self.token_positions, ops.reshape(session_tokens, (batch * size, n)))
+        x = self.embed(self.token_positions, ops.reshape(session_tokens, (batch * size, n)))
         x = ops.reshape(x, (batch, size, n, self.config.d_model))
         # Query positions count real queries, so sessions padded at the front keep theirs.
         query_mask = ops.cast(ops.any(token_mask, axis=-1), "int32")
@@ -101,7 +87,7 @@ class Transformer(SuggestionModel):
         memory_mask = ops.logical_and(visible[None], token_mask[:, None, :])
         memory = ops.broadcast_to(codes[:, None], (batch, pairs, length, d))
         targets = ops.reshape(decoder_input, (batch * pairs, m))
-        y = self.embed_dropout(self._embed(self.target_positions, targets), training=training)
+        y = self.embed_dropout(self.embed(self.target_positions, targets), training=training)
         for layer in self.decoder_layers:
             y = layer(
                 y,
@@ -122,6 +108,6 @@ class Transformer(SuggestionModel):
         return state
 
     def decoder_step(self, tokens, state, t):
-        y = self._embed(self.target_positions, tokens[:, None], start_index=t)
+        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
         y, state = cached_decoder_step(self.decoder_layers, y, state, t)
         return y[:, 0], state
