@@ -55,10 +55,11 @@ class DecodeConfig:
     beam: int = 8
     alpha: float = 2.0
     repeat_last: bool = False  # may the last query itself be suggested again?
+    xla: bool = True  # compile the search with XLA (about 2.5x faster on a CPU)
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha and --repeat-last, defaulting to DecodeConfig's."""
+    """--k, --beam, --alpha, --repeat-last and --no-xla, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
@@ -67,11 +68,13 @@ def add_decode_arguments(parser, fixed=False):
                         help=f"length normalisation ((5 + len) / 6) ** alpha{when}")
     parser.add_argument("--repeat-last", action="store_true",
                         help=f"allow the last query itself as a suggestion{when}")
+    parser.add_argument("--no-xla", dest="xla", action="store_false",
+                        help=f"run the search without XLA compilation{when}")
 
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
-    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last)
+    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla)
 
 
 def positive_int(text):

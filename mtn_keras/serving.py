@@ -54,6 +54,7 @@ class SuggestionService(tf.Module):
         self.model = model
         self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
         self.repeat_last = decoding.repeat_last
+        self.search = tf.function(self._search, jit_compile=decoding.xla)
         self.n = model.config.max_query_tokens
         self.max_queries = model.config.max_queries
         self.vocab_size = len(vocab_tokens)
@@ -89,43 +90,55 @@ class SuggestionService(tf.Module):
     def decode(self, session, prefix=None):
         """Beam search for each session; the shared body of `suggest` and `complete`."""
         inputs = self.prepare(session)
-        batch = tf.shape(session)[0]
-        state = {"model": self.model.start(inputs["tokens"], inputs["ext"])}
-        forced, typed = None, None
+        batch, size = tf.shape(session)[0], tf.shape(inputs["words"])[1]
+        # The search sees every session front-padded to max_queries slots, so that one
+        # compiled (XLA) shape serves all session lengths.
+        pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
+        args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
+        typed = None
         if prefix is not None:
-            typed, state["allowed"], state["allowed_at"] = self.typed_words(prefix, inputs)
-            forced = self.prefix_ids(typed, inputs)
-        else:
-            state["allowed"] = tf.zeros([batch, 0], tf.bool)
-            state["allowed_at"] = tf.fill([batch], -1)
-        found = beam_search(
-            self.constrained_step, state, batch_size=batch, beam_size=self.beam,
-            num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
-            length_alpha=self.alpha, prefix=forced,
-        )
+            typed, allowed, args["allowed_at"] = self.typed_words(prefix, inputs)
+            width = self.vocab_size + self.max_queries * self.n
+            args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
+            args["forced"] = self.prefix_ids(typed, inputs)
+        found = self.search(**args)
         scores = found["scores"]
         text = joined(self.to_words(found["ids"], inputs, typed))
         if not self.repeat_last:  # the query just searched is no suggestion for the next one
             scores = tf.where(text == joined(inputs["words"][:, -1:]), float("-inf"), scores)
         scores, order = tf.math.top_k(scores, self.k)
-        ids, text = tf.gather(found["ids"], order, batch_dims=1), tf.gather(text, order, batch_dims=1)
+        text = tf.gather(text, order, batch_dims=1)
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), scores)
         text = tf.where(scores > float("-inf"), text, "")
-        copied = self.copy_weights(ids, state["model"], scores)
+        copied = tf.gather(found["trace"], order, batch_dims=1)[:, :, -size * self.n :]
+        copied = tf.where((scores > float("-inf"))[:, :, None], copied, 0.0)
         return {
             "suggestions": text,
             "scores": scores,
-            "copy_attention": tf.reshape(copied, [batch, self.k, tf.shape(inputs["words"])[1], self.n]),
+            "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
             "source_tokens": inputs["words"],
         }
 
+    def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None):
+        """The numeric core of `decode`, XLA-compiled unless switched off: the model's
+        start and the beam search, with the copy weights of each result as its trace."""
+        state = {"model": self.model.start(tokens, ext)}
+        if allowed is not None:
+            state["allowed"], state["allowed_at"] = allowed, allowed_at
+        return beam_search(
+            self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
+            num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
+            length_alpha=self.alpha, prefix=forced, trace=lambda s: s["model"]["copied"],
+        )
+
     def constrained_step(self, tokens, state, t):
         """The model's step; at position `allowed_at` only the `allowed` ids (the words
-        that complete a partly typed word) may follow."""
+        that complete a partly typed word) may follow, when the state has them."""
         log_probs, model_state = self.model.step(tokens, state["model"], t)
-        allowed = tf.pad(state["allowed"], [[0, 0], [0, tf.shape(log_probs)[1] - tf.shape(state["allowed"])[1]]])
-        block = (state["allowed_at"] == t)[:, None] & ~allowed
+        if "allowed" not in state:
+            return log_probs, {"model": model_state}
+        block = (state["allowed_at"] == t)[:, None] & ~state["allowed"]
         return tf.where(block, float("-inf"), log_probs), {**state, "model": model_state}
 
     def typed_words(self, prefix, inputs):
@@ -187,32 +200,6 @@ class SuggestionService(tf.Module):
             typed = tf.broadcast_to(typed[:, None, :], tf.shape(ids))
             words = tf.where((ids == UNK) & (typed != ""), typed, words)
         return tf.where(ids == PAD, "", words)
-
-    def copy_weights(self, ids, state, scores):
-        """How much each suggestion copied from each source token: (1 - g) * attention,
-        summed over its decoding steps, re-running the decoder on the chosen ids [B, k, L]
-        for as many steps as the longest suggestion has tokens."""
-        batch, length = tf.shape(ids)[0], tf.shape(ids)[2]
-        num_sources = tf.shape(state["copy_memory"])[1]
-        if self.model.copy_head is None:
-            return tf.zeros([batch, self.k, num_sources])
-        tiled = tf.nest.map_structure(lambda x: tf.repeat(x, self.k, axis=0), state)
-        flat_ids = tf.reshape(ids, [batch * self.k, length])
-        steps = tf.reduce_max(tf.reduce_sum(tf.cast(flat_ids != PAD, tf.int32), axis=1))
-
-        def body(t, tokens, tiled, total):
-            hidden, tiled = self.model.next_hidden(tokens, tiled, t)
-            attention, gate = self.model.copy_attention(hidden, tiled)
-            chosen = tf.gather(flat_ids, t, axis=1)
-            live = tf.cast(chosen != PAD, tf.float32)[:, None]
-            return t + 1, chosen, tiled, total + live * (1.0 - gate) * attention
-
-        start = (0, tf.fill([batch * self.k], 2), tiled, tf.zeros([batch * self.k, num_sources]))
-        _, _, _, total = tf.while_loop(
-            lambda t, *_: t < steps, body, start, maximum_iterations=self.n + 1
-        )
-        total = tf.reshape(total, [batch, self.k, num_sources])
-        return tf.where((scores > float("-inf"))[:, :, None], total, 0.0)
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):

@@ -73,6 +73,7 @@ def beam_search(
     prefix=None,
     dedupe=True,
     no_repeat_bigrams=True,
+    trace=None,
 ):
     """The `num_results` best finished hypotheses of each batch row, best first.
 
@@ -84,6 +85,10 @@ def beam_search(
     `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
     in a row: queries hardly ever do, and long-favouring length normalisation otherwise
     lets beams loop.
+
+    `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
+    along each hypothesis (e.g. how much it copied from each source token); the result then
+    has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
     """
     B, K, F, L = batch_size, beam_size, num_results, max_length
     blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
@@ -94,7 +99,9 @@ def beam_search(
         prefix = tf.pad(tf.cast(prefix, tf.int32), [[0, 0], [0, 1]])
         prefix_last = tf.shape(prefix)[1] - 1
 
-    def body(t, tokens, state, alive_seq, alive_logp, pool_seq, pool_score, pool_logp, done):
+    def body(t, tokens, state, alive_seq, alive_logp, pool, done):
+        pool_seq, pool_score, pool_logp, pool_trace = pool
+        alive_trace = tf.reshape(trace(state), [B, K, -1]) if trace else pool_trace
         log_probs, state = step_fn(tokens, state, t)
         log_probs = tf.cast(log_probs, tf.float32)
         vocab_size = tf.shape(log_probs)[1]
@@ -125,6 +132,9 @@ def beam_search(
         pool_score, keep = tf.math.top_k(scores, F)
         pool_seq = tf.gather(seqs, keep, batch_dims=1)
         pool_logp = tf.gather(logps, keep, batch_dims=1)
+        if trace:
+            traces = tf.concat([pool_trace, alive_trace], axis=1)
+            pool_trace = tf.gather(traces, keep, batch_dims=1)
 
         # The alive beams continue with their best beam_size non-eos extensions.
         total = alive_logp[:, :, None] + tf.reshape(extend, [B, K, vocab_size])
@@ -140,32 +150,42 @@ def beam_search(
         bound = best_alive / tf.maximum(max_penalty, length_penalty(t + 2, length_alpha))
         done = tf.reduce_all((bound < pool_score[:, -1]) | (best_alive == NEG_INF))
         tokens = tf.reshape(token, [-1])
-        return t + 1, tokens, state, alive_seq, alive_logp, pool_seq, pool_score, pool_logp, done
+        pool = (pool_seq, pool_score, pool_logp, pool_trace)
+        return t + 1, tokens, state, alive_seq, alive_logp, pool, done
 
     first_beam = tf.where(tf.range(K) == 0, 0.0, NEG_INF)
-    loop_vars = (
-        tf.constant(0),
-        tf.fill([B * K], bos_id),
-        tf.nest.map_structure(lambda x: tf.repeat(x, K, axis=0), state),
-        tf.zeros([B, K, L], tf.int32),
-        tf.broadcast_to(first_beam, [B, K]),
+    state = tf.nest.map_structure(lambda x: tf.repeat(x, K, axis=0), state)
+    width = tf.shape(trace(state))[1] if trace else 0
+    pool = (
         tf.zeros([B, F, L], tf.int32),
         tf.fill([B, F], NEG_INF),
         tf.fill([B, F], NEG_INF),
+        tf.zeros([B, F, width]),
+    )
+    loop_vars = (
+        tf.constant(0),
+        tf.fill([B * K], bos_id),
+        state,
+        tf.zeros([B, K, L], tf.int32),
+        tf.broadcast_to(first_beam, [B, K]),
+        pool,
         tf.constant(False),
     )
     out = tf.while_loop(
         lambda *loop: tf.logical_not(loop[-1]), body, loop_vars, maximum_iterations=L
     )
-    _, _, _, _, _, ids, scores, log_probs, _ = out
+    ids, scores, log_probs, traces = out[5]
     found = scores > NEG_INF
     ids = tf.where(found[:, :, None], ids, 0)
-    return {
+    result = {
         "ids": ids,
         "lengths": tf.reduce_sum(tf.cast(ids != 0, tf.int32), axis=-1),
         "scores": scores,
         "log_probs": tf.where(found, log_probs, NEG_INF),
     }
+    if trace:
+        result["trace"] = tf.where(found[:, :, None], traces, 0.0)
+    return result
 
 
 def greedy_search(step_fn, state, **kwargs):

@@ -36,8 +36,15 @@ class CopyHead(keras.layers.Layer):
         self.gate_dense.build(hidden_shape[:-1] + (hidden_shape[-1] + memory_shape[-1],))
 
     def call(self, hidden, memory, mask):
+        return self.attend(hidden, self.keys(memory), memory, mask)
+
+    def keys(self, memory):
+        """Attention keys (B, K, units) of the source codes; decoding computes them once."""
+        return self.key_dense(memory)
+
+    def attend(self, hidden, keys, memory, mask):
+        """`call` with the keys of `memory` given."""
         query = self.query_dense(hidden)
-        keys = self.key_dense(memory)
         scores = ops.einsum("bqu,bku->bqk", query, keys) / (self.units**0.5)
         scores = ops.cast(scores, "float32")
         scores = ops.where(mask, scores, -1e9)

@@ -129,26 +129,32 @@ class SuggestionModel(keras.Model):
         state = self.encode_for_decoding(session_tokens)
         batch = ops.shape(session_ext)[0]
         state["source_ext"] = ops.reshape(session_ext, (batch, -1))
+        state["copied"] = ops.zeros(ops.shape(state["source_ext"]), "float32")
+        if self.copy_head is not None:
+            state["copy_keys"] = self.copy_head.keys(state["copy_memory"])
         return state
 
     def step(self, tokens, state, t):
-        """Log probabilities (N, V + S*n) of the token after `tokens` at position t."""
-        vocab_size = self.config.vocab_size
+        """Log probabilities (N, V + S*n) of the token after `tokens` at position t; the
+        state's `copied` (N, S*n) sums the copy weights (1 - g) * attention of the steps."""
         hidden, state = self.next_hidden(tokens, state, t)
-        p_vocab = ops.softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
-        source_ext = state["source_ext"]
-        num_sources = ops.shape(source_ext)[1]
-        padding = ops.zeros((ops.shape(p_vocab)[0], num_sources), "float32")
-        if self.copy_head is None:
-            probs = ops.concatenate([p_vocab, padding], axis=-1)
-        else:
-            attention, gate = self.copy_attention(hidden, state)
-            probs = ops.concatenate([gate * p_vocab, padding], axis=-1)
-            probs = probs + scatter_rows(
-                (1.0 - gate) * attention, source_ext, vocab_size + num_sources
-            )
-        log_probs = ops.where(probs > 0, ops.log(ops.maximum(probs, 1e-30)), -float("inf"))
+        log_probs, copy = self.next_log_probs(hidden, state)
+        if copy is not None:
+            state["copied"] = state["copied"] + copy
         return log_probs, state
+
+    def next_log_probs(self, hidden, state):
+        """Log probabilities (N, V + S*n) of the next token from decoder states (N, d), and
+        the copy weights (1 - g) * attention (N, S*n) (None without the copy head)."""
+        log_probs = ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
+        source_ext = state["source_ext"]
+        padding = ops.full(ops.shape(source_ext), -float("inf"), "float32")
+        if self.copy_head is None:
+            return ops.concatenate([log_probs, padding], axis=-1), None
+        attention, gate = self.copy_attention(hidden, state)
+        copy = (1.0 - gate) * attention
+        log_probs = ops.concatenate([log_probs + ops.log(gate), padding], axis=-1)
+        return add_copy_mass(log_probs, copy, source_ext), copy
 
     def next_hidden(self, tokens, state, t):
         """Decoder state (N, d) after `tokens` (N,) at position t; a copied word outside the
@@ -164,13 +170,14 @@ class SuggestionModel(keras.Model):
         """Logits over the vocabulary from states (..., d), through the tied embedding."""
         if self.output_projection is not None:
             hidden = self.output_projection(hidden)
-        return self.token_embedding(hidden, reverse=True)
+        # einsum, not the layer's reverse call: that transposes the whole table at every step.
+        return ops.einsum("...d,vd->...v", hidden, self.token_embedding.embeddings)
 
     def copy_attention(self, hidden, state):
         """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""
         mask = state["source_ext"] != PAD
-        attention, gate = self.copy_head(
-            hidden[:, None, :], state["copy_memory"], mask[:, None, :]
+        attention, gate = self.copy_head.attend(
+            hidden[:, None, :], state["copy_keys"], state["copy_memory"], mask[:, None, :]
         )
         return attention[:, 0], gate[:, 0]
 
@@ -205,16 +212,21 @@ class TransformerInputs:
         return x
 
 
-def scatter_rows(values, ids, width):
-    """Sum values (N, K) into a (N, width) matrix at columns ids (N, K)."""
-    rows = ops.shape(values)[0]
-    offsets = ops.arange(rows)[:, None] * width
-    flat = ops.segment_sum(
-        ops.reshape(values, (-1,)),
-        ops.reshape(ids + offsets, (-1,)),
-        num_segments=rows * width,
+def add_copy_mass(log_probs, copy, source_ext):
+    """log(exp(log_probs) + copy mass) (N, V_ext), the mass copy (N, K) put on the ids
+    source_ext (N, K). Only the sources' ids are touched: a log/exp pass over the whole
+    extended vocabulary at every decoding step is what this avoids."""
+    rows, num_sources = ops.shape(source_ext)[0], ops.shape(source_ext)[1]
+    same = ops.cast(source_ext[:, :, None] == source_ext[:, None, :], copy.dtype)
+    mass = ops.sum(copy[:, None, :] * same, axis=-1)  # each source's id's total
+    current = ops.take_along_axis(log_probs, source_ext, axis=1)
+    mixed = ops.where(
+        mass > 0, ops.logaddexp(current, ops.log(ops.maximum(mass, 1e-30))), current
     )
-    return ops.reshape(flat, (rows, width))
+    index = ops.stack(
+        [ops.repeat(ops.arange(rows), num_sources), ops.reshape(source_ext, (-1,))], axis=1
+    )
+    return ops.scatter_update(log_probs, index, ops.reshape(mixed, (-1,)))
 
 
 def _select(valid, columns):

@@ -38,6 +38,25 @@ def test_state_is_reordered_with_the_beams():
     assert_same(decoded(result), expected)
 
 
+def test_trace_sums_the_steps_that_chose_each_result():
+    # Each step adds the one-hot of the token it was fed: a result's trace must count <bos>
+    # and its tokens but the last (fed at the step that chose <eos>), whatever the reordering.
+    step, start, _ = history_step(random_tables(6, seed=3).reshape(2, 3, 8, 8), 4)
+
+    def traced_step(tokens, state, t):
+        log_probs, inner = step(tokens, state["inner"], t)
+        return log_probs, {"inner": inner, "fed": state["fed"] + tf.one_hot(tokens, 8)}
+
+    state = {"inner": start([0, 1]), "fed": tf.zeros([2, 8])}
+    result = beam_search(traced_step, state, batch_size=2, num_results=6,
+                         trace=lambda s: s["fed"], **EXACT)
+    for row in range(2):
+        for seq, length, trace in zip(result["ids"][row].numpy(), result["lengths"][row].numpy(),
+                                      result["trace"][row].numpy()):
+            expected = np.bincount([2, *seq[: length - 1]], minlength=8)
+            np.testing.assert_allclose(trace, expected)
+
+
 def test_batch_rows_with_different_states_and_prefixes():
     step, start, log_probs = history_step(random_tables(9, seed=11).reshape(3, 3, 8, 8), 4)
     prefixes = [(4, 5), (), (6,)]

@@ -14,7 +14,8 @@ from mtn_keras import train as train_command
 from mtn_keras.config import preset
 from mtn_keras.data import __main__ as data_command
 from mtn_keras.models import MODELS, build_model
-from mtn_keras.models.base import BOS, EOS, UNK, scatter_rows
+from copy_reference import scatter_rows
+from mtn_keras.models.base import BOS, EOS, UNK
 
 NAMES = ["transformer", "hred", "mnsrf", "seq2seq"]
 V, N = 30, 4  # vocabulary size, tokens per query

@@ -8,7 +8,7 @@ import keras
 from mtn_keras.config import preset
 from mtn_keras.layers import QueryProjection
 from mtn_keras.models import MTN, build_model
-from mtn_keras.models.base import copy_source_mask, scatter_rows
+from mtn_keras.models.base import add_copy_mass, copy_source_mask
 
 V, N = 30, 6
 
@@ -132,10 +132,13 @@ def test_step_gives_a_distribution_over_the_extended_vocabulary(model):
 
 
 def test_copy_mass_lands_on_the_source_ids():
-    attention = np.array([[0.5, 0.25, 0.25, 0.0]], "float32")
-    ids = np.array([[7, 9, 7, 0]], "int32")
-    dist = np.asarray(scatter_rows(attention, ids, 10))
-    np.testing.assert_allclose(dist[0, [7, 9, 0]], [0.75, 0.25, 0.0])
+    # Half the mass on a uniform vocabulary of 8, half copied; id 12 is outside it.
+    log_probs = np.r_[np.full(8, np.log(0.5 / 8)), np.full(6, -np.inf)].astype("float32")[None]
+    copy = np.array([[0.25, 0.125, 0.125, 0.0, 0.0]], "float32")
+    ids = np.array([[7, 12, 7, 0, 0]], "int32")
+    dist = np.exp(np.asarray(add_copy_mass(log_probs, copy, ids)))
+    np.testing.assert_allclose(dist[0, [7, 12, 0, 3, 9]], [0.0625 + 0.375, 0.125, 0.0625, 0.0625, 0.0])
+    np.testing.assert_allclose(dist.sum(), 1.0, rtol=1e-6)
     mask = np.asarray(copy_source_mask(np.array([[[5, 0], [6, 7]]]), 2))
     assert mask.tolist() == [[[True, False, False, False], [True, False, True, True]]]
 

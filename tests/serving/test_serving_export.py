@@ -16,7 +16,8 @@ def service(trained):
     from mtn_keras.config import DecodeConfig
     from mtn_keras.serving import SuggestionService
 
-    return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6))
+    # Without XLA, to spare the compilations; the export (XLA by default) is checked against it.
+    return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False))
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,7 @@ def test_the_last_query_is_not_suggested_again(service, trained):
     sessions = as_tensor([["cheap flights", "best cheap flights"], ["used cars", "used cars online"]])
     for row, last in enumerate(["best cheap flights", "used cars online"]):
         assert last not in service.suggest(sessions)["suggestions"].numpy().astype(str)[row]
-    repeating = SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, repeat_last=True))
+    repeating = SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, repeat_last=True, xla=False))
     texts = repeating.suggest(sessions)["suggestions"].numpy().astype(str)
     assert all(any(t) for t in texts)
 
