@@ -2,7 +2,8 @@
 the exported SavedModel share, so all three give the same answers.
 
 Everything here is core TensorFlow (string ops, a static hash table, the beam search), so the
-SavedModel loads with plain TensorFlow and stock TensorFlow Serving. Behaviour on odd input:
+SavedModel loads with plain TensorFlow. The numeric core (`search`) is XLA-compiled unless
+DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd input:
 - queries are normalised like the data pipeline (lowercase, punctuation to spaces);
 - empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
   their order and only the last `max_queries` are used (the longest session trained on);
