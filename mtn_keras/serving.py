@@ -55,6 +55,7 @@ class SuggestionService(tf.Module):
         self.model = model
         self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
         self.repeat_last = decoding.repeat_last
+        self.exact_stop = decoding.exact_stop
         self.search = tf.function(self._search, jit_compile=decoding.xla)
         self.n = model.config.max_query_tokens
         self.max_queries = model.config.max_queries
@@ -131,6 +132,7 @@ class SuggestionService(tf.Module):
             self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
             num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
             length_alpha=self.alpha, prefix=forced, trace=lambda s: s["model"]["copied"],
+            exact_stop=self.exact_stop,
         )
 
     def constrained_step(self, tokens, state, t):

@@ -47,15 +47,15 @@ def collapse_duplicates(seqs, scores):
 def block_repeated_bigrams(log_probs, previous, seqs, t):
     """-inf for every token that would repeat a bigram of its hypothesis (the tokens that
     already followed `previous` [N] in `seqs` [N, L], generated before step t) or repeat
-    `previous` itself."""
+    `previous` itself. Fixed shapes (no tf.where of indices), which XLA compiles well."""
     earlier = tf.range(tf.shape(seqs)[1])[None, :] < t - 1
     hits = (seqs == previous[:, None]) & earlier
-    following = tf.roll(seqs, -1, axis=1)
-    at = tf.where(hits)  # [M, 2]: (hypothesis, position)
-    ids = tf.concat([tf.gather_nd(following, at), previous], axis=0)
-    rows = tf.concat([tf.cast(at[:, 0], tf.int32), tf.range(tf.shape(previous)[0])], axis=0)
-    indices = tf.stack([rows, ids], axis=1)
-    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(ids)[0]], NEG_INF))
+    # Non-hits point at column 0 (<pad>), which is never a result anyway.
+    following = tf.where(hits, tf.roll(seqs, -1, axis=1), 0)
+    ids = tf.concat([following, previous[:, None]], axis=1)  # [N, L + 1]
+    rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+    indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
+    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
 
 
 def beam_search(
@@ -74,6 +74,7 @@ def beam_search(
     dedupe=True,
     no_repeat_bigrams=True,
     trace=None,
+    exact_stop=True,
 ):
     """The `num_results` best finished hypotheses of each batch row, best first.
 
@@ -89,6 +90,12 @@ def beam_search(
     `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
     along each hypothesis (e.g. how much it copied from each source token); the result then
     has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
+
+    The search stops when no alive hypothesis can beat the worst of a full pool: with
+    `exact_stop`, at any length up to max_length (exact, but with alpha > 0 an alive
+    hypothesis could in principle still win at max_length, so the search seldom stops
+    early); otherwise at its next length, the usual heuristic (as in Hugging Face's default),
+    which can miss a long hypothesis whose later tokens cost less than its length gains.
     """
     B, K, F, L = batch_size, beam_size, num_results, max_length
     blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
@@ -147,7 +154,8 @@ def beam_search(
 
         # Stop once no alive beam can still beat the worst of a full pool.
         best_alive = tf.reduce_max(alive_logp, axis=1)
-        bound = best_alive / tf.maximum(max_penalty, length_penalty(t + 2, length_alpha))
+        next_penalty = length_penalty(t + 2, length_alpha)
+        bound = best_alive / (tf.maximum(max_penalty, next_penalty) if exact_stop else next_penalty)
         done = tf.reduce_all((bound < pool_score[:, -1]) | (best_alive == NEG_INF))
         tokens = tf.reshape(token, [-1])
         pool = (pool_seq, pool_score, pool_logp, pool_trace)

@@ -75,6 +75,24 @@ def test_length_normalisation_changes_the_ranking():
     assert decoded(search(table, length_alpha=1.0, num_results=1))[0][0] == (B, C, D)
 
 
+def test_the_heuristic_stop_can_miss_a_long_winner_the_exact_one_finds():
+    E, F = 8, 9
+    table = chain({
+        2: {A: 0.5, B: 0.5},
+        A: {EOS: 1.0},
+        B: {C: 0.6, 1: 0.4},
+        C: {D: 1.0},
+        D: {E: 1.0},
+        E: {F: 1.0},
+        F: {EOS: 1.0},
+    }, vocab_size=10)
+    options = dict(length_alpha=2.0, num_results=1, max_length=7)
+    # "b c d e f": log 0.3 / (11/6)^2 = -0.358 beats "a": log 0.5 / (7/6)^2 = -0.509, but
+    # after "a" fills the pool, "b c" at its next length scores log 0.3 / (8/6)^2 = -0.677.
+    assert decoded(search(table, **options))[0][0] == (B, C, D, E, F)
+    assert decoded(search(table, exact_stop=False, **options))[0][0] == (A,)
+
+
 def test_banned_ids_and_empty_suggestions_never_returned():
     table = chain({
         2: {1: 0.5, EOS: 0.3, A: 0.1, 0: 0.05, 2: 0.05},
