@@ -124,12 +124,13 @@ def make_reference(model, jit_compile=False):
             return tf.repeat(x, BEAM, axis=0)
 
         memory, memory_mask = tile(codes[:, -1]), tile(token_mask[:, -1])
-        copy_state = {
+        context = {
             "copy_memory": tile(tf.reshape(codes, [batch, -1, d])),
             "source_ext": tile(tf.reshape(ext, [batch, -1])),
         }
         if model.copy_head is not None:
-            copy_state["copy_keys"] = model.copy_head.keys(copy_state["copy_memory"])
+            context["copy_keys"] = model.copy_head.keys(context["copy_memory"])
+        copy_state = {"context": context}
 
         def next_fn(prompt, cache, index):
             inputs = tf.where(prompt[:, :m] >= vocab_size, UNK, prompt[:, :m])

@@ -127,7 +127,7 @@ class SuggestionService(tf.Module):
         start and the beam search, with the copy weights of each result as its trace."""
         state = {"model": self.model.start(tokens, ext)}
         if allowed is not None:
-            state["allowed"], state["allowed_at"] = allowed, allowed_at
+            state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
         return beam_search(
             self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
             num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
@@ -139,9 +139,10 @@ class SuggestionService(tf.Module):
         """The model's step; at position `allowed_at` only the `allowed` ids (the words
         that complete a partly typed word) may follow, when the state has them."""
         log_probs, model_state = self.model.step(tokens, state["model"], t)
-        if "allowed" not in state:
+        if "context" not in state:
             return log_probs, {"model": model_state}
-        block = (state["allowed_at"] == t)[:, None] & ~state["allowed"]
+        context = state["context"]
+        block = (context["allowed_at"] == t)[:, None] & ~context["allowed"]
         return tf.where(block, float("-inf"), log_probs), {**state, "model": model_state}
 
     def typed_words(self, prefix, inputs):

@@ -79,7 +79,8 @@ def beam_search(
     """The `num_results` best finished hypotheses of each batch row, best first.
 
     `step_fn(tokens [N], state, t) -> (log_probs [N, V_ext], state)` with N = batch * beam;
-    `state` has leading dimension `batch_size` and is tiled to N here. `prefix` int32 [B, P]
+    `state` has leading dimension `batch_size` and is tiled to N here; after each step it
+    is reordered with the beams, except what sits under a "context" key (see `reorder`). `prefix` int32 [B, P]
     (0-padded) forces the first tokens of each row. Returns a dict of `ids` int32 [B, k, L]
     (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`), `scores` float32 [B, k]
     (length-normalised, -inf where fewer than k) and `log_probs` float32 [B, k] (raw sums).
@@ -149,8 +150,7 @@ def beam_search(
         parent, token = flat // vocab_size, flat % vocab_size
         alive_seq = tf.gather(alive_seq, parent, batch_dims=1)
         alive_seq = tf.where(tf.range(L) == t, token[:, :, None], alive_seq)
-        order = tf.reshape(rows + parent, [-1])
-        state = tf.nest.map_structure(lambda x: tf.gather(x, order), state)
+        state = reorder(state, tf.reshape(rows + parent, [-1]))
 
         # Stop once no alive beam can still beat the worst of a full pool.
         best_alive = tf.reduce_max(alive_logp, axis=1)
@@ -194,6 +194,17 @@ def beam_search(
     if trace:
         result["trace"] = tf.where(found[:, :, None], traces, 0.0)
     return result
+
+
+def reorder(state, order):
+    """The state's tensors gathered along axis 0 by `order`, except those under a "context"
+    key (at any depth): they are the same for every beam of a batch row."""
+    if isinstance(state, dict):
+        return {
+            key: value if key == "context" else reorder(value, order)
+            for key, value in state.items()
+        }
+    return tf.nest.map_structure(lambda x: tf.gather(x, order), state)
 
 
 def greedy_search(step_fn, state, **kwargs):

@@ -128,10 +128,11 @@ class SuggestionModel(keras.Model):
         """Encode sessions (B, S, n) for decoding their next query; see docs/contracts.md."""
         state = self.encode_for_decoding(session_tokens)
         batch = ops.shape(session_ext)[0]
-        state["source_ext"] = ops.reshape(session_ext, (batch, -1))
-        state["copied"] = ops.zeros(ops.shape(state["source_ext"]), "float32")
+        context = state["context"]
+        context["source_ext"] = ops.reshape(session_ext, (batch, -1))
+        state["copied"] = ops.zeros(ops.shape(context["source_ext"]), "float32")
         if self.copy_head is not None:
-            state["copy_keys"] = self.copy_head.keys(state["copy_memory"])
+            context["copy_keys"] = self.copy_head.keys(context["copy_memory"])
         return state
 
     def step(self, tokens, state, t):
@@ -147,7 +148,7 @@ class SuggestionModel(keras.Model):
         """Log probabilities (N, V + S*n) of the next token from decoder states (N, d), and
         the copy weights (1 - g) * attention (N, S*n) (None without the copy head)."""
         log_probs = ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
-        source_ext = state["source_ext"]
+        source_ext = state["context"]["source_ext"]
         padding = ops.full(ops.shape(source_ext), -float("inf"), "float32")
         if self.copy_head is None:
             return ops.concatenate([log_probs, padding], axis=-1), None
@@ -175,9 +176,10 @@ class SuggestionModel(keras.Model):
 
     def copy_attention(self, hidden, state):
         """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""
-        mask = state["source_ext"] != PAD
+        context = state["context"]
+        mask = context["source_ext"] != PAD
         attention, gate = self.copy_head.attend(
-            hidden[:, None, :], state["copy_keys"], state["copy_memory"], mask[:, None, :]
+            hidden[:, None, :], context["copy_keys"], context["copy_memory"], mask[:, None, :]
         )
         return attention[:, 0], gate[:, 0]
 

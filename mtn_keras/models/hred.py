@@ -90,7 +90,7 @@ class HRED(SuggestionModel):
     def encode_for_decoding(self, session_tokens):
         states, codes = self.encode(session_tokens)
         h, c = self.initial_state(states[:, -1])
-        return {"h": h, "c": c, "copy_memory": codes}
+        return {"h": h, "c": c, "context": {"copy_memory": codes}}
 
     def decoder_step(self, tokens, state, t):
         y, (h, c) = self.decoder.cell(self.token_embedding(tokens), [state["h"], state["c"]])

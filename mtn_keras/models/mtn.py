@@ -109,7 +109,7 @@ class MTN(TransformerInputs, SuggestionModel):
         state = start_decoder_cache(
             self.decoder_layers, codes[:, -1], token_mask[:, -1], c.max_query_tokens + 1, c.num_heads
         )
-        state["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
+        state["context"]["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
         return state
 
     def decoder_step(self, tokens, state, t):

@@ -98,12 +98,15 @@ class Seq2Seq(SuggestionModel):
         return {
             "h": h,
             "c": c,
-            "encoded": outputs,
-            "encoded_mask": token_mask,
-            "copy_memory": self.memory_projection(outputs),
+            "context": {
+                "encoded": outputs,
+                "encoded_mask": token_mask,
+                "copy_memory": self.memory_projection(outputs),
+            },
         }
 
     def decoder_step(self, tokens, state, t):
         y, (h, c) = self.decoder.cell(self.token_embedding(tokens), [state["h"], state["c"]])
-        hidden = self.attend(y[:, None], state["encoded"], state["encoded_mask"])
+        context = state["context"]
+        hidden = self.attend(y[:, None], context["encoded"], context["encoded_mask"])
         return hidden[:, 0], {**state, "h": h, "c": c}

@@ -104,7 +104,7 @@ class Transformer(TransformerInputs, SuggestionModel):
         state = start_decoder_cache(
             self.decoder_layers, codes, token_mask, c.max_query_tokens + 1, c.num_heads
         )
-        state["copy_memory"] = codes
+        state["context"]["copy_memory"] = codes
         return state
 
     def decoder_step(self, tokens, state, t):

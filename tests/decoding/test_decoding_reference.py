@@ -14,6 +14,7 @@ from decoding_reference import (
     random_tables,
 )
 from mtn_keras.decoding import beam_search
+from mtn_keras.decoding.beam_search import reorder
 
 # With 4 word ids and at most 3 words, 64 beams hold every alive hypothesis: search is exact.
 EXACT = dict(beam_size=64, max_length=4)
@@ -55,6 +56,14 @@ def test_trace_sums_the_steps_that_chose_each_result():
                                       result["trace"][row].numpy()):
             expected = np.bincount([2, *seq[: length - 1]], minlength=8)
             np.testing.assert_allclose(trace, expected)
+
+
+def test_reorder_leaves_the_context_alone():
+    context = {"memory": tf.constant([[1.0], [2.0], [3.0]])}
+    state = {"cache": tf.constant([10, 20, 30]), "context": context, "inner": {"context": context}}
+    out = reorder(state, tf.constant([2, 2, 0]))
+    assert out["cache"].numpy().tolist() == [30, 30, 10]
+    assert out["context"] is context and out["inner"]["context"] is context
 
 
 def test_batch_rows_with_different_states_and_prefixes():
