@@ -171,8 +171,11 @@ class SuggestionModel(keras.Model):
         """Logits over the vocabulary from states (..., d), through the tied embedding."""
         if self.output_projection is not None:
             hidden = self.output_projection(hidden)
-        # einsum, not the layer's reverse call: that transposes the whole table at every step.
-        return ops.einsum("...d,vd->...v", hidden, self.token_embedding.embeddings)
+        # A 2-D einsum, not the layer's reverse call, which transposes the whole table at
+        # every decoding step; with "..." TensorFlow's gradient would build a (V, d, T) tensor.
+        flat = ops.reshape(hidden, (-1, ops.shape(hidden)[-1]))
+        logits = ops.einsum("nd,vd->nv", flat, self.token_embedding.embeddings)
+        return ops.reshape(logits, (*ops.shape(hidden)[:-1], -1))
 
     def copy_attention(self, hidden, state):
         """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""
