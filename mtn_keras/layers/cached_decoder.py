@@ -8,25 +8,19 @@ def start_decoder_cache(layers, memory, memory_mask, max_length, num_heads):
     """State for `cached_decoder_step`: empty self-attention caches of `max_length`
     positions, and under "context" (the same for every beam) the memory and the filled
     cross-attention caches, one per layer."""
-    batch, size, d = (ops.shape(memory)[i] for i in range(3))
+    batch, d = ops.shape(memory)[0], ops.shape(memory)[2]
     head_dim = d // num_heads
     context = {"memory": memory, "memory_mask": memory_mask}
     state = {"context": context}
-    probe = ops.zeros((batch, 1, d), memory.dtype)
     for i, layer in enumerate(layers):
-        self_cache = ops.zeros((batch, 2, max_length, num_heads, head_dim), memory.dtype)
-        cross_cache = ops.zeros((batch, 2, size, num_heads, head_dim), memory.dtype)
-        _, _, cross_cache = layer(
-            probe,
-            memory,
-            encoder_padding_mask=memory_mask,
-            self_attention_cache=self_cache,
-            self_attention_cache_update_index=0,
-            cross_attention_cache=cross_cache,
-            cross_attention_cache_update_index=0,
+        # The cross-attention keys and values of the memory, as the layer caches them
+        # (keras-hub has no public call that only fills this cache).
+        attention = layer._cross_attention_layer
+        cross = [attention._key_dense(memory), attention._value_dense(memory)]
+        context[f"cross_cache_{i}"] = ops.stack(cross, axis=1)
+        state[f"self_cache_{i}"] = ops.zeros(
+            (batch, 2, max_length, num_heads, head_dim), memory.dtype
         )
-        state[f"self_cache_{i}"] = self_cache
-        context[f"cross_cache_{i}"] = cross_cache
     return state
 
 
