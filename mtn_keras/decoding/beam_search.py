@@ -80,10 +80,11 @@ def beam_search(
 
     `step_fn(tokens [N], state, t) -> (log_probs [N, V_ext], state)` with N = batch * beam;
     `state` has leading dimension `batch_size` and is tiled to N here; after each step it
-    is reordered with the beams, except what sits under a "context" key (see `reorder`). `prefix` int32 [B, P]
-    (0-padded) forces the first tokens of each row. Returns a dict of `ids` int32 [B, k, L]
-    (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`), `scores` float32 [B, k]
-    (length-normalised, -inf where fewer than k) and `log_probs` float32 [B, k] (raw sums).
+    is reordered with the beams, except what sits under a "context" key (see `reorder`).
+    `prefix` int32 [B, P] (0-padded) forces the first tokens of each row. Returns a dict
+    of `ids` int32 [B, k, L] (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`),
+    `scores` float32 [B, k] (length-normalised, -inf where fewer than k) and `log_probs`
+    float32 [B, k] (raw sums).
     `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
     in a row: queries hardly ever do, and long-favouring length normalisation otherwise
     lets beams loop.
@@ -155,8 +156,8 @@ def beam_search(
         # Stop once no alive beam can still beat the worst of a full pool.
         best_alive = tf.reduce_max(alive_logp, axis=1)
         next_penalty = length_penalty(t + 2, length_alpha)
-        bound = best_alive / (tf.maximum(max_penalty, next_penalty) if exact_stop else next_penalty)
-        done = tf.reduce_all((bound < pool_score[:, -1]) | (best_alive == NEG_INF))
+        penalty = tf.maximum(max_penalty, next_penalty) if exact_stop else next_penalty
+        done = tf.reduce_all((best_alive / penalty < pool_score[:, -1]) | (best_alive == NEG_INF))
         tokens = tf.reshape(token, [-1])
         pool = (pool_seq, pool_score, pool_logp, pool_trace)
         return t + 1, tokens, state, alive_seq, alive_logp, pool, done
