@@ -20,10 +20,12 @@ class TrainedModel:
     config: ModelConfig
     path: str
     data_dir: str | None = None
+    ranking: object = None  # a mtn_keras.ranking.Ranking, when the directory has one
 
 
-def load_trained(path):
-    """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`."""
+def load_trained(path, ranking=True):
+    """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
+    its ranking (`python -m mtn_keras.ranking`) when it has one and `ranking` is on."""
     if not os.path.isdir(path):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
@@ -52,4 +54,12 @@ def load_trained(path):
     data_dir = saved.get("data")
     if data_dir and not os.path.isfile(os.path.join(data_dir, "train.tsv")):
         data_dir = None
-    return TrainedModel(saved.get("model", "mtn"), model, vocab, config, path, data_dir)
+    found = None
+    if ranking:
+        from mtn_keras.ranking import load_ranking
+
+        try:
+            found = load_ranking(path)
+        except ValueError as error:
+            raise ModelDirError(str(error)) from None
+    return TrainedModel(saved.get("model", "mtn"), model, vocab, config, path, data_dir, found)

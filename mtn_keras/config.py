@@ -4,6 +4,8 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
+FILTERS = ("session", "repeats", "blocked", "unrelated")
+
 
 @dataclass
 class ModelConfig:
@@ -60,10 +62,16 @@ class DecodeConfig:
     # rather than at any length: on the validation split the same suggestions and metrics
     # (BLEU 8.89, SR@1 6.96, SR@5 11.22 either way), in a quarter less time.
     exact_stop: bool = False
+    # "hybrid": the beam's and the query log's candidates ranked together, when the model
+    # has a ranking (see mtn_keras.ranking); "beam": the beam's alone (the paper's setting).
+    source: str = "hybrid"
+    filters: tuple = FILTERS  # the filters on (mtn_keras/ranking/filters.py)
+    threshold: float | None = None  # the ranker's confidence to show; None: the ranking's own
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha, --repeat-last, --no-xla and --exact-stop, defaulting to DecodeConfig's."""
+    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter and
+    --threshold, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
@@ -76,11 +84,21 @@ def add_decode_arguments(parser, fixed=False):
                         help=f"run the search without XLA compilation{when}")
     parser.add_argument("--exact-stop", action="store_true",
                         help=f"search on while an alive beam could still win at any length{when}")
+    parser.add_argument("--source", choices=["hybrid", "beam"], default=defaults.source,
+                        help="hybrid: the beam's and the query log's candidates ranked together "
+                        f"(when the model has a ranking); beam: the beam's alone{when}")
+    parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
+                        help=f"switch a filter off (repeatable){when}")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="the ranker's probability a suggestion needs to be shown "
+                        f"(default: the ranking's tuned value; 0 shows k){when}")
 
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
-    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla, args.exact_stop)
+    filters = tuple(f for f in FILTERS if f not in args.no_filter)
+    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla, args.exact_stop,
+                        args.source, filters, args.threshold)
 
 
 def positive_int(text):

@@ -1,6 +1,8 @@
 """`python -m mtn_keras.evaluate --model DIR (--data DIR --split test | --input LOG ...)`:
-BLEU, n-gram precisions, SR@1/SR@5 and perplexity of a trained model, with the copy-last
-and adj anchors scored on the same pairs; JSON, a Table 2 style markdown table and a chart."""
+BLEU, n-gram precisions, SR@1/SR@5, MRR@5, SR@5 on new next queries, what the shown lists
+hold, and perplexity of a trained model: its ranked suggestions (when it has a ranking) and
+its beam's alone, with the copy-last and adj anchors (adj filtered as the model is) scored on
+the same pairs; JSON, Table 2 style markdown tables and a chart."""
 
 import argparse
 import math
@@ -14,8 +16,10 @@ from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import Protocol, sessions_from_logs
 from mtn_keras.evaluation import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
-    session_pairs, table_rows, write_json,
+    quality_table, session_pairs, table_rows, write_json,
 )
+from mtn_keras.evaluation.quality import filtered
+from mtn_keras.ranking.blocklist import blocked_phrases
 
 
 def model_suggester(service):
@@ -49,18 +53,26 @@ def model_perplexity(model, sessions, vocab, batch_size=64):
 
 
 def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), batch_size=64):
-    """The report of one trained model on `sessions` (every pair of every session)."""
+    """The report of one trained model on `sessions` (every pair of every session): its
+    suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)")."""
+    from dataclasses import replace
+
     from mtn_keras.serving import SuggestionService
 
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
-    service = SuggestionService(trained.model, trained.vocab.tokens, decoding)
     k = decoding.k
-    suggesters = {trained.name: model_suggester(service), "copy-last": batched(CopyLast(), k)}
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+    suggesters = {trained.name: model_suggester(service)}
+    if service.hybrid is not None:
+        beam = SuggestionService(trained.model, trained.vocab.tokens, replace(decoding, source="beam"))
+        suggesters[f"{trained.name} (beam)"] = model_suggester(beam)
+    phrases = blocked_phrases()
+    suggesters["copy-last"] = batched(CopyLast(), k)
     if train_sessions:
-        suggesters["adj"] = batched(Adj().fit(train_sessions), k)
-    scores = evaluate_suggesters(pairs, suggesters, batch_size=batch_size)
+        suggesters["adj"] = filtered(batched(Adj().fit(train_sessions), 4 * k), phrases, k)
+    scores = evaluate_suggesters(pairs, suggesters, batch_size=batch_size, phrases=phrases)
     anchors = {name: scores.pop(name) for name in list(scores) if name != trained.name}
     ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
     return model_report(scores[trained.name], anchors, ppl, round(trained.model.size_mb, 3))
@@ -98,7 +110,8 @@ def main(argv=None):
     except (ModelDirError, InputError, OSError, ValueError) as error:
         print(f"evaluate: {error}", file=sys.stderr)
         return 2
-    table = markdown_table(table_rows({trained.name: report}))
+    rows = table_rows({trained.name: report})
+    table = markdown_table(rows) + "\n" + quality_table(rows)
     print(table, end="")
     print(f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  size {report['size_mb']:.1f} MB")
     if args.json:
@@ -107,7 +120,7 @@ def main(argv=None):
         with open(args.markdown, "w") as handle:
             handle.write(table)
     if args.chart:
-        bleu_chart(table_rows({trained.name: report}), args.chart)
+        bleu_chart(rows, args.chart)
     return 0
 
 

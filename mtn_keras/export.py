@@ -17,7 +17,7 @@ def export(trained, out, decoding=DecodeConfig()):
 
     from mtn_keras.serving import SuggestionService
 
-    service = SuggestionService(trained.model, trained.vocab.tokens, decoding)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     signatures = {
         "serving_default": service.suggest,
         "suggest": service.suggest,
@@ -25,10 +25,13 @@ def export(trained, out, decoding=DecodeConfig()):
         "session_attention": service.session_attention,
     }
     tf.saved_model.save(service, out, signatures=signatures)
+    ranking = None
+    if service.hybrid is not None:
+        ranking = {**trained.ranking.info, "threshold": service.hybrid.threshold}
     with open(os.path.join(out, "export.json"), "w") as handle:
         json.dump({"model": trained.name, **asdict(decoding),
-                   "max_queries": service.max_queries,
-                   "max_query_tokens": service.n, "vocab_size": service.vocab_size}, handle, indent=2)
+                   "max_queries": service.max_queries, "max_query_tokens": service.n,
+                   "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
 
 
 def main(argv=None):

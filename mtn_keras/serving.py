@@ -10,6 +10,8 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - a query's words past `max_query_tokens` are cut off;
 - words outside the vocabulary can be copied from the session and come out verbatim;
 - a session with no query left gets k empty suggestions with score -inf;
+- the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
+  repeated or blocked words); with a ranking, fewer than k may pass its threshold;
 - in `complete`, a last typed word without a space after it is unfinished: the suggestions
   complete it with a vocabulary or session word that starts with it (if there is none, the
   word is kept as typed).
@@ -19,27 +21,12 @@ import tensorflow as tf
 
 from mtn_keras.config import DecodeConfig
 from mtn_keras.decoding import beam_search
-from mtn_keras.models.base import PAD, UNK
-
-SEPARATORS = r"[\pP\pS\pC\pZ]+"
-
-
-def single_spaced(text):
-    """Runs of spaces to one, none at either end."""
-    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
-
-
-def normalise(text):
-    """tf.string tensor -> normalised words joined by single spaces (as data.text.normalise)."""
-    return single_spaced(
-        tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), SEPARATORS, " ")
-    )
-
-
-def joined(words):
-    """Words [..., L] -> the strings they make, single-spaced."""
-    return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
-
+from mtn_keras.graph_text import joined, normalise
+from mtn_keras.models.base import BOS, PAD, UNK
+from mtn_keras.ranking import filters
+from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.hybrid import HybridRanker, beam_only
+from mtn_keras.ranking.scoring import candidate_log_probs
 
 class SuggestionService(tf.Module):
     """A trained model with its vocabulary, decoding settings and string signatures.
@@ -47,15 +34,19 @@ class SuggestionService(tf.Module):
     Args:
         model: a trained `SuggestionModel`.
         vocab_tokens: the vocabulary, id order.
-        decoding: a `DecodeConfig` (k suggestions, beam width, length normalisation).
+        decoding: a `DecodeConfig` (k suggestions, beam width, length normalisation,
+            source, filters, threshold).
+        ranking: a `Ranking` (query-log index and ranker) for `source="hybrid"`; without
+            one, or with `source="beam"`, the suggestions are the beam's alone.
     """
 
-    def __init__(self, model, vocab_tokens, decoding=DecodeConfig()):
+    def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
         super().__init__()
         self.model = model
         self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
+        self.filters = decoding.filters
         self.search = tf.function(self._search, jit_compile=decoding.xla)
         self.n = model.config.max_query_tokens
         self.max_queries = model.config.max_queries
@@ -64,6 +55,14 @@ class SuggestionService(tf.Module):
         self.table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
         )
+        phrases = blocked_phrases() if "blocked" in self.filters else []
+        self.blocked_pattern = filters.blocked_pattern(phrases)
+        ids = {word: i for i, word in enumerate(vocab_tokens)}
+        self.banned_ids = sorted({PAD, UNK, BOS} | {ids[p] for p in phrases if p in ids})
+        self.hybrid = None
+        if ranking is not None and decoding.source == "hybrid":
+            threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
+            self.hybrid = HybridRanker(ranking, threshold)
 
     def prepare(self, session):
         """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
@@ -79,7 +78,7 @@ class SuggestionService(tf.Module):
 
     def extend(self, words, ids):
         """Extended ids: the j-th distinct out-of-vocabulary word of a session gets V + j."""
-        batch, size = tf.shape(words)[0], tf.shape(words)[1]
+        batch = tf.shape(words)[0]
         flat = tf.reshape(words, [batch, -1])
         oov = tf.reshape((ids == UNK) & (words != ""), [batch, -1])
         same = (flat[:, :, None] == flat[:, None, :]) & oov[:, None, :] & oov[:, :, None]
@@ -90,50 +89,105 @@ class SuggestionService(tf.Module):
         return tf.where(tf.reshape(oov, tf.shape(ids)), tf.reshape(ext, tf.shape(ids)), ids)
 
     def decode(self, session, prefix=None):
-        """Beam search for each session; the shared body of `suggest` and `complete`."""
-        inputs = self.prepare(session)
-        batch, size = tf.shape(session)[0], tf.shape(inputs["words"])[1]
-        # The search sees every session front-padded to max_queries slots, so that one
-        # compiled (XLA) shape serves all session lengths.
-        pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
-        args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
-        typed = None
-        if prefix is not None:
-            typed, allowed, args["allowed_at"] = self.typed_words(prefix, inputs)
-            width = self.vocab_size + self.max_queries * self.n
-            args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
-            args["forced"] = self.prefix_ids(typed, inputs)
-        found = self.search(**args)
-        scores = found["scores"]
-        text = joined(self.to_words(found["ids"], inputs, typed))
-        if not self.repeat_last:  # the query just searched is no suggestion for the next one
-            scores = tf.where(text == joined(inputs["words"][:, -1:]), float("-inf"), scores)
-        scores, order = tf.math.top_k(scores, self.k)
-        text = tf.gather(text, order, batch_dims=1)
+        """Suggestions for each session; the shared body of `suggest` and `complete`."""
+        inputs, beam, log = self.candidates(session, prefix)
+        check = self.check(inputs)
+        if self.hybrid is None:
+            scores, text, sources, copied = beam_only(beam, check, self.k)
+        else:
+            scores, text, sources, copied = self.hybrid(inputs, beam, log, check, self.known_words(inputs), self.k)
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), scores)
-        text = tf.where(scores > float("-inf"), text, "")
-        copied = tf.gather(found["trace"], order, batch_dims=1)[:, :, -size * self.n :]
-        copied = tf.where((scores > float("-inf"))[:, :, None], copied, 0.0)
+        found_any = scores > float("-inf")
+        batch, size = tf.shape(session)[0], tf.shape(inputs["words"])[1]
+        copied = tf.where(found_any[:, :, None], copied[:, :, -size * self.n :], 0.0)
         return {
-            "suggestions": text,
+            "suggestions": tf.where(found_any, text, ""),
             "scores": scores,
+            "sources": tf.where(found_any, sources, ""),
             "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
             "source_tokens": inputs["words"],
         }
 
-    def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None):
+    def candidates(self, session, prefix=None):
+        """The prepared inputs, the beam's n-best and (with a ranking) the log's candidates
+        with the model's scores of them: each a dict of words [B, M, L], log_probs,
+        lengths and copied (copy weights), the beam's with its scores too."""
+        inputs = self.prepare(session)
+        args, typed, log_texts = self.search_inputs(inputs, prefix)
+        found = self.search(**args)
+        beam = {"words": self.to_words(found["ids"], inputs, typed), "copied": found["trace"],
+                **{key: found[key] for key in ("scores", "log_probs", "lengths")}}
+        if not self.repeat_last:  # the query just searched is no suggestion for the next one
+            last = joined(beam["words"]) == joined(inputs["words"][:, -1:])
+            for key in ("scores", "log_probs"):
+                beam[key] = tf.where(last, float("-inf"), beam[key])
+        log = None
+        if log_texts is not None:
+            log = {"words": tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n]),
+                   **found["candidates"]}
+        return inputs, beam, log
+
+    def check(self, inputs):
+        """The filters for these sessions: (words [B, M, L], texts [B, M]) -> keep [B, M]."""
+        known = tf.reduce_any((inputs["tokens"] != PAD) & (inputs["tokens"] != UNK), axis=[1, 2])
+        return lambda words, texts: filters.keep(
+            words, texts, inputs["words"], self.blocked_pattern, self.filters, known
+        )
+
+    def candidate_table(self, session):
+        """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
+        for fitting the ranker."""
+        inputs, beam, log = self.candidates(session)
+        return self.hybrid.table(inputs, beam, log, self.check(inputs), self.known_words(inputs))
+
+    def search_inputs(self, inputs, prefix):
+        """The arguments of `search` (sessions front-padded to max_queries slots, so that
+        one compiled XLA shape serves all lengths; the prefix constraint; the log's
+        candidates as ids), the typed words and the log's candidate texts."""
+        size = tf.shape(inputs["words"])[1]
+        pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
+        args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
+        typed = log_texts = None
+        if prefix is not None:
+            typed, allowed, args["allowed_at"] = self.typed_words(prefix, inputs)
+            width = self.vocab_size + self.max_queries * self.n
+            args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
+            args["forced"] = self.word_ids(typed, inputs)
+        if self.hybrid is not None:
+            log_texts = self.hybrid.lookup.candidates(inputs["queries"])
+            if prefix is not None:
+                log_texts = tf.where(starts_with_typed(log_texts, prefix), log_texts, "")
+            log_words = tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n])
+            ids = self.word_ids(tf.reshape(log_words, [tf.shape(log_words)[0], -1]), inputs)
+            args["candidates"] = tf.reshape(ids, tf.shape(log_words))
+        return args, typed, log_texts
+
+    def known_words(self, inputs):
+        """[B]: the share of the last query's words in the vocabulary."""
+        last = inputs["words"][:, -1] != ""
+        known = last & (inputs["tokens"][:, -1] != UNK)
+        return tf.math.divide_no_nan(
+            tf.reduce_sum(tf.cast(known, tf.float32), -1), tf.reduce_sum(tf.cast(last, tf.float32), -1)
+        )
+
+    def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
         """The numeric core of `decode`, XLA-compiled unless switched off: the model's
-        start and the beam search, with the copy weights of each result as its trace."""
-        state = {"model": self.model.start(tokens, ext)}
+        start, the beam search (with the copy weights of each result as its trace) and the
+        model's scores of the log's candidates."""
+        start = self.model.start(tokens, ext)
+        state = {"model": start}
         if allowed is not None:
             state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
-        return beam_search(
+        found = beam_search(
             self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
-            num_results=self.k + (0 if self.repeat_last else 1), max_length=self.n + 1,
-            length_alpha=self.alpha, prefix=forced, trace=lambda s: s["model"]["copied"],
-            exact_stop=self.exact_stop,
+            num_results=self.beam, max_length=self.n + 1, length_alpha=self.alpha,
+            prefix=forced, trace=lambda s: s["model"]["copied"], exact_stop=self.exact_stop,
+            banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
         )
+        if candidates is not None:
+            found["candidates"] = candidate_log_probs(self.model, start, candidates)
+        return found
 
     def constrained_step(self, tokens, state, t):
         """The model's step; at position `allowed_at` only the `allowed` ids (the words
@@ -152,7 +206,7 @@ class SuggestionService(tf.Module):
         words = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
-        open_word = (count > 0) & ~tf.strings.regex_full_match(prefix, r"(?s).*[\pP\pS\pC\pZ]")
+        open_word = (count > 0) & ~ends_a_word(prefix)
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(self.tokens[None, :], [batch, self.vocab_size])
@@ -177,13 +231,13 @@ class SuggestionService(tf.Module):
         slots = tf.one_hot(tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False)
         return tf.reduce_any(slots, axis=1)
 
-    def prefix_ids(self, typed, inputs):
-        """Typed words -> forced ids: vocabulary ids, a session's copyable word's extended
-        id, else <unk> (printed back as the typed word)."""
-        ids = tf.where(typed == "", PAD, self.table.lookup(typed))
-        flat_words = tf.reshape(inputs["words"], [tf.shape(typed)[0], -1])
-        flat_ext = tf.reshape(inputs["ext"], [tf.shape(typed)[0], -1])
-        match = typed[:, :, None] == flat_words[:, None, :]
+    def word_ids(self, words, inputs):
+        """Words [B, X] -> ids: vocabulary ids, a session's copyable word's extended id,
+        else <unk> (printed back as the typed word); 0 for ""."""
+        ids = tf.where(words == "", PAD, self.table.lookup(words))
+        flat_words = tf.reshape(inputs["words"], [tf.shape(words)[0], -1])
+        flat_ext = tf.reshape(inputs["ext"], [tf.shape(words)[0], -1])
+        match = words[:, :, None] == flat_words[:, None, :]
         source = tf.gather(flat_ext, tf.argmax(tf.cast(match, tf.int32), axis=2), batch_dims=1)
         copyable = (ids == UNK) & tf.reduce_any(match, axis=2)
         return tf.where(copyable, source, ids)
@@ -221,3 +275,18 @@ class SuggestionService(tf.Module):
         inputs = self.prepare(session)
         return {"attention": self.model.session_attention(inputs["tokens"]),
                 "queries": inputs["queries"]}
+
+
+def ends_a_word(prefix):
+    """[B]: the typed prefix ends with a separator, so its last word is finished."""
+    return tf.strings.regex_full_match(prefix, r"(?s).*[\pP\pS\pC\pZ]")
+
+
+def starts_with_typed(texts, prefix):
+    """[B, C]: the candidate queries that begin with what was typed (its finished words
+    whole, an unfinished last word as the start of a word)."""
+    typed = normalise(prefix)
+    typed = tf.where(ends_a_word(prefix) & (typed != ""), typed + " ", typed)[:, None]
+    size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
+    head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
+    return head == typed

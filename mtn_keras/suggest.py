@@ -1,11 +1,14 @@
 """`python -m mtn_keras.suggest --model DIR QUERY [QUERY ...]`: print the k best next
-queries for a session (oldest query first), one `score<TAB>suggestion` line each."""
+queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source` line each
+(the ranker's confidence and model/log/model+log with a ranking, else the log-probability
+per length-normalised token and model)."""
 
 import argparse
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.config import add_decode_arguments, decode_config
+from mtn_keras.data.text import normalise
 
 
 def main(argv=None):
@@ -25,19 +28,20 @@ def main(argv=None):
 
     from mtn_keras.serving import SuggestionService
 
-    service = SuggestionService(trained.model, trained.vocab.tokens, decoding)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     session = tf.constant([args.queries])
     if args.prefix:
         result = service.complete(session, tf.constant([args.prefix]))
     else:
         result = service.suggest(session)
-    lines = [
-        f"{score:.4f}\t{text.decode()}"
-        for text, score in zip(result["suggestions"][0].numpy(), result["scores"][0].numpy())
-        if text
-    ]
+    rows = zip(result["suggestions"][0].numpy(), result["scores"][0].numpy(), result["sources"][0].numpy())
+    lines = [f"{score:.4f}\t{text.decode()}\t{source.decode()}" for text, score, source in rows if text]
     if not lines:
-        print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
+        if not any(normalise(query) for query in args.queries):
+            print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
+        else:
+            print("suggest: no suggestion passed the filters and the confidence threshold "
+                  "(--threshold 0 shows every candidate)", file=sys.stderr)
         return 1
     print("\n".join(lines))
     return 0

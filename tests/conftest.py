@@ -1,4 +1,5 @@
-"""Shared fixtures: a made-up search log, its prepared dataset and one tiny trained MTN.
+"""Shared fixtures: a made-up search log, its prepared dataset, one tiny trained MTN and its
+ranking (query-log index and ranker).
 
 Training costs seconds of tracing, so the model is trained once per test session and
 shared; tests that change it work on a copy.
@@ -6,6 +7,7 @@ shared; tests that change it work on a copy.
 
 import os
 import random
+import shutil
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -73,3 +75,27 @@ def trained(trained_model_dir):
     from mtn_keras.artifacts import load_trained
 
     return load_trained(str(trained_model_dir))
+
+
+@pytest.fixture(scope="session")
+def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
+    from mtn_keras.artifacts import load_trained
+    from mtn_keras.config import DecodeConfig
+    from mtn_keras.data.prepare import load_split
+    from mtn_keras.ranking.build import build_ranking
+
+    out = tmp_path_factory.mktemp("ranked") / "tiny"
+    shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
+    trained = load_trained(str(out), ranking=False)
+    decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
+    ranking = build_ranking(trained, load_split(prepared_data, "train"), load_split(prepared_data, "valid"),
+                            decoding, hidden=4, progress=lambda _: None)
+    ranking.save(str(out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def ranked(ranked_model_dir):
+    from mtn_keras.artifacts import load_trained
+
+    return load_trained(str(ranked_model_dir))

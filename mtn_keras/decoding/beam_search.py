@@ -35,13 +35,28 @@ def collapse_duplicates(seqs, scores):
     """
     keys = tf.sort(seqs, axis=-1)
     same = tf.reduce_all(keys[:, :, None, :] == keys[:, None, :, :], axis=-1)
+    return tf.where(beaten(same, scores), NEG_INF, scores)
+
+
+def beaten(same, scores):
+    """[B, M]: an item `same` [B, M, M] as one of higher score, or as an earlier one of
+    equal score."""
     index = tf.range(tf.shape(scores)[1])
     earlier = index[None, :] < index[:, None]
     better = (scores[:, None, :] > scores[:, :, None]) | (
         (scores[:, None, :] == scores[:, :, None]) & earlier[None]
     )
-    beaten = tf.reduce_any(same & better, axis=-1)
-    return tf.where(beaten, NEG_INF, scores)
+    return tf.reduce_any(same & better, axis=-1)
+
+
+def block_repeated_words(log_probs, seqs, t):
+    """-inf for every token already in its hypothesis (`seqs` [N, L], generated before
+    step t): no word twice in a suggestion."""
+    earlier = tf.range(tf.shape(seqs)[1])[None, :] < t
+    ids = tf.where(earlier, seqs, 0)  # column 0 (<pad>) is never a result anyway
+    rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+    indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
+    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
 
 
 def block_repeated_bigrams(log_probs, previous, seqs, t):
@@ -73,6 +88,7 @@ def beam_search(
     prefix=None,
     dedupe=True,
     no_repeat_bigrams=True,
+    no_repeat_words=False,
     trace=None,
     exact_stop=True,
 ):
@@ -87,7 +103,7 @@ def beam_search(
     float32 [B, k] (raw sums).
     `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
     in a row: queries hardly ever do, and long-favouring length normalisation otherwise
-    lets beams loop.
+    lets beams loop. `no_repeat_words` is stricter: no word twice at all.
 
     `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
     along each hypothesis (e.g. how much it copied from each source token); the result then
@@ -116,7 +132,9 @@ def beam_search(
         vocab_size = tf.shape(log_probs)[1]
         block = tf.scatter_nd(blocked_ids[:, None], blocked_inf, [vocab_size])
         extend = log_probs + block
-        if no_repeat_bigrams:
+        if no_repeat_words:
+            extend = block_repeated_words(extend, tf.reshape(alive_seq, [B * K, L]), t)
+        elif no_repeat_bigrams:
             extend = block_repeated_bigrams(extend, tokens, tf.reshape(alive_seq, [B * K, L]), t)
         eos = log_probs[:, eos_id]
         if prefix is not None:

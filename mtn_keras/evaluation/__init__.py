@@ -8,6 +8,7 @@ from mtn_keras.evaluation.report import (
     evaluate_suggesters,
     markdown_table,
     model_report,
+    quality_table,
     table_rows,
     write_json,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "markdown_table",
     "model_report",
     "perplexity",
+    "quality_table",
     "session_pairs",
     "success_rate",
     "table_rows",

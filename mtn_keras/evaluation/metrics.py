@@ -10,6 +10,9 @@ import math
 
 from sacrebleu.metrics import BLEU
 
+from mtn_keras.evaluation.quality import is_new, repeats_a_word, repeats_session
+from mtn_keras.ranking.blocklist import blocks
+
 _BLEU = BLEU(tokenize="none", smooth_method="none", force=True)
 
 
@@ -35,6 +38,40 @@ def success_rate(suggestion_lists: list[list[str]], references: list[str], k: in
         return 0.0
     hits = sum(ref in suggestions[:k] for suggestions, ref in zip(suggestion_lists, references))
     return 100.0 * hits / len(references)
+
+
+def mean_reciprocal_rank(suggestion_lists: list[list[str]], references: list[str], k: int) -> float:
+    """Mean of 1 / (rank of the reference among the first k suggestions; 0 if absent), in percent."""
+    if not references:
+        return 0.0
+    total = sum(
+        1.0 / (suggestions[:k].index(ref) + 1) for suggestions, ref in zip(suggestion_lists, references)
+        if ref in suggestions[:k]
+    )
+    return 100.0 * total / len(references)
+
+
+def list_quality(suggestion_lists, pairs, phrases, k: int) -> dict:
+    """What the shown lists (the first k) hold, in percent: `coverage` (pairs shown at least
+    one suggestion), `precision` (SR@k among those pairs), `sr@k_new` (SR@k on the pairs
+    whose next query is new: not a session query nor inside one; `new_pairs` of them),
+    and the shares of shown suggestions that repeat a session query or lie inside one,
+    repeat a word, or hold a blocked word."""
+    shown = [suggestions[:k] for suggestions in suggestion_lists]
+    covered = [(s, ref) for s, (_, ref) in zip(shown, pairs) if s]
+    new = [(s, ref) for s, (context, ref) in zip(shown, pairs) if is_new(ref, context)]
+    items = [(text, context) for s, (context, _) in zip(shown, pairs) for text in s]
+    share = lambda hits, total: 100.0 * hits / total if total else 0.0  # noqa: E731
+    return {
+        "coverage": share(len(covered), len(pairs)),
+        "precision": share(sum(ref in s for s, ref in covered), len(covered)),
+        f"sr@{k}_new": share(sum(ref in s for s, ref in new), len(new)),
+        "new_pairs": share(len(new), len(pairs)),
+        "shown": len(items),
+        "repeats_session": share(sum(repeats_session(t, c) for t, c in items), len(items)),
+        "repeats_word": share(sum(repeats_a_word(t) for t, _ in items), len(items)),
+        "blocked": share(sum(blocks(t, phrases) for t, _ in items), len(items)),
+    }
 
 
 def perplexity(total_nll: float, total_tokens: int) -> float:

@@ -10,14 +10,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mtn_keras.evaluation.anchors import ANCHORS
-from mtn_keras.evaluation.metrics import corpus_scores, success_rate
+from mtn_keras.evaluation.metrics import corpus_scores, list_quality, mean_reciprocal_rank, success_rate
 
 
-def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool = True) -> dict:
-    """BLEU, p1..p4, bp, SR@1 and SR@5 of each suggester on (context, next query) pairs.
+def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool = True, phrases=()) -> dict:
+    """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
+    `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
+    (context, next query) pairs.
 
-    A suggester maps a batch of contexts to lists of (text, score), best first, at least five
-    long where it can; its top-1 is the BLEU hypothesis ("" when it suggests nothing).
+    A suggester maps a batch of contexts to lists of (text, score), best first, at most five
+    long (what is shown); its top-1 is the BLEU hypothesis ("" when it suggests nothing).
     """
     contexts = [context for context, _ in pairs]
     references = [reference for _, reference in pairs]
@@ -37,6 +39,8 @@ def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool
             **corpus_scores(hypotheses, references),
             "sr@1": success_rate(lists, references, 1),
             "sr@5": success_rate(lists, references, 5),
+            "mrr@5": mean_reciprocal_rank(lists, references, 5),
+            **list_quality(lists, pairs, phrases, 5),
         }
     return results
 
@@ -77,6 +81,21 @@ def markdown_table(rows: dict) -> str:
         lines.append(
             f"| {name} | {size} | {precisions} | {row['bleu']:.2f} | {row['sr@1']:.2f} | {row['sr@5']:.2f} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def quality_table(rows: dict) -> str:
+    """What a searcher is shown, one row per suggester that has the figures (percentages):
+    MRR@5, SR@5 on new next queries, coverage and precision, and the shares of shown
+    suggestions that repeat the session, repeat a word or hold a blocked word."""
+    lines = [
+        "| Model | MRR@5 | SR@5 new | Coverage | Precision | Repeats session | Repeated word | Blocked |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    keys = ("mrr@5", "sr@5_new", "coverage", "precision", "repeats_session", "repeats_word", "blocked")
+    for name, row in rows.items():
+        if all(key in row for key in keys):
+            lines.append(f"| {name} | " + " | ".join(f"{row[key]:.2f}" for key in keys) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,36 @@
+"""What a searcher sees in a suggestion list, as measured by `evaluate`: repeats of the
+session, repeated words, blocked words; and the same checks as a filter for the anchors,
+so that they are compared with the filtered model on equal terms."""
+
+from mtn_keras.ranking.blocklist import blocks
+
+
+def repeats_session(text, context):
+    """The suggestion equals a query of the session or its words all lie inside one."""
+    words = set(text.split())
+    return any(words <= set(query.split()) for query in context)
+
+
+def repeats_a_word(text):
+    """Some word of the suggestion appears twice."""
+    words = text.split()
+    return len(set(words)) != len(words)
+
+
+def is_new(reference, context):
+    """The next query is new: neither a query of the session nor inside one."""
+    return not repeats_session(reference, context)
+
+
+def filtered(suggester, phrases, k=5):
+    """A batch suggester whose lists drop what the filters drop (session repeats, repeated
+    words, blocked words): the first k of the rest of `suggester`'s (longer) lists."""
+
+    def suggest(contexts):
+        return [
+            [(text, score) for text, score in suggestions
+             if not (repeats_session(text, context) or repeats_a_word(text) or blocks(text, phrases))][:k]
+            for context, suggestions in zip(contexts, suggester(contexts))
+        ]
+
+    return suggest

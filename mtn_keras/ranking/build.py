@@ -1,0 +1,65 @@
+"""Building a model's ranking: the index from the training split, the ranker fitted on the
+candidates of the validation split, the threshold tuned there too."""
+
+import numpy as np
+
+from mtn_keras.evaluation.pairs import session_pairs
+from mtn_keras.ranking import Ranking
+from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.features import FEATURES
+from mtn_keras.ranking.log_index import QueryLogIndex
+from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
+
+
+def candidate_rows(service, pairs, batch_size=64):
+    """The valid candidates of every pair: features [N, F], labels [N] (the candidate is
+    the next query), groups [N] (the pair's number) and keys [N] (its sorted words)."""
+    import tensorflow as tf
+
+    table = tf.function(service.candidate_table)
+    features, labels, groups, keys = [], [], [], []
+    for start in range(0, len(pairs), batch_size):
+        batch = pairs[start : start + batch_size]
+        width = max(len(context) for context, _ in batch)
+        sessions = [[""] * (width - len(context)) + list(context) for context, _ in batch]
+        sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
+        found = table(tf.constant(sessions))
+        texts = [[t.decode() for t in row] for row in found["texts"].numpy()]
+        valid = found["valid"].numpy()
+        values = found["features"].numpy()
+        for row, (_, reference) in enumerate(batch):
+            for column in np.nonzero(valid[row])[0]:
+                features.append(values[row, column])
+                labels.append(texts[row][column] == reference)
+                groups.append(start + row)
+                keys.append(" ".join(sorted(texts[row][column].split())))
+    return np.array(features, np.float32), np.array(labels), np.array(groups), keys
+
+
+def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
+    """The `Ranking` of a trained model: its index of `train_sessions`, its ranker fitted on
+    the candidates of `valid_sessions`, decoded with `decoding` (threshold 0)."""
+    from mtn_keras.serving import SuggestionService
+
+    index = QueryLogIndex.build(train_sessions, blocked_phrases())
+    progress(f"index: {index.sizes()}")
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
+    pairs = session_pairs(valid_sessions)
+    features, labels, groups, keys = candidate_rows(service, pairs)
+    progress(f"candidates: {len(labels)} of {len(pairs)} pairs, {int(labels.sum())} of them the next query")
+    ranker = fit_ranker(features, labels, hidden)
+    logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
+    probabilities = 1.0 / (1.0 + np.exp(-logits))
+    curve = threshold_curve(probabilities, groups, keys, labels, len(pairs), decoding.k)
+    threshold = choose_threshold(curve)
+    at = next(point for point in curve if point[0] == threshold)
+    info = {
+        "features": list(FEATURES), "hidden": hidden, "index": index.sizes(),
+        "valid_pairs": len(pairs), "candidates": len(labels), "positives": int(labels.sum()),
+        f"valid_sr@{decoding.k}_all_shown": curve[0][1],
+        f"valid_sr@{decoding.k}": at[1], "valid_coverage": at[2],
+        "decoding": {"beam": decoding.beam, "alpha": decoding.alpha, "filters": list(decoding.filters)},
+    }
+    progress(f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {curve[0][1]:.2f}%), "
+             f"coverage {at[2]:.1f}%")
+    return Ranking(index, ranker, threshold, info)

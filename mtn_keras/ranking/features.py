@@ -1,0 +1,45 @@
+"""The ranker's features of each candidate next query (float32 [B, M, F]), in this order:
+
+- `model_score`: the model's log-probability of the candidate per token (eos included);
+- `model_log_prob`: the same, summed (floored at -30);
+- `in_beam`, `from_log`: which source proposed it (1 or 0);
+- the log's evidence (`log_lookup.EVIDENCE`): log(1 + how often it directly followed the
+  last query), its share of the last query's followers, log(1 + how often it followed the
+  earlier queries), log(1 + in how many sessions it came after a session query), log(1 +
+  the idf-weighted follow counts from queries sharing the last query's rarest words),
+  log(1 + its count in the log);
+- `words`: its number of words; `new_words`: the share of its words in no session query;
+- `known_last`: whether the log holds the last query; `known_words`: the share of the last
+  query's words in the model's vocabulary.
+"""
+
+import tensorflow as tf
+
+from mtn_keras.ranking.log_lookup import EVIDENCE
+
+FEATURES = (
+    "model_score", "model_log_prob", "in_beam", "from_log", *EVIDENCE,
+    "words", "new_words", "known_last", "known_words",
+)
+
+
+def candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, session, known):
+    """Stack the features. log_probs, lengths [B, M]; in_beam, from_log bool [B, M];
+    evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
+    known: `known_last` and `known_words` [B, 2]."""
+    real = words != ""
+    count = tf.reduce_sum(tf.cast(real, tf.float32), axis=-1)
+    flat = tf.reshape(session, [tf.shape(session)[0], 1, 1, -1])
+    in_session = tf.reduce_any(words[..., None] == flat, axis=-1) & real
+    new = count - tf.reduce_sum(tf.cast(in_session, tf.float32), axis=-1)
+    per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))
+    columns = [
+        log_probs / tf.cast(lengths + 1, tf.float32),
+        tf.maximum(log_probs, -30.0),
+        tf.cast(in_beam, tf.float32),
+        tf.cast(from_log, tf.float32),
+    ]
+    return tf.concat([
+        tf.stack(columns, axis=-1), evidence,
+        tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1), per_row,
+    ], axis=-1)

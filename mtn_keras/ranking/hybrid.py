@@ -1,0 +1,86 @@
+"""The suggestion lists: the beam's n-best alone, or the beam's and the log's candidates
+ranked together by the ranker, after the filters, above the confidence threshold."""
+
+import tensorflow as tf
+
+from mtn_keras.graph_text import joined
+from mtn_keras.ranking.features import candidate_features
+from mtn_keras.ranking.filters import same_words_as_better
+from mtn_keras.ranking.log_lookup import LogLookup
+
+NEG_INF = float("-inf")
+
+
+def top(scores, k, *columns):
+    """The k best of scores [B, M] (-inf: not shown), with the same rows of each column."""
+    scores, order = tf.math.top_k(scores, k)
+    return (scores, *(tf.gather(c, order, batch_dims=1) for c in columns))
+
+
+def beam_only(beam, check, k):
+    """The paper's setting: the beam's n-best by their length-normalised log-probability,
+    after the filters (`check(words, texts) -> keep [B, M]`). Returns scores, texts,
+    sources and copy weights of the k best."""
+    texts = joined(beam["words"])
+    scores = tf.where(check(beam["words"], texts), beam["scores"], NEG_INF)
+    scores = tf.where(same_words_as_better(beam["words"], scores), NEG_INF, scores)
+    return top(scores, k, texts, tf.fill(tf.shape(texts), "model"), beam["copied"])
+
+
+class HybridRanker(tf.Module):
+    """The beam's and the log's candidates, scored by the model and the log, ranked by the
+    ranker (a Keras model of the features, giving a logit), shown above `threshold`.
+
+    Args:
+        ranking: a `Ranking` (its index and ranker).
+        threshold: the smallest ranker probability shown (0 shows k whenever possible).
+    """
+
+    def __init__(self, ranking, threshold):
+        super().__init__()
+        self.lookup = LogLookup(ranking.index)
+        self.ranker = ranking.ranker
+        self.threshold = float(threshold)
+
+    def table(self, inputs, beam, log, check, known_words):
+        """Every candidate of both sources, once: texts [B, M], words, features [B, M, F],
+        `valid` (passes the filters), `sources` and `copied` (copy weights)."""
+        width = tf.shape(beam["words"])[2]
+        log_words = tf.pad(log["words"], [[0, 0], [0, 0], [0, width - tf.shape(log["words"])[2]]])
+        words = tf.concat([beam["words"], log_words], axis=1)
+        texts = joined(words)
+        log_probs = tf.concat([beam["log_probs"], log["log_probs"]], axis=1)
+        lengths = tf.concat([beam["lengths"], log["lengths"]], axis=1)
+        beam_part = tf.range(tf.shape(texts)[1]) < tf.shape(beam["words"])[1]
+        offered = (texts != "") & (log_probs > NEG_INF)
+        same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
+        in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
+        from_log = tf.reduce_any(same & ~beam_part[None, None, :], axis=-1)
+        index = tf.range(tf.shape(texts)[1])
+        repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
+        last = inputs["queries"][:, -1]
+        known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
+        features = candidate_features(
+            log_probs, lengths, in_beam, from_log, self.lookup.evidence(inputs["queries"], texts),
+            words, inputs["words"], known,
+        )
+        sources = tf.where(in_beam & from_log, "model+log", tf.where(in_beam, "model", "log"))
+        return {
+            "texts": texts, "words": words, "features": features, "sources": sources,
+            "valid": offered & ~repeated & check(words, texts),
+            "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
+        }
+
+    def probabilities(self, features):
+        """The ranker's probability [B, M] that each candidate is the next query."""
+        flat = tf.reshape(features, [-1, tf.shape(features)[-1]])
+        logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
+        return tf.sigmoid(tf.cast(logits, tf.float32))
+
+    def __call__(self, inputs, beam, log, check, known_words, k):
+        """Scores (ranker probabilities), texts, sources and copy weights of the k best."""
+        found = self.table(inputs, beam, log, check, known_words)
+        probs = self.probabilities(found["features"])
+        scores = tf.where(found["valid"] & (probs >= self.threshold), probs, NEG_INF)
+        scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
+        return top(scores, k, found["texts"], found["sources"], found["copied"])

@@ -1,0 +1,168 @@
+"""The query-log index: what the training log says follows what.
+
+Built from a prepared dataset's training split (numpy only, no TensorFlow): every distinct
+query with its count; the consecutive (query, next query) pairs and the within-session
+(query, later query) pairs with their counts; each query's best neighbours (followers
+first, then later queries of its sessions); and for each word the most frequent queries
+holding it, so that a query never seen in the log still finds the followers of queries
+like it. Queries with a blocked word or a word twice are never offered as candidates.
+`LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
+"""
+
+import json
+import math
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtn_keras.ranking.blocklist import blocks
+
+FILES = ("queries.txt", "words.txt", "index.npz", "index.json")
+
+
+@dataclass
+class QueryLogIndex:
+    """Arrays of the index; query ids are line numbers of `queries`, most frequent first.
+
+    pair keys are `first * len(queries) + second`; neighbour and word lists are CSR
+    (row splits, then values) so that a row of them is one slice.
+    """
+
+    queries: list
+    counts: np.ndarray  # [Q] occurrences of each query in the training sessions
+    follow_keys: np.ndarray  # [E] int64 (query, next query) pairs
+    follow_counts: np.ndarray  # [E] how often
+    later_keys: np.ndarray  # [E'] int64 (query, later query of the same session) pairs
+    later_counts: np.ndarray  # [E'] in how many sessions
+    follow_totals: np.ndarray  # [Q] sum of each query's follow counts
+    neighbour_splits: np.ndarray  # [Q + 1]
+    neighbours: np.ndarray  # query ids: followers by count, then later queries by count
+    words: list
+    word_idf: np.ndarray  # [W] log(Q / queries holding the word)
+    word_splits: np.ndarray  # [W + 1]
+    word_queries: np.ndarray  # query ids holding the word, most frequent first
+
+    @classmethod
+    def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5):
+        """The index of training `sessions` (lists of normalised queries)."""
+        counts = Counter(q for session in sessions for q in session)
+        queries = sorted(counts, key=lambda q: (-counts[q], q))
+        ids = {q: i for i, q in enumerate(queries)}
+        follow, later = Counter(), Counter()
+        for session in sessions:
+            for query, following in zip(session, session[1:]):
+                if following != query:
+                    follow[ids[query], ids[following]] += 1
+            later.update({
+                (ids[query], ids[other])
+                for i, query in enumerate(session) for other in session[i + 1 :] if other != query
+            })
+        offerable = [ok_candidate(q, blocked) for q in queries]
+        size = len(queries)
+        rows = defaultdict(list)
+        for table in (follow, later):
+            for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
+                if offerable[second] and second not in rows[first]:
+                    rows[first].append(second)
+        neighbour_lists = [rows[i][:neighbours] for i in range(size)]
+        holding = defaultdict(list)
+        for i, query in enumerate(queries):
+            for word in dict.fromkeys(query.split()):
+                holding[word].append(i)
+        words = sorted(holding)
+        word_lists = [[i for i in holding[w] if offerable[i]][:queries_per_word] for w in words]
+        totals = np.zeros(size, np.float32)
+        for (first, _), count in follow.items():
+            totals[first] += count
+        return cls(
+            queries=queries,
+            counts=np.array([counts[q] for q in queries], np.float32),
+            follow_keys=_keys(follow, size), follow_counts=_values(follow),
+            later_keys=_keys(later, size), later_counts=_values(later),
+            follow_totals=totals,
+            neighbour_splits=_splits(neighbour_lists), neighbours=_flat(neighbour_lists),
+            words=words,
+            word_idf=np.array([math.log(size / len(holding[w])) for w in words], np.float32),
+            word_splits=_splits(word_lists), word_queries=_flat(word_lists),
+        )
+
+    def save(self, folder):
+        """Writes queries.txt, words.txt, index.npz and index.json (sizes) into `folder`."""
+        os.makedirs(folder, exist_ok=True)
+        for name, items in (("queries.txt", self.queries), ("words.txt", self.words)):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                handle.writelines(f"{item}\n" for item in items)
+        arrays = {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        np.savez_compressed(os.path.join(folder, "index.npz"), **arrays)
+        with open(os.path.join(folder, "index.json"), "w") as handle:
+            json.dump(self.sizes(), handle, indent=2)
+
+    @classmethod
+    def load(cls, folder):
+        """The index saved in `folder`; OSError or ValueError when it is missing or damaged."""
+        lists = {}
+        for name in ("queries", "words"):
+            with open(os.path.join(folder, f"{name}.txt"), encoding="utf-8") as handle:
+                lists[name] = [line.rstrip("\n") for line in handle]
+        with np.load(os.path.join(folder, "index.npz")) as arrays:
+            index = cls(**lists, **{k: arrays[k] for k in arrays.files})
+        if len(index.counts) != len(index.queries) or len(index.word_idf) != len(index.words):
+            raise ValueError(f"{folder}: the index's lists and arrays differ in length")
+        return index
+
+    def sizes(self):
+        """Entry counts, for the report of the index's size."""
+        return {
+            "queries": len(self.queries), "words": len(self.words),
+            "follow_pairs": len(self.follow_keys), "later_pairs": len(self.later_keys),
+            "neighbours": len(self.neighbours), "word_queries": len(self.word_queries),
+        }
+
+    def follow_count(self, first, second):
+        """How often `second` directly followed `first` in the training sessions."""
+        return _pair_count(self, self.follow_keys, self.follow_counts, first, second)
+
+    def later_count(self, first, second):
+        """In how many training sessions `second` came after `first`."""
+        return _pair_count(self, self.later_keys, self.later_counts, first, second)
+
+    def neighbours_of(self, query):
+        """The candidate queries the index offers after `query`, best first."""
+        ids = {q: i for i, q in enumerate(self.queries)}
+        if query not in ids:
+            return []
+        i = ids[query]
+        row = self.neighbours[self.neighbour_splits[i] : self.neighbour_splits[i + 1]]
+        return [self.queries[j] for j in row]
+
+
+def ok_candidate(query, blocked):
+    """A query the index may offer: no blocked word, no word twice."""
+    words = query.split()
+    return len(set(words)) == len(words) and not blocks(query, blocked)
+
+
+def _pair_count(index, keys, counts, first, second):
+    ids = {q: i for i, q in enumerate(index.queries)}
+    if first not in ids or second not in ids:
+        return 0.0
+    at = np.nonzero(keys == ids[first] * len(index.queries) + ids[second])[0]
+    return float(counts[at[0]]) if len(at) else 0.0
+
+
+def _keys(table, size):
+    return np.array([a * size + b for a, b in table], np.int64)
+
+
+def _values(table):
+    return np.array(list(table.values()), np.float32)
+
+
+def _splits(lists):
+    return np.cumsum([0] + [len(row) for row in lists]).astype(np.int64)
+
+
+def _flat(lists):
+    return np.array([i for row in lists for i in row], np.int64)

@@ -1,0 +1,77 @@
+"""Each filter on hand-made sessions, and the evaluation's Python checks agree with them."""
+
+import numpy as np
+
+from mtn_keras.evaluation.quality import repeats_a_word, repeats_session
+from mtn_keras.ranking.blocklist import EVERYDAY_WORDS, blocked_phrases, blocks
+
+SESSION = ["weather boston", "boston red sox tickets"]
+CANDIDATES = [
+    "weather boston",  # a session query
+    "red sox",  # inside one
+    "boston weather",  # inside one, in another order
+    "red sox schedule",  # new
+    "sox sox tickets",  # a word twice
+    "nude beach boston",  # a blocked word
+    "",  # nothing
+]
+
+
+def words_of(texts, width=6):
+    return [(t.split() + [""] * width)[:width] for t in texts]
+
+
+def test_each_filter_in_the_graph_and_in_python():
+    import tensorflow as tf
+
+    from mtn_keras.ranking import filters
+
+    words = tf.constant([words_of(CANDIDATES)])
+    session = tf.constant([words_of(SESSION)])
+    inside = filters.inside_session(words, session).numpy()[0]
+    repeats = filters.repeats_a_word(words).numpy()[0]
+    pattern = filters.blocked_pattern(blocked_phrases())
+    blocked = filters.is_blocked(tf.constant(CANDIDATES), pattern).numpy()
+    assert inside.tolist() == [True, True, True, False, True, False, True]
+    assert repeats.tolist() == [False, False, False, False, True, False, False]
+    assert blocked.tolist() == [False, False, False, False, False, True, False]
+    for i, text in enumerate(CANDIDATES[:-1]):
+        assert inside[i] == repeats_session(text, SESSION)
+        assert repeats[i] == repeats_a_word(text)
+        assert blocked[i] == blocks(text, blocked_phrases())
+    kept = filters.keep(words, tf.constant([CANDIDATES]), session, pattern,
+                        ("session", "repeats", "blocked"), tf.constant([True])).numpy()[0]
+    assert [c for c, k in zip(CANDIDATES, kept) if k] == ["red sox schedule"]
+    everything = filters.keep(words, tf.constant([CANDIDATES]), session, pattern, (), tf.constant([True]))
+    assert everything.numpy()[0].tolist() == [True] * 6 + [False]
+
+
+def test_unrelated_suggestions_need_a_shared_word_when_the_session_is_unknown():
+    import tensorflow as tf
+
+    from mtn_keras.ranking import filters
+
+    words = tf.constant([words_of(["qxz reviews", "new york craigslist"])] * 2)
+    session = tf.constant([words_of(["qxz"])] * 2)
+    kept = filters.keep(words, tf.constant([["qxz reviews", "new york craigslist"]] * 2), session,
+                        "(?!)", ("unrelated",), tf.constant([False, True])).numpy()
+    assert kept.tolist() == [[True, False], [True, True]]
+
+
+def test_the_k_shown_differ():
+    import tensorflow as tf
+
+    from mtn_keras.ranking.filters import same_words_as_better
+
+    words = tf.constant([words_of(["red sox tickets", "tickets red sox", "red sox"])])
+    beaten = same_words_as_better(words, tf.constant([[0.2, 0.5, 0.1]])).numpy()[0]
+    assert beaten.tolist() == [True, False, False]
+
+
+def test_the_block_list_comes_from_the_package_less_everyday_words():
+    phrases = blocked_phrases()
+    assert "nude" in phrases and "porn" in phrases and "blow job" in phrases
+    assert not EVERYDAY_WORDS & set(phrases)
+    assert not blocks("hiv test results", phrases) and not blocks("pawn shop", phrases)
+    assert blocks("actor name nude", phrases) and not blocks("nudes are art", ["nude"])
+    assert np.all([p == " ".join(p.split()) for p in phrases])
