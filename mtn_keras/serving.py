@@ -20,20 +20,12 @@ import tensorflow as tf
 from mtn_keras.config import DecodeConfig
 from mtn_keras.decoding import beam_search
 from mtn_keras.models.base import PAD, UNK
-
-SEPARATORS = r"[\pP\pS\pC\pZ]+"
-
+from mtn_keras.serving_input import SUGGEST_OUTPUTS, checked_inputs, unless_empty
+from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser
 
 def single_spaced(text):
     """Runs of spaces to one, none at either end."""
     return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
-
-
-def normalise(text):
-    """tf.string tensor -> normalised words joined by single spaces (as data.text.normalise)."""
-    return single_spaced(
-        tf.strings.regex_replace(tf.strings.lower(text, encoding="utf-8"), SEPARATORS, " ")
-    )
 
 
 def joined(words):
@@ -64,11 +56,12 @@ class SuggestionService(tf.Module):
         self.table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
         )
+        self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
 
     def prepare(self, session):
         """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
-        queries = normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
+        queries = self.normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
         real = queries != ""
         # Move the real queries to the end, in order, so the last query is always at S'-1.
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
@@ -149,10 +142,10 @@ class SuggestionService(tf.Module):
         """What the user typed of the next query -> (words to force [B, n], allowed [B, V_ext],
         allowed_at [B]). A last word not followed by a space is taken as unfinished: it is
         completed by the vocabulary or session words that start with it, when there are any."""
-        words = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
+        words = tf.strings.split(self.normalise(prefix)).to_tensor("", shape=[None, self.n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
-        open_word = (count > 0) & ~tf.strings.regex_full_match(prefix, r"(?s).*[\pP\pS\pC\pZ]")
+        open_word = (count > 0) & self.normalise.ends_open(prefix)
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(self.tokens[None, :], [batch, self.vocab_size])
@@ -205,19 +198,29 @@ class SuggestionService(tf.Module):
             words = tf.where((ids == UNK) & (typed != ""), typed, words)
         return tf.where(ids == PAD, "", words)
 
+    def output_sizes(self, session):
+        """The sizes that name the outputs' dimensions (see serving_input.SUGGEST_OUTPUTS)."""
+        slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
+        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n}
+
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):
-        return self.decode(session)
+        session, _ = checked_inputs(session)
+        return unless_empty(session, lambda: self.decode(session), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
 
     @tf.function(input_signature=[
         tf.TensorSpec([None, None], tf.string, name="session"),
         tf.TensorSpec([None], tf.string, name="prefix"),
     ])
     def complete(self, session, prefix):
-        return self.decode(session, prefix)
+        session, prefix = checked_inputs(session, prefix)
+        return unless_empty(session, lambda: self.decode(session, prefix), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def session_attention(self, session):
+        session, _ = checked_inputs(session)
         inputs = self.prepare(session)
         return {"attention": self.model.session_attention(inputs["tokens"]),
                 "queries": inputs["queries"]}
