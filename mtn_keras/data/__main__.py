@@ -88,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(format_stats(stats))
     print(f"\nwrote {args.out}")
+    for name, split in stats["splits"].items():
+        if not split["sessions"]:
+            print(f"warning: {args.out}: the {name} split is empty (--split "
+                  f"{'/'.join(f'{share:g}' for share in args.split)}); train needs sessions in "
+                  "train and valid", file=sys.stderr)
     return 0
 
 
