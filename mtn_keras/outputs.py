@@ -27,6 +27,17 @@ def check_out_path(out: str, flag: str = "--out") -> None:
         raise OutputError(f"{flag} {out}: {parent} is a file, not a directory")
 
 
+def check_writable(path: str, flag: str) -> None:
+    """Raises OutputError unless the file `path` can be written (checked before a long run)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputError(f"{flag} {path} is a directory, not a file")
+    if not os.path.isdir(parent):
+        raise OutputError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise OutputError(f"{flag} {path}: not writable")
+
+
 def remove_stale_staging(parent: str) -> None:
     """Removes the temporary siblings in `parent` whose writing process is gone (killed)."""
     with contextlib.suppress(OSError):

@@ -77,15 +77,32 @@ def load_split(directory: str, name: str) -> list[list[str]]:
 
 
 def read_sessions(path: str) -> list[list[str]]:
-    """The sessions of a split file: one a line, queries TAB-separated."""
-    with open(path, encoding="utf-8") as file:
-        return [line.rstrip("\n").split("\t") for line in file if line.strip()]
+    """The sessions of a split file: one a line, queries TAB-separated. Raises ValueError
+    naming the file and line of a line that is not UTF-8."""
+    sessions = []
+    with open(path, "rb") as file:
+        for number, raw in enumerate(file, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}:{number}: not UTF-8") from None
+            if line.strip():
+                sessions.append(line.rstrip("\n").split("\t"))
+    return sessions
 
 
 def load_stats(directory: str) -> dict:
-    """stats.json of a prepared directory."""
-    with open(os.path.join(directory, "stats.json"), encoding="utf-8") as file:
-        return json.load(file)
+    """stats.json of a prepared directory. Raises ValueError naming the file if it is not
+    a JSON object."""
+    path = os.path.join(directory, "stats.json")
+    try:
+        with open(path, encoding="utf-8") as file:
+            stats = json.load(file)
+    except ValueError as error:  # not UTF-8, or not JSON
+        raise ValueError(f"{path}: not a stats.json ({' '.join(str(error).split())[:120]})") from None
+    if not isinstance(stats, dict):
+        raise ValueError(f"{path}: not a stats.json (no JSON object)")
+    return stats
 
 
 def unaccounted_rows(stats: dict) -> int:

@@ -89,20 +89,21 @@ def test_a_prefix_batch_unlike_the_session_batch_is_named(loaded):
         complete(session=session, prefix=tf.constant([["c"], ["u"]]))
 
 
-def test_a_100000_character_prefix_is_cut_like_a_query(loaded):
-    out = loaded.signatures["complete"](session=tf.constant([["cheap flights"]]),
-                                        prefix=tf.constant(["x" * 100_000]))
-    assert max(len(t) for t in out["suggestions"].numpy()[0]) <= 64 * 10 + 9
+def test_a_100000_character_prefix_is_cut_like_a_query(service):
+    out = service.complete(tf.constant([["cheap flights"]]), tf.constant(["x" * 100_000]))
+    texts = out["suggestions"].numpy().astype(str)[0]
+    assert any(texts) and all(len(word) <= MAX_WORD_CHARS for t in texts for word in t.split())
 
 
+# The python service runs the graph of the SavedModel's signatures without XLA, so one trace
+# serves every shape (the SavedModel compiles the search once per batch size).
 @FUZZ
-@given(batch=st.integers(0, 2), size=st.integers(0, 7),
+@given(batch=st.integers(0, 3), size=st.integers(0, 7),
        cells=st.lists(st.sampled_from(["", "cheap flights", "Hotel DEALS!", "zzyzx", "\x00", "é" * 70]),
-                      min_size=14, max_size=14))
-def test_any_session_shape_gets_outputs_of_its_shape(loaded, service, batch, size, cells):
-    session = np.array(cells[: batch * size], dtype=object).reshape(batch, size)
-    out = loaded.signatures["suggest"](session=tf.constant(session, tf.string, shape=[batch, size]))
-    expect_outputs(out, batch, size, service.k, service.n)
+                      min_size=21, max_size=21))
+def test_any_session_shape_gets_outputs_of_its_shape(service, batch, size, cells):
+    session = tf.constant(np.array(cells[: batch * size], dtype=object).reshape(batch, size),
+                          tf.string, shape=[batch, size])
+    expect_outputs(service.suggest(session), batch, size, service.k, service.n)
     prefix = tf.constant(cells[:batch], tf.string, shape=[batch])
-    expect_outputs(loaded.signatures["complete"](session=tf.constant(session, tf.string, shape=[batch, size]),
-                                                 prefix=prefix), batch, size, service.k, service.n)
+    expect_outputs(service.complete(session, prefix), batch, size, service.k, service.n)
