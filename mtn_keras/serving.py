@@ -7,9 +7,13 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - queries are normalised like the data pipeline (lowercase, punctuation to spaces);
 - empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
   their order and only the last `max_queries` are used (the longest session trained on);
-- a query's words past `max_query_tokens` are cut off;
+- a query's words past `max_query_tokens` are cut off, and so are the characters of a word
+  past 64 (or the longest vocabulary word), in the session and in a prefix alike;
 - words outside the vocabulary can be copied from the session and come out verbatim;
 - a session with no query left gets k empty suggestions with score -inf;
+- a batch of no sessions gets outputs of batch 0, without a search; a session that is not
+  [B, S], or a prefix batch unlike the session's, raises InvalidArgumentError naming the
+  input and the shape expected (serving_input);
 - in `complete`, a last typed word without a space after it is unfinished: the suggestions
   complete it with a vocabulary or session word that starts with it (if there is none, the
   word is kept as typed).
