@@ -27,6 +27,7 @@ from mtn_keras.models.base import PAD, UNK
 from mtn_keras.serving_input import SUGGEST_OUTPUTS, checked_inputs, unless_empty
 from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser
 
+
 def single_spaced(text):
     """Runs of spaces to one, none at either end."""
     return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
