@@ -2,6 +2,7 @@
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 
 from mtn_keras.config import ModelConfig, model_config_from_dict
@@ -33,12 +34,15 @@ def load_trained(path, ranking=True):
         if not os.path.isfile(file):
             raise ModelDirError(f"{path}: {name} is missing (not a directory written by mtn_keras.train)")
     try:
-        with open(files["config.json"]) as handle:
+        with open(files["config.json"], encoding="utf-8") as handle:
             saved = json.load(handle)
         config = model_config_from_dict(saved["model_config"])
     except (ValueError, KeyError) as error:
         raise ModelDirError(f"{files['config.json']}: unreadable config ({error})") from None
-    vocab = Vocabulary.load(files["vocab.txt"])
+    try:
+        vocab = Vocabulary.load(files["vocab.txt"])
+    except ValueError as error:
+        raise ModelDirError(str(error)) from None
     if len(vocab) != config.vocab_size:
         raise ModelDirError(
             f"{path}: vocab.txt has {len(vocab)} tokens but the model was built for {config.vocab_size}"
@@ -47,10 +51,15 @@ def load_trained(path, ranking=True):
 
     import mtn_keras.models  # noqa: F401  (registers the layers and models)
 
+    if not zipfile.is_zipfile(files["model.keras"]):
+        raise ModelDirError(
+            f"{files['model.keras']}: cannot load the model (not a .keras archive: truncated or corrupt)"
+        )
     try:
         model = keras.saving.load_model(files["model.keras"], compile=False)
     except Exception as error:  # Keras raises many kinds for a damaged archive
-        raise ModelDirError(f"{files['model.keras']}: cannot load the model ({error})") from None
+        reason = " ".join(str(error).split())[:300]
+        raise ModelDirError(f"{files['model.keras']}: cannot load the model ({reason})") from None
     data_dir = saved.get("data")
     if data_dir and not os.path.isfile(os.path.join(data_dir, "train.tsv")):
         data_dir = None

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 
 FILTERS = ("session", "repeats", "blocked", "unrelated")
@@ -76,7 +77,7 @@ def add_decode_arguments(parser, fixed=False):
     defaults = DecodeConfig()
     parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
     parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
-    parser.add_argument("--alpha", type=float, default=defaults.alpha,
+    parser.add_argument("--alpha", type=non_negative_float, default=defaults.alpha,
                         help=f"length normalisation ((5 + len) / 6) ** alpha{when}")
     parser.add_argument("--repeat-last", action="store_true",
                         help=f"allow the last query itself as a suggestion{when}")
@@ -107,6 +108,36 @@ def positive_int(text):
     if value < 1:
         raise ValueError(text)
     return value
+
+
+def non_negative_float(text):
+    """A finite number of at least 0 (not nan), for argparse."""
+    value = float(text)
+    if not 0 <= value < math.inf:
+        raise ValueError(text)
+    return value
+
+
+POSITIVE = ("vocab_size", "max_query_tokens", "max_queries", "embed_dim", "d_model", "ff_dim",
+            "num_heads", "query_layers", "session_layers", "decoder_layers", "levels",
+            "rnn_units", "epochs", "batch_size", "warmup_steps")
+FRACTIONS = ("dropout", "label_smoothing")  # in [0, 1)
+
+
+def check_configs(model_config, train_config):
+    """Raises ValueError naming the first field whose value no model can train with."""
+    values = {**dataclasses.asdict(model_config), **dataclasses.asdict(train_config)}
+    for key in POSITIVE:
+        if values[key] < 1:
+            raise ValueError(f"{key} must be at least 1, not {values[key]}")
+    for key in FRACTIONS:
+        if not 0 <= values[key] < 1:
+            raise ValueError(f"{key} must be in [0, 1), not {values[key]}")
+    for key in ("learning_rate_scale", "entropy_weight", "patience"):
+        if not 0 <= values[key] < math.inf:
+            raise ValueError(f"{key} must be a finite number of at least 0, not {values[key]}")
+    if values["learning_rate_scale"] == 0:
+        raise ValueError("learning_rate_scale must be above 0")
 
 
 PRESETS = {

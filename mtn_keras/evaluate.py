@@ -10,7 +10,8 @@ import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
+from mtn_keras.cli import add_verbose, fail
+from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config, positive_int
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import Protocol, sessions_from_logs
@@ -20,6 +21,7 @@ from mtn_keras.evaluation import (
 )
 from mtn_keras.evaluation.quality import filtered
 from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.outputs import OutputError, check_writable
 
 
 def model_suggester(service):
@@ -89,13 +91,17 @@ def main(argv=None):
     parser.add_argument("--train-data", help="prepared dataset whose train split fits adj "
                         "(default: --data, else the data the model was trained on)")
     add_decode_arguments(parser)
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
+    add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     try:
+        for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
+            if getattr(args, flag):
+                check_writable(getattr(args, flag), f"--{flag}")
         trained = load_trained(args.model)
         if args.data:
             sessions = load_split(args.data, args.split)
@@ -107,9 +113,8 @@ def main(argv=None):
         train_dir = args.train_data or args.data or trained.data_dir
         train_sessions = load_split(train_dir, "train") if train_dir else None
         report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
-    except (ModelDirError, InputError, OSError, ValueError) as error:
-        print(f"evaluate: {error}", file=sys.stderr)
-        return 2
+    except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
+        return fail("evaluate", error, args.verbose)
     rows = table_rows({trained.name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
     print(table, end="")

@@ -8,11 +8,14 @@ import sys
 from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.cli import add_verbose, fail
 from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
+from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 
 
 def export(trained, out, decoding=DecodeConfig()):
-    """Write the SavedModel of a loaded `TrainedModel` to `out`."""
+    """Write the SavedModel of a loaded `TrainedModel` to `out`, replacing it. It is written
+    beside `out` and renamed into place, so a killed export leaves no half of one."""
     import tensorflow as tf
 
     from mtn_keras.serving import SuggestionService
@@ -24,14 +27,15 @@ def export(trained, out, decoding=DecodeConfig()):
         "complete": service.complete,
         "session_attention": service.session_attention,
     }
-    tf.saved_model.save(service, out, signatures=signatures)
     ranking = None
     if service.hybrid is not None:
         ranking = {**trained.ranking.info, "threshold": service.hybrid.threshold}
-    with open(os.path.join(out, "export.json"), "w") as handle:
-        json.dump({"model": trained.name, **asdict(decoding),
-                   "max_queries": service.max_queries, "max_query_tokens": service.n,
-                   "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
+    with staged_directory(out, "export") as temp:
+        tf.saved_model.save(service, temp, signatures=signatures)
+        with open(os.path.join(temp, "export.json"), "w") as handle:
+            json.dump({"model": trained.name, **asdict(decoding),
+                       "max_queries": service.max_queries, "max_query_tokens": service.n,
+                       "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
 
 
 def main(argv=None):
@@ -40,17 +44,17 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="SavedModel directory to create")
     add_decode_arguments(parser, fixed=True)
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
+    add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
-    if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
-        print(f"export: {args.out} exists; pass --force to replace it", file=sys.stderr)
-        return 2
     try:
+        check_out_path(args.out)
+        if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
+            raise OutputError(f"{args.out} exists; pass --force to replace it")
         trained = load_trained(args.model)
-    except ModelDirError as error:
-        print(f"export: {error}", file=sys.stderr)
-        return 2
-    export(trained, args.out, decoding)
+        export(trained, args.out, decoding)
+    except (ModelDirError, OutputError, OSError) as error:
+        return fail("export", error, args.verbose)
     print(f"wrote {args.out}")
     return 0
 

@@ -7,11 +7,15 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - queries are normalised like the data pipeline (lowercase, punctuation to spaces);
 - empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
   their order and only the last `max_queries` are used (the longest session trained on);
-- a query's words past `max_query_tokens` are cut off;
+- a query's words past `max_query_tokens` are cut off, and so are the characters of a word
+  past 64 (or the longest vocabulary word), in the session and in a prefix alike;
 - words outside the vocabulary can be copied from the session and come out verbatim;
 - a session with no query left gets k empty suggestions with score -inf;
 - the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
   repeated or blocked words); with a ranking, fewer than k may pass its threshold;
+- a batch of no sessions gets outputs of batch 0, without a search; a session that is not
+  [B, S], or a prefix batch unlike the session's, raises InvalidArgumentError naming the
+  input and the shape expected (serving_input);
 - in `complete`, a last typed word without a space after it is unfinished: the suggestions
   complete it with a vocabulary or session word that starts with it (if there is none, the
   word is kept as typed).
@@ -21,12 +25,13 @@ import tensorflow as tf
 
 from mtn_keras.config import DecodeConfig
 from mtn_keras.decoding import beam_search
-from mtn_keras.graph_text import joined, normalise
 from mtn_keras.models.base import BOS, PAD, UNK
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_log_probs
+from mtn_keras.serving_input import SUGGEST_OUTPUTS, checked_inputs, unless_empty
+from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser, joined
 
 class SuggestionService(tf.Module):
     """A trained model with its vocabulary, decoding settings and string signatures.
@@ -55,6 +60,7 @@ class SuggestionService(tf.Module):
         self.table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
         )
+        self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
         phrases = blocked_phrases() if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
         ids = {word: i for i, word in enumerate(vocab_tokens)}
@@ -67,7 +73,7 @@ class SuggestionService(tf.Module):
     def prepare(self, session):
         """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
-        queries = normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
+        queries = self.normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
         real = queries != ""
         # Move the real queries to the end, in order, so the last query is always at S'-1.
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
@@ -157,7 +163,7 @@ class SuggestionService(tf.Module):
         if self.hybrid is not None:
             log_texts = self.hybrid.lookup.candidates(inputs["queries"])
             if prefix is not None:
-                log_texts = tf.where(starts_with_typed(log_texts, prefix), log_texts, "")
+                log_texts = tf.where(self.starts_with_typed(log_texts, prefix), log_texts, "")
             log_words = tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n])
             ids = self.word_ids(tf.reshape(log_words, [tf.shape(log_words)[0], -1]), inputs)
             args["candidates"] = tf.reshape(ids, tf.shape(log_words))
@@ -203,10 +209,10 @@ class SuggestionService(tf.Module):
         """What the user typed of the next query -> (words to force [B, n], allowed [B, V_ext],
         allowed_at [B]). A last word not followed by a space is taken as unfinished: it is
         completed by the vocabulary or session words that start with it, when there are any."""
-        words = tf.strings.split(normalise(prefix)).to_tensor("", shape=[None, self.n])
+        words = tf.strings.split(self.normalise(prefix)).to_tensor("", shape=[None, self.n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
-        open_word = (count > 0) & ~ends_a_word(prefix)
+        open_word = (count > 0) & self.normalise.ends_open(prefix)
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(self.tokens[None, :], [batch, self.vocab_size])
@@ -259,34 +265,38 @@ class SuggestionService(tf.Module):
             words = tf.where((ids == UNK) & (typed != ""), typed, words)
         return tf.where(ids == PAD, "", words)
 
+    def starts_with_typed(self, texts, prefix):
+        """[B, C]: the candidate queries that begin with what was typed (its finished words
+        whole, an unfinished last word as the start of a word)."""
+        typed = self.normalise(prefix)
+        typed = tf.where(~self.normalise.ends_open(prefix) | (typed == ""), typed, typed + " ")[:, None]
+        size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
+        head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
+        return head == typed
+
+    def output_sizes(self, session):
+        """The sizes that name the outputs' dimensions (see serving_input.SUGGEST_OUTPUTS)."""
+        slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
+        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n}
+
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):
-        return self.decode(session)
+        session, _ = checked_inputs(session)
+        return unless_empty(session, lambda: self.decode(session), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
 
     @tf.function(input_signature=[
         tf.TensorSpec([None, None], tf.string, name="session"),
         tf.TensorSpec([None], tf.string, name="prefix"),
     ])
     def complete(self, session, prefix):
-        return self.decode(session, prefix)
+        session, prefix = checked_inputs(session, prefix)
+        return unless_empty(session, lambda: self.decode(session, prefix), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def session_attention(self, session):
+        session, _ = checked_inputs(session)
         inputs = self.prepare(session)
         return {"attention": self.model.session_attention(inputs["tokens"]),
                 "queries": inputs["queries"]}
-
-
-def ends_a_word(prefix):
-    """[B]: the typed prefix ends with a separator, so its last word is finished."""
-    return tf.strings.regex_full_match(prefix, r"(?s).*[\pP\pS\pC\pZ]")
-
-
-def starts_with_typed(texts, prefix):
-    """[B, C]: the candidate queries that begin with what was typed (its finished words
-    whole, an unfinished last word as the start of a word)."""
-    typed = normalise(prefix)
-    typed = tf.where(ends_a_word(prefix) & (typed != ""), typed + " ", typed)[:, None]
-    size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
-    head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
-    return head == typed

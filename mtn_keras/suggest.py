@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.cli import add_verbose, fail
 from mtn_keras.config import add_decode_arguments, decode_config
 from mtn_keras.data.text import normalise
 
@@ -17,13 +18,13 @@ def main(argv=None):
     add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
+    add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     try:
         trained = load_trained(args.model)
     except ModelDirError as error:
-        print(f"suggest: {error}", file=sys.stderr)
-        return 2
+        return fail("suggest", error, args.verbose)
     import tensorflow as tf
 
     from mtn_keras.serving import SuggestionService

@@ -1,18 +1,26 @@
 """`python -m mtn_keras.train`: train a suggestion model on a prepared dataset with model.fit.
 
 Writes OUT/model.keras (the best epoch by validation loss), OUT/vocab.txt, OUT/config.json
-and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run.
+and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run, and is
+removed only once model.keras is written.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 
-from mtn_keras.config import apply_overrides, preset
+from mtn_keras.cli import fail
+from mtn_keras.config import apply_overrides, check_configs, positive_int, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import MODELS
+from mtn_keras.outputs import OutputError, check_out_path
+
+
+class TrainInputError(Exception):
+    """Training cannot start on this input; says what and where."""
 
 
 def parse_args(argv=None):
@@ -21,15 +29,16 @@ def parse_args(argv=None):
     parser.add_argument("--model", default="mtn", choices=sorted(MODELS))
     parser.add_argument("--preset", default="small", help="paper, small or tiny")
     parser.add_argument("--out", required=True, help="output directory, e.g. saved_models/NAME")
-    parser.add_argument("--epochs", type=int)
-    parser.add_argument("--batch-size", type=int)
+    parser.add_argument("--epochs", type=positive_int)
+    parser.add_argument("--batch-size", type=positive_int)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override any config field, e.g. --set copy=false")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run in --out from its last finished epoch")
-    parser.add_argument("--steps-per-epoch", type=int, help="cap batches per epoch (smoke runs)")
-    parser.add_argument("--verbose", type=int, default=1, help="Keras progress bar: 0, 1 or 2")
+    parser.add_argument("--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)")
+    parser.add_argument("--verbose", type=int, default=1,
+                        help="Keras progress bar: 0, 1 or 2 (2 also shows the traceback of an error)")
     return parser.parse_args(argv)
 
 
@@ -44,43 +53,98 @@ def configure(args, stats, vocab_size):
         if getattr(args, name) is not None:
             setattr(train_config, name, getattr(args, name))
     apply_overrides([model_config, train_config], args.set)
+    if model_config.vocab_size != vocab_size:
+        raise ValueError(f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); "
+                         "it cannot be set")
+    check_configs(model_config, train_config)
     return model_config, train_config
 
 
 def check_out(out, resume):
     """Never overwrite a finished or running training silently."""
+    try:
+        check_out_path(out)
+    except OutputError as error:
+        raise TrainInputError(str(error)) from None
     backup = os.path.join(out, "backup")
     if resume:
         if not os.path.isdir(backup):
-            raise SystemExit(f"train: --resume: no interrupted run in {out} (no {backup})")
+            raise TrainInputError(f"--resume: no interrupted run in {out} (no {backup})")
     elif os.path.isdir(out) and os.listdir(out):
-        raise SystemExit(
-            f"train: {out} exists and is not empty; pass --resume to continue it, "
+        raise TrainInputError(
+            f"{out} exists and is not empty; pass --resume to continue it, "
             "or choose another --out"
         )
 
 
+def run_config(model, model_config):
+    """What a run is started with, as config.json records it; --resume must match it."""
+    return {"model": model, "model_config": dataclasses.asdict(model_config)}
+
+
+def check_resume(out, model, model_config):
+    """Raises TrainInputError if the interrupted run in `out` was built otherwise."""
+    path = os.path.join(out, "config.json")
+    if not os.path.isfile(path):
+        return
+    try:
+        with open(path, encoding="utf-8") as handle:
+            saved = json.load(handle)
+    except (OSError, ValueError):
+        return  # rewritten when the run ends
+    wanted = run_config(model, model_config)
+    saved_config = {"model": saved.get("model"), **saved.get("model_config", {})}
+    differences = [
+        f"{key} {saved_config.get(key)!r} -> {value!r}"
+        for key, value in {"model": model, **wanted["model_config"]}.items()
+        if saved_config.get(key) != value
+    ]
+    if differences:
+        raise TrainInputError(
+            f"--resume: the run in {out} was started with another configuration "
+            f"({', '.join(differences[:4])}{', ...' if len(differences) > 4 else ''}); "
+            "resume with its --model, --preset and --set"
+        )
+
+
+def load_data(directory):
+    """The prepared dataset's vocabulary, stats and train/valid sessions, checked."""
+    for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            raise TrainInputError(f"{path} is missing; run `python -m mtn_keras.data prepare` first")
+    vocab = Vocabulary.load(os.path.join(directory, "vocab.txt"))
+    stats = load_stats(directory)
+    splits = {name: load_split(directory, name) for name in ("train", "valid")}
+    for name, what in (("train", "train on"), ("valid", "choose the best epoch by")):
+        if not splits[name]:
+            raise TrainInputError(
+                f"{os.path.join(directory, name + '.tsv')} holds no session: nothing to {what} "
+                "(prepare again with a larger share in --split)"
+            )
+    return vocab, stats, splits
+
+
 def main(argv=None):
     args = parse_args(argv)
-    for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
-        path = os.path.join(args.data, name)
-        if not os.path.isfile(path):
-            raise SystemExit(f"train: {path} is missing; run `python -m mtn_keras.data prepare` first")
-    check_out(args.out, args.resume)
-    vocab = Vocabulary.load(os.path.join(args.data, "vocab.txt"))
-    stats = load_stats(args.data)
     try:
+        vocab, stats, splits = load_data(args.data)
+        check_out(args.out, args.resume)
         model_config, train_config = configure(args, stats, len(vocab))
-    except ValueError as error:
-        raise SystemExit(f"train: {error}")
-    os.makedirs(args.out, exist_ok=True)
+        if args.resume:
+            check_resume(args.out, args.model, model_config)
+        os.makedirs(args.out, exist_ok=True)
+        if not args.resume:
+            with open(os.path.join(args.out, "config.json"), "w", encoding="utf-8") as handle:
+                json.dump(run_config(args.model, model_config), handle, indent=2)
+    except (TrainInputError, ValueError, OSError) as error:
+        return fail("train", error, args.verbose == 2)
 
     from mtn_keras.training import fit_model  # imports TensorFlow: after the checks
 
     summary = fit_model(
         args.model, model_config, train_config, vocab,
-        train_sessions=load_split(args.data, "train"),
-        valid_sessions=load_split(args.data, "valid"),
+        train_sessions=splits["train"], valid_sessions=splits["valid"],
         out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
         verbose=args.verbose, data_dir=args.data,
     )

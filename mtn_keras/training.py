@@ -5,11 +5,14 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import sys
 import time
 
 import keras
 
 from mtn_keras.models import build_model
+from mtn_keras.outputs import staged_file
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -42,6 +45,36 @@ class EpochTimer(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self.seconds.append(time.perf_counter() - self._start)
+
+
+class BestCheckpoint(keras.callbacks.Callback):
+    """Saves the model to `path` after each epoch whose validation loss is the lowest so far;
+    written beside it and renamed, so a kill during the write never truncates `path`."""
+
+    def __init__(self, path, best=math.inf):
+        super().__init__()
+        self.path = path
+        self.best = best
+
+    def on_epoch_end(self, epoch, logs=None):
+        loss = (logs or {}).get("val_loss")
+        if loss is not None and loss < self.best:
+            self.best = loss
+            with staged_file(self.path) as temp:
+                self.model.save(temp)
+
+
+def best_weights(path, model):
+    """The weights in the checkpoint `path`; the model's own (its last epoch's), with a
+    warning on stderr, when the checkpoint is missing or cannot be read."""
+    if not os.path.isfile(path):
+        return model.get_weights(), "last epoch"
+    try:
+        return keras.saving.load_model(path).get_weights(), "best epoch"
+    except Exception as error:  # Keras raises many kinds for a damaged archive
+        print(f"train: warning: {path} cannot be read ({' '.join(str(error).split())[:200]}); "
+              "model.keras gets the last epoch's weights", file=sys.stderr)
+        return model.get_weights(), "last epoch (best.keras unreadable)"
 
 
 def use_accelerator():
@@ -98,13 +131,13 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
 
     best_path = os.path.join(out, "best.keras")
     log_path = os.path.join(out, "log.csv")
-    checkpoint = keras.callbacks.ModelCheckpoint(best_path, monitor="val_loss", save_best_only=True)
-    if resume:
-        checkpoint.best = min((float(r["val_loss"]) for r in read_log(log_path)), default=math.inf)
+    backup_dir = os.path.join(out, "backup")
+    best = min((float(r["val_loss"]) for r in read_log(log_path)), default=math.inf) if resume else math.inf
     timer = EpochTimer()
     callbacks = [
-        keras.callbacks.BackupAndRestore(os.path.join(out, "backup")),
-        checkpoint,
+        # The backup is removed below, once model.keras is written, not when fit ends.
+        keras.callbacks.BackupAndRestore(backup_dir, delete_checkpoint=False, double_checkpoint=True),
+        BestCheckpoint(best_path, best),
         keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
         keras.callbacks.TerminateOnNaN(),
         keras.callbacks.CSVLogger(log_path, append=True),
@@ -117,11 +150,12 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
                         callbacks=callbacks, verbose=verbose, shuffle=False)
     seconds = time.perf_counter() - started
 
-    best = keras.saving.load_model(best_path) if os.path.isfile(best_path) else model
+    weights, weights_from = best_weights(best_path, model)
     final = build_model(name, model_config)  # uncompiled: saved without optimizer state
     final.build()
-    final.set_weights(best.get_weights())
-    final.save(os.path.join(out, "model.keras"))
+    final.set_weights(weights)
+    with staged_file(os.path.join(out, "model.keras")) as temp:
+        final.save(temp)
     vocab.save(os.path.join(out, "vocab.txt"))
     with open(os.path.join(out, "config.json"), "w") as handle:
         json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
@@ -147,9 +181,12 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
         "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
         "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
         "train_sessions": len(train_sessions),
+        "weights_from": weights_from,
     }
     with open(os.path.join(out, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
+    # model.keras is written: the checkpoint and the backup are no longer needed.
     if os.path.isfile(best_path):
-        os.remove(best_path)  # model.keras holds the same weights without optimizer state
+        os.remove(best_path)
+    shutil.rmtree(backup_dir, ignore_errors=True)
     return summary

@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from mtn_keras.cli import add_verbose, fail
 from mtn_keras.data.logs import FORMATS, InputError
 from mtn_keras.data.prepare import PrepareError, format_stats, load_stats, prepare
 from mtn_keras.data.sessions import Protocol
@@ -50,9 +51,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="split sessions at random, or users (default: session)")
     p.add_argument("--seed", type=int, metavar="N", default=0,
                    help="seed of the split (default: 0)")
-    p.add_argument("--force", action="store_true", help="overwrite a non-empty --out")
+    p.add_argument("--force", action="store_true",
+                   help="replace a prepared dataset in --out (nothing else is ever deleted)")
+    add_verbose(p)
     s = commands.add_parser("stats", help="print a prepared directory's counts")
     s.add_argument("dir", metavar="DIR")
+    add_verbose(s)
     return parser
 
 
@@ -63,9 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stats":
         try:
             print(format_stats(load_stats(args.dir)))
-        except OSError as error:
-            print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
-            return 2
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            return fail("error", error, args.verbose)
         return 0
     try:
         protocol = Protocol(
@@ -80,14 +83,15 @@ def main(argv: list[str] | None = None) -> int:
             args.input, args.out, args.format, protocol, args.min_count, args.split,
             args.split_by, args.seed, args.force,
         )
-    except (InputError, PrepareError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
-        return 2
+    except (InputError, PrepareError, OSError) as error:
+        return fail("error", error, args.verbose)
     print(format_stats(stats))
     print(f"\nwrote {args.out}")
+    for name, split in stats["splits"].items():
+        if not split["sessions"]:
+            print(f"warning: {args.out}: the {name} split is empty (--split "
+                  f"{'/'.join(f'{share:g}' for share in args.split)}); train needs sessions in "
+                  "train and valid", file=sys.stderr)
     return 0
 
 

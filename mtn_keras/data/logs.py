@@ -115,10 +115,14 @@ def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) ->
 def _decoded_blocks(path: str, progress: bool | None) -> Iterator[list[str | None]]:
     """The file's lines in blocks, without line endings; None for a line that is not UTF-8."""
     for block in _blocks(path, progress):
+        # A block ends where a line ended, so its last line may still hold the `\r` of a CRLF.
         try:
-            yield block.decode("utf-8").replace("\r\n", "\n").split("\n")
+            lines = block.decode("utf-8").replace("\r\n", "\n").split("\n")
         except UnicodeDecodeError:
             yield [_decode_line(raw) for raw in block.split(b"\n")]
+            continue
+        lines[-1] = lines[-1].removesuffix("\r")
+        yield lines
 
 
 def _decode_line(raw: bytes) -> str | None:

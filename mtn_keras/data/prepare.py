@@ -16,12 +16,11 @@ counts the four special tokens.
 import dataclasses
 import json
 import os
-import shutil
-import tempfile
 
 from mtn_keras.data.logs import Tally, check_inputs
 from mtn_keras.data.sessions import SPLITS, Protocol, Session, sessions_from_logs, split_sessions
 from mtn_keras.data.vocab import Vocabulary
+from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 
 ROW_DROPS = (
     "page_through",
@@ -32,6 +31,7 @@ ROW_DROPS = (
     "session_long_query",
 )
 SESSION_DROPS = ("too_short", "too_long", "long_query")
+FILES = tuple(f"{name}.tsv" for name in SPLITS) + ("vocab.txt", "stats.json")
 
 
 class PrepareError(Exception):
@@ -54,16 +54,12 @@ def prepare(
 
     Raises InputError (an unreadable log) or PrepareError before anything is written.
     """
-    _check_out(out, force)
     check_inputs(inputs)
+    _check_out(out, force, inputs)
     tally = Tally()
     sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress)
     if not sessions:
-        counts = tally.counts
-        raise PrepareError(
-            f"no session left after filtering ({counts['rows_read']} rows read, "
-            f"{counts['rows_malformed']} malformed); nothing written"
-        )
+        raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
     splits = split_sessions(sessions, split, split_by, seed)
     vocab = Vocabulary.from_sessions((s.queries for s in splits["train"]), min_count)
     options = {
@@ -81,15 +77,32 @@ def load_split(directory: str, name: str) -> list[list[str]]:
 
 
 def read_sessions(path: str) -> list[list[str]]:
-    """The sessions of a split file: one a line, queries TAB-separated."""
-    with open(path, encoding="utf-8") as file:
-        return [line.rstrip("\n").split("\t") for line in file if line.strip()]
+    """The sessions of a split file: one a line, queries TAB-separated. Raises ValueError
+    naming the file and line of a line that is not UTF-8."""
+    sessions = []
+    with open(path, "rb") as file:
+        for number, raw in enumerate(file, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}:{number}: not UTF-8") from None
+            if line.strip():
+                sessions.append(line.rstrip("\n").split("\t"))
+    return sessions
 
 
 def load_stats(directory: str) -> dict:
-    """stats.json of a prepared directory."""
-    with open(os.path.join(directory, "stats.json"), encoding="utf-8") as file:
-        return json.load(file)
+    """stats.json of a prepared directory. Raises ValueError naming the file if it is not
+    a JSON object."""
+    path = os.path.join(directory, "stats.json")
+    try:
+        with open(path, encoding="utf-8") as file:
+            stats = json.load(file)
+    except ValueError as error:  # not UTF-8, or not JSON
+        raise ValueError(f"{path}: not a stats.json ({' '.join(str(error).split())[:120]})") from None
+    if not isinstance(stats, dict):
+        raise ValueError(f"{path}: not a stats.json (no JSON object)")
+    return stats
 
 
 def unaccounted_rows(stats: dict) -> int:
@@ -133,12 +146,42 @@ def format_stats(stats: dict) -> str:
     return "\n".join(lines)
 
 
-def _check_out(out: str, force: bool) -> None:
-    """Raises PrepareError if `out` exists as a file, or as a non-empty directory without force."""
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise PrepareError(f"--out {out} exists and is not a directory")
-    if os.path.isdir(out) and os.listdir(out) and not force:
+def _check_out(out: str, force: bool, inputs: list[str]) -> None:
+    """Raises PrepareError if `out` cannot be written: a file or under one, holding an input,
+    not empty without force, or (with force) holding files that are not a prepared dataset."""
+    try:
+        check_out_path(out)
+    except OutputError as error:
+        raise PrepareError(str(error)) from None
+    where = os.path.realpath(out)
+    for path in inputs:
+        if os.path.commonpath([where, os.path.realpath(path)]) == where:
+            raise PrepareError(f"--out {out} holds the input {path}; choose another --out")
+    if not os.path.isdir(out) or not os.listdir(out):
+        return
+    if not force:
         raise PrepareError(f"--out {out} exists and is not empty; use --force to overwrite it")
+    others = sorted(set(os.listdir(out)) - set(FILES))
+    if others:
+        raise PrepareError(
+            f"--out {out} holds files that are not a prepared dataset ({', '.join(others[:3])}"
+            f"{', ...' if len(others) > 3 else ''}); --force replaces only a prepared dataset"
+        )
+
+
+def _why_none(tally: Tally) -> str:
+    """What became of the rows when no session is left: the counts, and the likely cause."""
+    counts = tally.counts
+    parts = [f"{counts['rows_read']:,} rows read", f"{counts['rows_malformed']:,} malformed"]
+    dropped = [f"{key} {counts[key]:,}" for key in ROW_DROPS if counts[key]]
+    if dropped:
+        parts.append("dropped rows: " + ", ".join(dropped))
+    if counts["users_not_contiguous"]:
+        parts.append(
+            f"the rows of {counts['users_not_contiguous']:,} users come back after other "
+            "users' rows: the log must be grouped by user (sort it by user id, stably)"
+        )
+    return "; ".join(parts)
 
 
 def _stats(
@@ -174,11 +217,7 @@ def _stats(
 
 def _write(out: str, splits: dict[str, list[Session]], vocab: Vocabulary, stats: dict) -> None:
     """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    temp = tempfile.mkdtemp(prefix=".prepare-", dir=parent)
-    try:
-        os.chmod(temp, 0o755)  # mkdtemp's 0o700 would stay on the final directory
+    with staged_directory(out, "prepare") as temp:
         for name, sessions in splits.items():
             with open(os.path.join(temp, f"{name}.tsv"), "w", encoding="utf-8") as file:
                 file.writelines("\t".join(s.queries) + "\n" for s in sessions)
@@ -186,13 +225,3 @@ def _write(out: str, splits: dict[str, list[Session]], vocab: Vocabulary, stats:
         with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
             json.dump(stats, file, indent=2)
             file.write("\n")
-        if os.path.exists(out):
-            old = temp + ".old"
-            os.rename(out, old)
-            os.rename(temp, out)
-            shutil.rmtree(old)
-        else:
-            os.rename(temp, out)
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise

@@ -33,9 +33,15 @@ class Vocabulary:
 
     @classmethod
     def load(cls, path: str) -> "Vocabulary":
-        """Reads vocab.txt: one token per line, the line number (from 0) being its id."""
-        with open(path, encoding="utf-8") as file:
-            return cls(line.rstrip("\n") for line in file)
+        """Reads vocab.txt: one token per line, the line number (from 0) being its id.
+        Raises ValueError naming the file for one that is not UTF-8 or not a vocabulary."""
+        try:
+            with open(path, encoding="utf-8") as file:
+                return cls(line.rstrip("\n") for line in file)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 (byte {error.start}); not a vocab.txt") from None
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     def save(self, path: str) -> None:
         """Writes vocab.txt (see `load`)."""

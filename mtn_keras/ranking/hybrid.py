@@ -3,7 +3,7 @@ ranked together by the ranker, after the filters, above the confidence threshold
 
 import tensorflow as tf
 
-from mtn_keras.graph_text import joined
+from mtn_keras.serving_text import joined
 from mtn_keras.ranking.features import candidate_features
 from mtn_keras.ranking.filters import same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup

@@ -67,8 +67,13 @@ def test_data_prepare_refuses_a_non_empty_out_without_force(tmp_path):
     with pytest.raises(PrepareError, match="--force"):
         prepare([log], str(out))
     assert os.listdir(out) == ["keep.txt"]
-    prepare([log], str(out), force=True)
-    assert "keep.txt" not in os.listdir(out) and "train.tsv" in os.listdir(out)
+    with pytest.raises(PrepareError, match="not a prepared dataset"):
+        prepare([log], str(out), force=True)  # --force replaces a prepared dataset, nothing else
+    assert os.listdir(out) == ["keep.txt"]
+    os.remove(out / "keep.txt")
+    prepare([log], str(out))
+    prepare([log], str(out), force=True, seed=1)
+    assert "train.tsv" in os.listdir(out) and load_stats(out)["options"]["seed"] == 1
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 

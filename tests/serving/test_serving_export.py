@@ -8,26 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 
-K = 5
-
-
-@pytest.fixture(scope="module")
-def service(trained):
-    from mtn_keras.config import DecodeConfig
-    from mtn_keras.serving import SuggestionService
-
-    # Without XLA, to spare the compilations; the export (XLA by default) is checked against it.
-    return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False))
-
-
-@pytest.fixture(scope="module")
-def exported(trained, tmp_path_factory):
-    from mtn_keras.config import DecodeConfig
-    from mtn_keras.export import export
-
-    out = tmp_path_factory.mktemp("export") / "savedmodel"
-    export(trained, str(out), DecodeConfig(k=K, beam=6))
-    return out
+K = 5  # the k of the `service` and `exported` fixtures (conftest.py)
 
 
 def padded(sessions):

@@ -22,15 +22,17 @@ def test_train_writes_the_model_directory(trained_model_dir):
     assert config["model"] == "mtn" and config["train_config"]["warmup_steps"] == 20
 
 
-def test_refuses_to_overwrite_and_rejects_bad_overrides(trained_model_dir, prepared_data, tmp_path):
-    with pytest.raises(SystemExit, match="not empty"):
-        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(trained_model_dir)])
-    with pytest.raises(SystemExit, match="unknown field"):
-        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(tmp_path / "x"), "--set", "colour=red"])
-    with pytest.raises(SystemExit, match="missing"):
-        main(["--data", str(tmp_path), "--preset", "tiny", "--out", str(tmp_path / "y")])
-    with pytest.raises(SystemExit, match="no interrupted run"):
-        main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(tmp_path / "z"), "--resume"])
+def test_refuses_to_overwrite_and_rejects_bad_overrides(trained_model_dir, prepared_data, tmp_path, capsys):
+    def refused(args, words):
+        assert main(["--data", str(prepared_data), "--preset", "tiny", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, err
+
+    refused(["--out", str(trained_model_dir)], "not empty")
+    refused(["--out", str(tmp_path / "x"), "--set", "colour=red"], "unknown field")
+    assert main(["--data", str(tmp_path), "--preset", "tiny", "--out", str(tmp_path / "y")]) == 2
+    assert "missing" in capsys.readouterr().err
+    refused(["--out", str(tmp_path / "z"), "--resume"], "no interrupted run")
 
 
 class Interrupt(keras.callbacks.Callback):

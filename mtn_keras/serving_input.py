@@ -1,0 +1,60 @@
+"""What the SavedModel's signatures do with odd tensors, apart from the decoding itself:
+input checks that name the input and the shape expected (a signature's declared shape is
+not enforced when it is called), and the answer to a batch of no sessions."""
+
+import tensorflow as tf
+
+# Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
+# `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
+# a query. An empty batch is answered from this table, so a new output is added here.
+SUGGEST_OUTPUTS = {
+    "suggestions": (tf.string, ("batch", "k")),
+    "scores": (tf.float32, ("batch", "k")),
+    "sources": (tf.string, ("batch", "k")),
+    "copy_attention": (tf.float32, ("batch", "k", "slots", "n")),
+    "source_tokens": (tf.string, ("batch", "slots", "n")),
+}
+
+
+def fed_shape(tensor):
+    """The shape of `tensor` as fed at run time. The round trip hides the declared static
+    shape, which would otherwise let TensorFlow fold a rank check away."""
+    return tf.shape(tf.io.parse_tensor(tf.io.serialize_tensor(tensor), tensor.dtype))
+
+
+def check_rank(tensor, name, expected):
+    """An assertion that `tensor` has as many dimensions as `expected` names ("[B, S]")."""
+    shape = fed_shape(tensor)
+    rank = expected.count(",") + 1
+    message = f"{name} must be a string tensor {expected}; got one of shape"
+    return tf.debugging.Assert(tf.size(shape) == rank, [message, shape], name=f"check_{name}")
+
+
+def checked_inputs(session, prefix=None):
+    """`session` (and `prefix`) after checks that raise InvalidArgumentError, naming the
+    input and the shape expected, on a wrong rank or a prefix batch unlike the session's."""
+    checks = [check_rank(session, "session", "[B, S]")]
+    if prefix is not None:
+        checks.append(check_rank(prefix, "prefix", "[B]"))
+        with tf.control_dependencies(checks):
+            same = tf.shape(prefix)[0] == tf.shape(session)[0]
+            message = "prefix must hold one string per session, [B]: B prefixes, B sessions"
+            checks.append(tf.debugging.Assert(
+                same, [message, tf.shape(prefix)[0], tf.shape(session)[0]], name="check_batch"
+            ))
+    with tf.control_dependencies(checks):
+        session = tf.identity(session)
+        prefix = None if prefix is None else tf.identity(prefix)
+    return session, prefix
+
+
+def empty_outputs(outputs, sizes):
+    """Zero-filled tensors ("" for strings) of the shapes that `outputs` describe, the sizes
+    looked up by name in `sizes`."""
+    return {name: tf.zeros([sizes[dim] for dim in dims], dtype)
+            for name, (dtype, dims) in outputs.items()}
+
+
+def unless_empty(session, answer, outputs, sizes):
+    """`answer()` for a batch of sessions, the empty outputs (batch 0) without running it."""
+    return tf.cond(tf.shape(session)[0] > 0, answer, lambda: empty_outputs(outputs, sizes))

@@ -1,0 +1,117 @@
+"""The train command on bad input, and runs that fail at awkward moments: one clear line and
+exit 2 before anything is written; no run lost to a damaged checkpoint."""
+
+import json
+import shutil
+
+import pytest
+
+from mtn_keras.train import main
+
+
+@pytest.fixture
+def data(prepared_data, tmp_path):
+    """A copy of the prepared dataset, to damage."""
+    return shutil.copytree(prepared_data, tmp_path / "data")
+
+
+def train(data, out, *extra, capsys):
+    code = main(["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra])
+    err = capsys.readouterr().err
+    return code, err
+
+
+def expect_refused(code, err, *words):
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("train: ") and all(word in err for word in words), err
+
+
+@pytest.mark.parametrize("split", ["train", "valid"])
+def test_an_empty_split_is_one_line(data, tmp_path, capsys, split):
+    (data / f"{split}.tsv").write_text("")
+    expect_refused(*train(data, tmp_path / "out", capsys=capsys), f"{split}.tsv holds no session")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("train.tsv", b"cheap flights\tbest cheap flights\n\xff\xfe bad\tline\n", ["train.tsv:2: not UTF-8"]),
+    ("vocab.txt", b"<pad>\n<unk>\n\xff\n", ["vocab.txt: not UTF-8"]),
+    ("vocab.txt", b"cheap\nflights\n", ["vocab.txt: a vocabulary starts with"]),
+    ("stats.json", b"{\"rows_read\": 3", ["stats.json: not a stats.json"]),
+])
+def test_a_corrupt_data_file_is_named(data, tmp_path, capsys, name, content, words):
+    (data / name).write_bytes(content)
+    expect_refused(*train(data, tmp_path / "out", capsys=capsys), *words)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("setting, words", [
+    ("batch_size=0", ["batch_size must be at least 1"]),
+    ("d_model=-1", ["d_model must be at least 1"]),
+    ("dropout=1.5", ["dropout must be in [0, 1)"]),
+    ("learning_rate_scale=nan", ["learning_rate_scale"]),
+    ("vocab_size=10", ["vocab_size is the data's"]),
+])
+def test_an_impossible_setting_is_refused_before_out_is_made(data, tmp_path, capsys, setting, words):
+    expect_refused(*train(data, tmp_path / "out", "--set", setting, capsys=capsys), *words)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", [["--epochs", "0"], ["--batch-size", "0"], ["--steps-per-epoch", "-1"]])
+def test_zero_epochs_or_batches_are_usage_errors(data, tmp_path, option):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--data", str(data), "--out", str(tmp_path / "out"), *option])
+    assert stopped.value.code == 2 and not (tmp_path / "out").exists()
+
+
+def test_out_under_a_file_is_named(data, tmp_path, capsys):
+    (tmp_path / "file.txt").write_text("x")
+    expect_refused(*train(data, tmp_path / "file.txt" / "sub", capsys=capsys), "is a file, not a directory")
+
+
+def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
+    from mtn_keras.config import preset
+    from mtn_keras.train import check_resume, run_config
+
+    out = tmp_path / "run"
+    (out / "backup").mkdir(parents=True)  # an interrupted run of the tiny preset
+    model_config, _ = preset("tiny")
+    model_config.vocab_size = len((data / "vocab.txt").read_text().splitlines())
+    model_config.max_query_tokens, model_config.max_queries = 10, 5
+    (out / "config.json").write_text(json.dumps(run_config("mtn", model_config)))
+    check_resume(str(out), "mtn", model_config)  # the same configuration: accepted
+    code = main(["--data", str(data), "--preset", "small", "--out", str(out), "--resume"])
+    expect_refused(code, capsys.readouterr().err, "another configuration", "d_model 16 -> 128")
+
+
+@pytest.mark.slow
+def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data, tmp_path, monkeypatch, capsys):
+    import keras
+
+    from mtn_keras import training
+    from mtn_keras.config import preset
+    from mtn_keras.data.prepare import load_split
+    from mtn_keras.data.vocab import Vocabulary
+
+    model_config, train_config = preset("tiny")
+    vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
+    model_config.vocab_size = len(vocab)
+    train_config.epochs = 2
+    args = dict(train_sessions=load_split(str(prepared_data), "train"),
+                valid_sessions=load_split(str(prepared_data), "valid"), out=str(tmp_path), verbose=0)
+
+    def failing(*_):
+        raise RuntimeError("killed after fit")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(training, "best_weights", failing)
+        with pytest.raises(RuntimeError):
+            training.fit_model("mtn", model_config, train_config, vocab, **args)
+    assert (tmp_path / "backup").is_dir() and not (tmp_path / "model.keras").exists()
+    best = tmp_path / "best.keras"
+    best.write_bytes(best.read_bytes()[:1000])  # truncated
+    summary = training.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
+    assert "best.keras cannot be read" in capsys.readouterr().err
+    assert summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2
+    keras.saving.load_model(tmp_path / "model.keras", compile=False)
+    assert not (tmp_path / "backup").exists() and not best.exists()
