@@ -1,0 +1,54 @@
+"""TensorFlow imported without its start-up log lines, for every command and the app.
+
+TensorFlow's C++ side writes a banner, CUDA probes and XLA notices straight to file
+descriptor 2, some of them before any log level is read; only `--verbose` shows them.
+"""
+
+import os
+import sys
+from contextlib import contextmanager
+
+
+@contextmanager
+def native_stderr_silenced():
+    """Send what native code writes to file descriptor 2 to /dev/null meanwhile.
+
+    Python's sys.stderr (tracebacks, Textual's screen) moves to a copy of the real
+    descriptor meanwhile, so Python-level output still shows.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    terminal = os.fdopen(os.dup(2), "w", encoding=sys.stderr.encoding, errors="replace")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    streams = sys.stderr, sys.__stderr__
+    sys.stderr = sys.__stderr__ = terminal
+    try:
+        yield
+    finally:
+        terminal.flush()
+        sys.stderr, sys.__stderr__ = streams
+        os.dup2(saved, 2)
+        os.close(saved)
+        terminal.close()
+
+
+def import_tensorflow(verbose: bool = False):
+    """TensorFlow, imported silently unless `verbose`; later log lines below errors are off too."""
+    if verbose or "tensorflow" in sys.modules:
+        import tensorflow as tf
+
+        return tf
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with native_stderr_silenced():
+        import tensorflow as tf
+    tf.get_logger().setLevel("ERROR")
+    return tf
+
+
+def add_verbose_argument(parser) -> None:
+    """`--verbose`: show TensorFlow's log lines."""
+    parser.add_argument(
+        "--verbose", action="store_true", help="show TensorFlow's start-up and log lines"
+    )
