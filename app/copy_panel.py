@@ -29,7 +29,7 @@ def copy_table(weights: np.ndarray, tokens: list[list[str]], numbers: list[int])
         table.add_column(name, justify="right" if name in ("query", "weight") else "left",
                          no_wrap=True)
     for weight, number, word in words[:ROWS]:
-        table.add_row(word, str(number), weight_label(weight), bar(weight / top, 10))
+        table.add_row(word, str(number), weight_label(weight), bar(weight / top, 6))
     return table
 
 
@@ -43,10 +43,12 @@ class CopyPanel(Static):
     def watch_suggestion(self) -> None:
         if self.suggestion is None:
             self.border_title = "Copied words"
+            self.border_subtitle = ""
             self.update(Text("↓ highlights a suggestion: its copied words show here.", style="dim"))
             return
         rank, item = self.suggestion
-        self.border_title = f"Copied by suggestion {rank} · score {item.score:.2f}"
+        self.border_title = f"Copied by suggestion {rank}"
+        self.border_subtitle = f"score {item.score:.2f}"
         if item.copy_attention is None or not self.tokens:
             self.update(Text("Nothing copied.", style="dim"))
             return

@@ -42,8 +42,8 @@ class HeatMap(Static):
 
     attention: reactive[SessionAttention | None] = reactive(None, always_update=True)
     numbers: reactive[list[int]] = reactive(list)  # session numbers of the model's K queries
-    layer = reactive(0)
-    head = reactive(0)
+    attention_layer = reactive(0)
+    attention_head = reactive(0)
 
     def on_mount(self) -> None:
         self.border_subtitle = "rows attend to columns"
@@ -54,14 +54,14 @@ class HeatMap(Static):
     def watch_numbers(self) -> None:
         self._update()
 
-    def watch_layer(self) -> None:
+    def watch_attention_layer(self) -> None:
         self._update()
 
-    def watch_head(self) -> None:
+    def watch_attention_head(self) -> None:
         self._update()
 
     def on_resize(self) -> None:
-        self._update()
+        self._update()  # the labels are cut to the width
 
     def _update(self) -> None:
         if self.attention is None or not self.attention.queries:
@@ -69,7 +69,7 @@ class HeatMap(Static):
             self.update(Text("Add queries to see how they attend to each other.", style="dim"))
             return
         layers, heads = self.attention.weights.shape[:2]
-        layer, head = min(self.layer, layers - 1), min(self.head, heads - 1)
+        layer, head = min(self.attention_layer, layers - 1), min(self.attention_head, heads - 1)
         self.border_title = f"Attention · layer {layer + 1}/{layers} · head {head + 1}/{heads}"
         width = self.content_size.width or 40
         self.update(heat_map(self.attention.weights[layer, head], self.numbers,

@@ -28,7 +28,8 @@ came from (`model`: generated; `log`: a query that followed similar ones in the 
 model that scores with log probabilities (a number such as -2.88, the mean log probability
 of its words), the bar is exp(score − best score), the suggestion's probability as a share
 of the best's; for a model that scores with a ranker's confidence in [0, 1], the bar is
-that confidence. The exact score of the highlighted suggestion is in the copy panel's title.
+that confidence. The exact score of the highlighted suggestion is at the foot of the copy
+panel.
 
 ## Panels
 

@@ -87,7 +87,8 @@ class Backend:
     `progress` hears each start-up step ("Compiling suggest…") as it begins.
     """
 
-    def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] = print):
+    def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] | None = None):
+        progress = progress or (lambda step: None)
         self.path = resolve_model_path(path)
         self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds

@@ -58,8 +58,8 @@ class MtnApp(App):
     session: reactive[tuple[str, ...]] = reactive(tuple, init=False)
     suggestions: reactive[Suggestions | None] = reactive(None, always_update=True, init=False)
     attention: reactive[SessionAttention | None] = reactive(None, always_update=True, init=False)
-    layer = reactive(0)
-    head = reactive(0)
+    attention_layer = reactive(0)
+    attention_head = reactive(0)
 
     def __init__(self, model_path: str | Path | None = None, show_load_time: bool = True):
         super().__init__()
@@ -79,7 +79,7 @@ class MtnApp(App):
                 yield QueryInput(placeholder="Type a query, enter adds it to the session", id="query")
                 yield SuggestionList(id="suggestions")
             with Vertical(id="attention-panel"):
-                yield HeatMap(id="heatmap").data_bind(MtnApp.layer, MtnApp.head)
+                yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)
                 yield CopyPanel(id="copy")
         yield Footer()
 
@@ -156,6 +156,11 @@ class MtnApp(App):
         """Add the highlighted suggestion, or else the typed query, to the session."""
         taken = self._taken()
         self.add_queries([taken if taken is not None else self.query_one(QueryInput).value])
+
+    @on(QueryInput.Submitted, "#query")
+    def query_submitted(self) -> None:
+        """enter that reached the input itself (the binding above normally takes it first)."""
+        self.action_submit()
 
     @on(QueryInput.LinesPasted)
     def add_pasted_lines(self, event: QueryInput.LinesPasted) -> None:
@@ -305,12 +310,12 @@ class MtnApp(App):
     def action_next_layer(self) -> None:
         """Show the next layer's attention."""
         if self.attention is not None:
-            self.layer = (self.layer + 1) % self.attention.weights.shape[0]
+            self.attention_layer = (self.attention_layer + 1) % self.attention.weights.shape[0]
 
     def action_next_head(self) -> None:
         """Show the next head's attention."""
         if self.attention is not None:
-            self.head = (self.head + 1) % self.attention.weights.shape[1]
+            self.attention_head = (self.attention_head + 1) % self.attention.weights.shape[1]
 
     def action_toggle_attention(self) -> None:
         """Show or hide the attention panel."""

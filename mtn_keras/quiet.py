@@ -8,6 +8,8 @@ import os
 import sys
 from contextlib import contextmanager
 
+_silenced = False  # True inside native_stderr_silenced: no second redirection from a thread
+
 
 @contextmanager
 def native_stderr_silenced():
@@ -16,17 +18,24 @@ def native_stderr_silenced():
     Python's sys.stderr (tracebacks, Textual's screen) moves to a copy of the real
     descriptor meanwhile, so Python-level output still shows.
     """
+    global _silenced
+    if _silenced:
+        yield
+        return
     sys.stderr.flush()
     saved = os.dup(2)
-    terminal = os.fdopen(os.dup(2), "w", encoding=sys.stderr.encoding, errors="replace")
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    terminal = os.fdopen(os.dup(2), "w", encoding=encoding, errors="replace")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
     streams = sys.stderr, sys.__stderr__
     sys.stderr = sys.__stderr__ = terminal
+    _silenced = True
     try:
         yield
     finally:
+        _silenced = False
         terminal.flush()
         sys.stderr, sys.__stderr__ = streams
         os.dup2(saved, 2)

@@ -119,7 +119,7 @@ async def test_every_panel_uses_the_session_numbers(make_app):
         assert [column.header for column in table.columns[1:]] == ["2", "3", "4", "5"]
         await pilot.press("down")
         copy = app.query_one(CopyPanel)
-        assert copy.border_title == "Copied by suggestion 1 · score -1.00"
+        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "score -1.00")
         copied = copy.content
         assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
 
