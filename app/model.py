@@ -90,7 +90,10 @@ class Backend:
     def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] | None = None):
         progress = progress or (lambda step: None)
         self.path = resolve_model_path(path)
-        self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
+        if self.path == DEFAULT_MODEL:
+            self.name = "default"  # installed, its folder is mtn_tui/default_model
+        else:
+            self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
         _cache_xla_compilations()

@@ -49,7 +49,7 @@ class MtnApp(App):
         Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
         Binding("f4", "next_head", "Head", show=False, tooltip="next head of the attention"),
         Binding("ctrl+o", "switch_model", "Model", tooltip="open another model"),
-        Binding("f1", "help", "Help", tooltip="this help"),
+        Binding("f1", "help", "Help", tooltip="help: keys, scores and panels"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, tooltip="command palette"),
         Binding("ctrl+q", "quit", "Quit", show=False, tooltip="quit"),
     ]

@@ -1,11 +1,14 @@
 """Pilot tests of the app with the fake SavedModel: session, suggestions, attention, errors."""
 
+from pathlib import Path
+
 import pytest
 from rich.table import Table
 from textual import events
 from textual.widgets import Input, Static
 
 from app import main as cli
+from app.help import keys_table
 from app.copy_panel import CopyPanel
 from app.query_input import QueryInput, continue_typed
 from app.screenshot import settle
@@ -300,3 +303,8 @@ def test_main_runs_the_app_with_the_given_model(monkeypatch):
     monkeypatch.setattr(cli, "MtnApp", FakeApp)
     cli.main(["--model", "somewhere/savedmodel"])
     assert runs == ["somewhere/savedmodel"]
+
+
+def test_readme_lists_the_keys_from_the_bindings():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert keys_table(MtnApp.BINDINGS) in readme
