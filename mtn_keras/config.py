@@ -4,6 +4,9 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
+# The names of mtn_keras.models.MODELS, known without importing TensorFlow.
+MODEL_NAMES = ("mtn", "transformer", "hred", "mnsrf", "seq2seq")
+
 
 @dataclass
 class ModelConfig:

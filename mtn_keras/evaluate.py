@@ -12,6 +12,7 @@ from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import Protocol, sessions_from_logs
+from mtn_keras.quiet import add_verbose_argument, show_tensorflow_logs
 from mtn_keras.evaluation import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
     session_pairs, table_rows, write_json,
@@ -81,8 +82,10 @@ def main(argv=None):
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
+    add_verbose_argument(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    show_tensorflow_logs(args.verbose)
     try:
         trained = load_trained(args.model)
         if args.data:

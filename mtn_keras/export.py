@@ -9,6 +9,7 @@ from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
+from mtn_keras.quiet import add_verbose_argument, show_tensorflow_logs
 
 
 def export(trained, out, decoding=DecodeConfig()):
@@ -37,8 +38,10 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="SavedModel directory to create")
     add_decode_arguments(parser, fixed=True)
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
+    add_verbose_argument(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    show_tensorflow_logs(args.verbose)
     if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
         print(f"export: {args.out} exists; pass --force to replace it", file=sys.stderr)
         return 2

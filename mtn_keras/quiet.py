@@ -9,6 +9,7 @@ import sys
 from contextlib import contextmanager
 
 _silenced = False  # True inside native_stderr_silenced: no second redirection from a thread
+_show_logs = False  # a command's --verbose
 
 
 @contextmanager
@@ -43,8 +44,17 @@ def native_stderr_silenced():
         terminal.close()
 
 
-def import_tensorflow(verbose: bool = False):
-    """TensorFlow, imported silently unless `verbose`; later log lines below errors are off too."""
+def show_tensorflow_logs(show: bool) -> None:
+    """Whether TensorFlow's log lines show (a command's --verbose); say it before the import."""
+    global _show_logs
+    _show_logs = show
+
+
+def import_tensorflow(verbose: bool | None = None):
+    """TensorFlow, imported silently unless `verbose` (default: as show_tensorflow_logs said);
+    its later log lines below errors are off too."""
+    if verbose is None:
+        verbose = _show_logs
     if verbose or "tensorflow" in sys.modules:
         import tensorflow as tf
 

@@ -30,13 +30,13 @@ def check(path: Path) -> None:
         raise SavedModelError(f"{path} is not a SavedModel: it has no saved_model.pb.")
 
 
-def load(path: Path, signatures=SIGNATURES, verbose: bool = False):
+def load(path: Path, signatures=SIGNATURES):
     """The SavedModel at `path` (already resolved) and the seconds `tf.saved_model.load` took.
 
     Raises a SavedModelError when the path is not a SavedModel or lacks `signatures`.
     """
     check(path)
-    tf = import_tensorflow(verbose)
+    tf = import_tensorflow()
     start = time.perf_counter()
     try:
         loaded = tf.saved_model.load(str(path))

@@ -9,16 +9,16 @@ import json
 import os
 import sys
 
-from mtn_keras.config import apply_overrides, preset
+from mtn_keras.config import MODEL_NAMES, apply_overrides, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.models import MODELS
+from mtn_keras.quiet import import_tensorflow
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.train", description=__doc__)
     parser.add_argument("--data", required=True, help="prepared dataset directory")
-    parser.add_argument("--model", default="mtn", choices=sorted(MODELS))
+    parser.add_argument("--model", default="mtn", choices=sorted(MODEL_NAMES))
     parser.add_argument("--preset", default="small", help="paper, small or tiny")
     parser.add_argument("--out", required=True, help="output directory, e.g. saved_models/NAME")
     parser.add_argument("--epochs", type=int)
@@ -29,7 +29,9 @@ def parse_args(argv=None):
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run in --out from its last finished epoch")
     parser.add_argument("--steps-per-epoch", type=int, help="cap batches per epoch (smoke runs)")
-    parser.add_argument("--verbose", type=int, default=1, help="Keras progress bar: 0, 1 or 2")
+    parser.add_argument("--verbose", type=int, default=1, choices=range(4),
+                        help="Keras progress: 0 none, 1 a bar, 2 a line per epoch; "
+                        "3 as 2, and TensorFlow's own log lines")
     return parser.parse_args(argv)
 
 
@@ -75,14 +77,15 @@ def main(argv=None):
         raise SystemExit(f"train: {error}")
     os.makedirs(args.out, exist_ok=True)
 
-    from mtn_keras.training import fit_model  # imports TensorFlow: after the checks
+    import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
+    from mtn_keras.training import fit_model
 
     summary = fit_model(
         args.model, model_config, train_config, vocab,
         train_sessions=load_split(args.data, "train"),
         valid_sessions=load_split(args.data, "valid"),
         out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-        verbose=args.verbose, data_dir=args.data,
+        verbose=min(args.verbose, 2), data_dir=args.data,
     )
     print(json.dumps(summary, indent=2))
     return 0
