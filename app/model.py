@@ -6,6 +6,7 @@ It uses only the signatures of docs/contracts.md, so any export that follows the
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +90,7 @@ class Backend:
 
     def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] | None = None):
         progress = progress or (lambda step: None)
+        self.start_seconds: dict[str, float] = {}  # what starting took, step by step
         self.path = resolve_model_path(path)
         if self.path == DEFAULT_MODEL:
             self.name = "default"  # installed, its folder is mtn_tui/default_model
@@ -97,21 +99,27 @@ class Backend:
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
         _cache_xla_compilations()
+        began = time.perf_counter()
         self._tf = import_tensorflow()
+        self.start_seconds["TensorFlow"] = time.perf_counter() - began
         progress(f"Reading the model {self.name}…")
         # keep the loaded object: its signatures need its variables
         self._model, self.load_seconds = load(self.path)
+        self.start_seconds["reading"] = self.load_seconds
         self.has_sources = "sources" in self._model.signatures["suggest"].structured_outputs
         self._warm_up(progress)
 
     def _warm_up(self, progress: Callable[[str], None]) -> None:
         """Call each signature once: TensorFlow's first call of a graph compiles it, which
         would otherwise land on the user's first keystroke."""
-        for name, call_it in (("suggest", lambda: self.suggest(["a"])),
-                              ("complete", lambda: self.complete(["a"], "a")),
+        # complete first: typing the first query needs it
+        for name, call_it in (("complete", lambda: self.complete(["a"], "a")),
+                              ("suggest", lambda: self.suggest(["a"])),
                               ("session_attention", lambda: self.attention(["a"]))):
             progress(f"Compiling {name} (cached on disk for the next start)…")
+            began = time.perf_counter()
             call_it()
+            self.start_seconds[name] = time.perf_counter() - began
 
     def suggest(self, session: list[str]) -> Suggestions:
         """Suggestions for the query after `session`."""

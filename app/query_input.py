@@ -50,3 +50,9 @@ def continue_typed(typed: str, suggestion: str) -> str:
     elif wanted[: len(words)] == words:
         return typed + " ".join(wanted[len(words) :])
     return suggestion
+
+
+def typed_prefix(typed: str) -> str:
+    """The prefix the model is asked to complete: the typed words, spaces collapsed; a
+    trailing space is kept, as it says the last word is finished."""
+    return " ".join(typed.split()) + (" " if typed[-1:].isspace() and typed.strip() else "")

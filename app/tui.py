@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header
 from .copy_panel import CopyPanel
 from .heat_map import HeatMap
 from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
-from .query_input import QueryInput, continue_typed
+from .query_input import QueryInput, continue_typed, typed_prefix
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
 from .suggestion_list import SuggestionList
@@ -122,6 +122,9 @@ class MtnApp(App):
         if first:  # the real time a person waited: from the app's start
             seconds = time.perf_counter() - self.started
         self.sub_title = backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
+        if self.show_load_time:
+            steps = ", ".join(f"{step} {took:.1f} s" for step, took in backend.start_seconds.items())
+            self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
         self._shown = None
         self.request_suggestions()
         self.request_attention()
@@ -175,10 +178,7 @@ class MtnApp(App):
 
     def _wanted(self) -> tuple[tuple[str, ...], str]:
         """The session and typed prefix that the suggestions on screen should answer."""
-        typed = self.query_one(QueryInput).value
-        # A trailing space says the last word is finished; without it the model completes it.
-        prefix = " ".join(typed.split()) + (" " if typed[-1:].isspace() and typed.strip() else "")
-        return self.session, prefix
+        return self.session, typed_prefix(self.query_one(QueryInput).value)
 
     @on(QueryInput.Changed, "#query")
     def query_changed(self) -> None:
