@@ -36,7 +36,8 @@ class MtnApp(App):
     TITLE = "mtn-tui"
     AUTO_FOCUS = "#query"
     BINDINGS = [
-        Binding("enter", "submit", "Add", show=False, priority=True,
+        # Not a priority binding: the input handles enter after the keys typed before it.
+        Binding("enter", "submit", "Add", show=False,
                 tooltip="add the highlighted suggestion, or else the typed query, to the session"),
         Binding("tab", "take_suggestion", "Take", priority=True,
                 tooltip="take the highlighted (or else the first) suggestion into the input"),
@@ -162,7 +163,7 @@ class MtnApp(App):
 
     @on(QueryInput.Submitted, "#query")
     def query_submitted(self) -> None:
-        """enter that reached the input itself (the binding above normally takes it first)."""
+        """enter in the input: the input takes it, once the keys typed before it are in."""
         self.action_submit()
 
     @on(QueryInput.LinesPasted)
