@@ -19,6 +19,21 @@ class QueryInput(Input):
             super().__init__()
             self.lines = lines
 
+    def submit(self) -> None:
+        """Post Submitted with the text typed so far and clear the input, in the order of the
+        keys: a key typed right after enter goes to the next query."""
+        value = self.value
+        self.clear()
+        self.post_message(self.Submitted(self, value))
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            # Here, not as a binding: a binding runs when the key has bubbled up to the app,
+            # after the keys typed behind it are in the input already.
+            event.stop()
+            event.prevent_default()
+            self.submit()
+
     def _on_paste(self, event: events.Paste) -> None:
         lines = [line for line in event.text.splitlines() if line.strip()]
         if len(lines) < 2:

@@ -36,7 +36,7 @@ class MtnApp(App):
     TITLE = "mtn-tui"
     AUTO_FOCUS = "#query"
     BINDINGS = [
-        # Not a priority binding: the input handles enter after the keys typed before it.
+        # The input takes enter itself (QueryInput.submit), in the order of the keys typed.
         Binding("enter", "submit", "Add", show=False,
                 tooltip="add the highlighted suggestion, or else the typed query, to the session"),
         Binding("tab", "take_suggestion", "Take", priority=True,
@@ -148,23 +148,21 @@ class MtnApp(App):
         self.request_attention()
 
     def add_queries(self, texts: list[str]) -> None:
-        """Add `texts` (as typed, ends stripped) to the session and clear the input."""
+        """Add `texts` (as typed, ends stripped) to the session."""
         queries = [text.strip() for text in texts if text.strip()]
         if not queries:
             self.notify("Empty query ignored: type a query first.", severity="warning")
             return
-        self.query_one(QueryInput).clear()
         self.session = (*self.session, *queries)
 
     def action_submit(self) -> None:
         """Add the highlighted suggestion, or else the typed query, to the session."""
-        taken = self._taken()
-        self.add_queries([taken if taken is not None else self.query_one(QueryInput).value])
+        self.query_one(QueryInput).submit()
 
     @on(QueryInput.Submitted, "#query")
-    def query_submitted(self) -> None:
-        """enter in the input: the input takes it, once the keys typed before it are in."""
-        self.action_submit()
+    def query_submitted(self, event: QueryInput.Submitted) -> None:
+        taken = self._taken(event.value)
+        self.add_queries([taken if taken is not None else event.value])
 
     @on(QueryInput.LinesPasted)
     def add_pasted_lines(self, event: QueryInput.LinesPasted) -> None:
@@ -254,12 +252,11 @@ class MtnApp(App):
         else:
             options.action_cursor_up()
 
-    def _taken(self) -> str | None:
-        """The highlighted suggestion, continuing what was typed; None when none is highlighted."""
+    def _taken(self, typed: str) -> str | None:
+        """The highlighted suggestion, continuing `typed`; None when none is highlighted."""
         highlighted = self.query_one(SuggestionList).highlighted
         if self.suggestions is None or highlighted is None:
             return None
-        typed = self.query_one(QueryInput).value
         return continue_typed(typed, self.suggestions.items[highlighted].text)
 
     def action_take_suggestion(self) -> None:
@@ -269,8 +266,8 @@ class MtnApp(App):
             return
         if options.highlighted is None:
             options.highlighted = 0
-        text = self._taken()
         query = self.query_one(QueryInput)
+        text = self._taken(query.value)
         query.value = text
         query.cursor_position = len(text)
 

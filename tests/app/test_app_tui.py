@@ -165,6 +165,19 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
         assert app.session[-1] == "rome"
 
 
+async def test_keys_sent_in_a_burst_keep_their_order(make_app):
+    # Text and enter arriving faster than the app reads them (tmux send-keys): each enter
+    # ends the query typed before it.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        query = app.query_one(QueryInput)
+        for key in [*"rome", "enter", *"oslo", "enter", "?", "enter"]:
+            query.post_message(events.Key(key, "\r" if key == "enter" else key))
+        await settle(pilot)
+        assert app.session == ("rome", "oslo", "?")
+
+
 async def test_typed_text_stays_as_typed(make_app):
     # Issue 12, item 5: the model reads "h&r" as "h r"; the input and the session keep "h&r".
     app = make_app()
