@@ -26,7 +26,6 @@ from .session_panel import SessionPanel
 from .suggestion_list import SuggestionList
 
 CHOOSE = Binding.Group("Choose", compact=True)  # up and down, shown as one in the footer
-NARROW = 110  # columns below which the panels drop their long labels
 
 
 class MtnApp(App):
@@ -90,9 +89,6 @@ class MtnApp(App):
         self.query_one(SessionPanel).queries = ()
         self.query_one(HeatMap).attention = None
         self.load_model(self.model_path)
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < NARROW, "narrow")
 
     # Model loading: a failed load keeps the model in use
 
