@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header
+from textual.worker import get_current_worker
 
 from .copy_panel import CopyPanel
 from .heat_map import HeatMap
@@ -88,23 +89,27 @@ class MtnApp(App):
         self.query_one(CopyPanel).suggestion = None
         self.query_one(SessionPanel).queries = ()
         self.query_one(HeatMap).attention = None
-        self.load_model(self.model_path)
+        self.load_model(self.model_path, since=self.started)  # the real wait: from the start
 
     # Model loading: a failed load keeps the model in use
 
-    def load_model(self, path: str | Path | None) -> None:
-        """Load the model at `path` (default: the bundled one) in a thread, saying each step."""
-        self._load(path)
+    def load_model(self, path: str | Path | None, since: float | None = None) -> None:
+        """Load the model at `path` (default: the bundled one) in a thread, saying each step;
+        its time counts from `since` (default: now)."""
+        self._load(path, since or time.perf_counter())
 
     @work(thread=True, exclusive=True, group="load")
-    def _load(self, path: str | Path | None) -> None:
-        started = time.perf_counter()
+    def _load(self, path: str | Path | None, since: float) -> None:
         try:
             backend = Backend(path, lambda step: self.call_from_thread(self._progress, step))
         except ModelError as error:
-            self.call_from_thread(self._load_failed, str(error))
-            return
-        self.call_from_thread(self._loaded, backend, time.perf_counter() - started)
+            backend = error
+        if get_current_worker().is_cancelled:
+            return  # another model was asked for meanwhile
+        if isinstance(backend, ModelError):
+            self.call_from_thread(self._load_failed, str(backend))
+        else:
+            self.call_from_thread(self._loaded, backend, time.perf_counter() - since)
 
     def _progress(self, step: str) -> None:
         if self.backend is None:
@@ -114,10 +119,7 @@ class MtnApp(App):
             self.sub_title = f"{self.backend.name} · opening another model: {step}"
 
     def _loaded(self, backend: Backend, seconds: float) -> None:
-        first = self.backend is None and not self.session
         self.backend = backend
-        if first:  # the real time a person waited: from the app's start
-            seconds = time.perf_counter() - self.started
         self.sub_title = backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
         if self.show_load_time:
             steps = ", ".join(f"{step} {took:.1f} s" for step, took in backend.start_seconds.items())
