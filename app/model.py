@@ -7,112 +7,165 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_MODEL = PROJECT_ROOT / "saved_models" / "default" / "savedmodel"
-SIGNATURES = ("suggest", "complete", "session_attention")
+from mtn_keras.data.text import normalise
+from mtn_keras.quiet import import_tensorflow
+from mtn_keras.savedmodel import SavedModelError as ModelError
+from mtn_keras.savedmodel import call, check, load, resolve
 
+APP_DIR = Path(__file__).resolve().parent
+# Installed, the bundled model is package data beside this file; in a clone, in saved_models/.
+DEFAULT_MODEL = next(
+    (folder / "savedmodel" for folder in
+     (APP_DIR / "default_model", APP_DIR.parent / "saved_models" / "default")
+     if (folder / "savedmodel").is_dir()),
+    APP_DIR.parent / "saved_models" / "default" / "savedmodel",
+)
 
-class ModelError(Exception):
-    """A model that cannot be loaded or called; the message says what went wrong and where."""
+__all__ = ["DEFAULT_MODEL", "Backend", "ModelError", "SessionAttention", "Suggestion", "Suggestions"]
 
 
 @dataclass
 class Suggestion:
-    """One suggested next query, its score and how much of it was copied from each source word."""
+    """One suggested next query: its score, where it came from and what it copied from each word."""
 
     text: str
     score: float
-    copy_attention: np.ndarray  # [S, n], aligned with Suggestions.source_tokens
+    copy_attention: np.ndarray | None  # [S', n], aligned with Suggestions.source_tokens
+    source: str | None = None  # "model", "log" or "model+log" for a model that says so
 
 
 @dataclass
 class Suggestions:
-    """The suggestions for one session, best first, with the session's normalised words."""
+    """The suggestions for one session and typed prefix, best first, with the words the model read."""
 
     items: list[Suggestion]
-    source_tokens: list[list[str]]  # [S][n], "" for padding
+    source_tokens: list[list[str]]  # [S'][n]: the kept queries' normalised words, "" for padding
+    session: tuple[str, ...] = ()
+    prefix: str = ""
+
+
+@dataclass
+class SessionAttention:
+    """The session encoder's attention over the queries the model kept, with their texts."""
+
+    weights: np.ndarray  # [layers, heads, K, K]; rows attend
+    queries: list[str]  # the K kept queries as the model normalised them
+
+
+def used_queries(session: list[str] | tuple[str, ...], kept: int) -> list[int]:
+    """The 0-based session positions of the `kept` queries the model used.
+
+    The model drops queries without words and keeps the last ones of the rest.
+    """
+    with_words = [index for index, query in enumerate(session) if normalise(query)]
+    return with_words[len(with_words) - kept :] if kept else []
+
+
+def ignored_reasons(session: list[str] | tuple[str, ...], kept: int) -> dict[int, str]:
+    """Why each session query the model did not use was left out, by 0-based position."""
+    used = set(used_queries(session, kept))
+    return {
+        index: "no words" if not normalise(query) else f"outside the model's window of {kept}"
+        for index, query in enumerate(session)
+        if index not in used
+    }
 
 
 def resolve_model_path(path: str | Path | None) -> Path:
     """The SavedModel directory for `path`: the default model, or `path/savedmodel` if it exists."""
-    path = Path(path).expanduser() if path else DEFAULT_MODEL
-    return path / "savedmodel" if (path / "savedmodel").is_dir() else path
+    return resolve(path) if path else DEFAULT_MODEL
 
 
 class Backend:
-    """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first."""
+    """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first.
 
-    def __init__(self, path: str | Path | None = None):
+    `progress` hears each start-up step ("Compiling suggest…") as it begins.
+    """
+
+    def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] | None = None):
+        progress = progress or (lambda step: None)
+        self.start_seconds: dict[str, float] = {}  # what starting took, step by step
         self.path = resolve_model_path(path)
-        self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
+        if self.path == DEFAULT_MODEL:
+            self.name = "default"  # installed, its folder is mtn_tui/default_model
+        else:
+            self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
+        check(self.path)  # before TensorFlow is imported, which takes seconds
+        progress("Loading TensorFlow…")
+        _cache_xla_compilations()
+        began = time.perf_counter()
+        self._tf = import_tensorflow()
+        self.start_seconds["TensorFlow"] = time.perf_counter() - began
+        progress(f"Reading the model {self.name}…")
         # keep the loaded object: its signatures need its variables
-        self._model, self.load_seconds = _load(self.path)
-        self._warm_up()
+        self._model, self.load_seconds = load(self.path)
+        self.start_seconds["reading"] = self.load_seconds
+        self.has_sources = "sources" in self._model.signatures["suggest"].structured_outputs
+        self._warm_up(progress)
 
-    def _warm_up(self) -> None:
-        """Call each signature once: TensorFlow's first call of a graph costs seconds, which
+    def _warm_up(self, progress: Callable[[str], None]) -> None:
+        """Call each signature once: TensorFlow's first call of a graph compiles it, which
         would otherwise land on the user's first keystroke."""
-        self.suggest(["a"])
-        self.complete(["a"], "a")
-        self.attention(["a"])
+        # complete first: typing the first query needs it
+        for name, call_it in (("complete", lambda: self.complete(["a"], "a")),
+                              ("suggest", lambda: self.suggest(["a"])),
+                              ("session_attention", lambda: self.attention(["a"]))):
+            progress(f"Compiling {name} (cached on disk for the next start)…")
+            began = time.perf_counter()
+            call_it()
+            self.start_seconds[name] = time.perf_counter() - began
 
     def suggest(self, session: list[str]) -> Suggestions:
         """Suggestions for the query after `session`."""
-        return self._suggestions(self._call("suggest", session=self._session(session)))
+        out = self._call("suggest", session=self._session(session))
+        return self._suggestions(out, session, "")
 
     def complete(self, session: list[str], prefix: str) -> Suggestions:
         """Suggestions for the query after `session` that start with the words of `prefix`."""
-        import tensorflow as tf
+        out = self._call("complete", session=self._session(session),
+                         prefix=self._tf.constant([prefix]))
+        return self._suggestions(out, session, prefix)
 
-        out = self._call("complete", session=self._session(session), prefix=tf.constant([prefix]))
-        return self._suggestions(out)
+    def attention(self, session: list[str]) -> SessionAttention:
+        """The session encoder's attention over the queries the model kept.
 
-    def attention(self, session: list[str]) -> np.ndarray:
-        """The session encoder's attention, float32 [layers, heads, S, S]; rows attend.
-
-        Only the queries the model kept are returned (it drops queries that are empty after
-        normalising and pads short sessions), so S is at most the session's length.
+        The model drops queries without words, keeps the last ones and pads short
+        sessions; the padding slots (an empty `queries` entry) are removed here.
         """
         out = self._call("session_attention", session=self._session(session))
-        attention = out["attention"][0]
-        if "queries" in out:
-            kept = np.flatnonzero(out["queries"][0] != b"")
-            attention = attention[:, :, kept][:, :, :, kept]
-        return attention
+        weights = out["attention"][0]
+        if "queries" not in out:  # an export without the kept queries: assume none was dropped
+            return SessionAttention(weights, [normalise(query) for query in session][-weights.shape[-1]:])
+        kept = np.flatnonzero(out["queries"][0] != b"")
+        weights = weights[:, :, kept][:, :, :, kept]
+        return SessionAttention(weights, [query.decode() for query in out["queries"][0][kept]])
 
-    @staticmethod
-    def _session(session: list[str]):
-        import tensorflow as tf
-
-        return tf.constant([list(session)], dtype=tf.string)
+    def _session(self, session: list[str]):
+        return self._tf.constant([list(session)], dtype=self._tf.string)
 
     def _call(self, name: str, **inputs) -> dict[str, np.ndarray]:
-        try:
-            outputs = self._model.signatures[name](**inputs)
-            return {key: value.numpy() for key, value in outputs.items()}
-        except Exception as error:  # TensorFlow raises many types; the app shows them all alike
-            raise ModelError(f"The model at {self.path} failed in `{name}`: {error}") from error
+        return call(self._model, self.path, name, **inputs)
 
     @staticmethod
-    def _suggestions(out: dict[str, np.ndarray]) -> Suggestions:
-        # Source rows of padding (all "") are dropped, so row i is the session's i-th kept query.
+    def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
+        # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
         kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
-        out = {**out, "source_tokens": out["source_tokens"][:, kept],
-               "copy_attention": out["copy_attention"][:, :, kept]}
+        tokens = [[word.decode() for word in query] for query in out["source_tokens"][0][kept]]
+        sources = out["sources"][0] if "sources" in out else [b""] * len(out["suggestions"][0])
         items = [
-            Suggestion(text.decode(), float(score), attention)
-            for text, score, attention in zip(
-                out["suggestions"][0], out["scores"][0], out["copy_attention"][0]
+            Suggestion(text.decode(), float(score), attention[kept], source.decode() or None)
+            for text, score, attention, source in zip(
+                out["suggestions"][0], out["scores"][0], out["copy_attention"][0], sources
             )
             if text
         ]
-        tokens = [[word.decode() for word in query] for query in out["source_tokens"][0]]
-        return Suggestions(items, tokens)
+        return Suggestions(items, tokens, tuple(session), prefix)
 
 
 def _cache_xla_compilations() -> None:
@@ -124,29 +177,3 @@ def _cache_xla_compilations() -> None:
     except OSError:
         return  # no writable cache: compile at every start
     os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache}")
-
-
-def _load(path: Path):
-    """The SavedModel at `path` with the app's signatures and the seconds it took to load.
-
-    Raises a ModelError saying what is wrong and where instead.
-    """
-    if not path.exists():
-        raise ModelError(f"No model at {path}: the path does not exist.")
-    if not (path / "saved_model.pb").is_file():
-        raise ModelError(f"{path} is not a SavedModel: it has no saved_model.pb.")
-    _cache_xla_compilations()
-    import tensorflow as tf
-
-    start = time.perf_counter()
-    try:
-        loaded = tf.saved_model.load(str(path))
-    except Exception as error:  # a corrupt file can fail in protobuf, IO or TensorFlow
-        raise ModelError(f"Cannot load the SavedModel at {path}: {error}") from error
-    missing = [name for name in SIGNATURES if name not in loaded.signatures]
-    if missing:
-        raise ModelError(
-            f"The SavedModel at {path} lacks the signature(s) {', '.join(missing)}; "
-            f"it has {', '.join(loaded.signatures) or 'none'}."
-        )
-    return loaded, time.perf_counter() - start

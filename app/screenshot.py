@@ -11,7 +11,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from app.tui import DEBOUNCE, ErrorScreen, MtnApp
+from .screens import ErrorScreen
+from .tui import MtnApp
 
 QUERIES = ["cheap flights to lisbon", "lisbon weather in may", "lisbon old town hotels"]
 PREFIX = "lisbon"
@@ -19,9 +20,8 @@ SIZE = (120, 34)
 
 
 async def settle(pilot: Pilot, timeout: float = 60) -> None:
-    """Wait until typing has been debounced and every model call has been shown."""
-    await pilot.pause(DEBOUNCE + 0.05)
-    await pilot.pause()  # the debounced request has started its worker
+    """Wait until every model call has been answered and shown."""
+    await pilot.pause()
     async with asyncio.timeout(timeout):
         while len(pilot.app.workers):
             await pilot.pause(0.02)

@@ -1,151 +1,32 @@
 """The Textual app: type a session of queries, watch next-query suggestions and session attention.
 
-Every model call runs in a thread worker and only the newest answer is shown, so typing never waits.
+Every model call runs in a thread worker, at most one suggestion request at a time, and only
+an answer for what is on screen now is shown, so typing never waits and never piles up.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-import numpy as np
-from rich.color import Color
-from rich.style import Style
-from rich.table import Table
-from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Markdown, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
-from app.model import Backend, ModelError, Suggestions
+from .copy_panel import CopyPanel
+from .heat_map import HeatMap
+from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
+from .query_input import QueryInput, continue_typed, typed_prefix
+from .screens import ErrorScreen, HelpScreen, ModelPrompt
+from .session_panel import SessionPanel
+from .suggestion_list import SuggestionList
 
-DEBOUNCE = 0.2  # seconds of quiet typing before the model is asked
-COPY_ROWS = 8  # source words listed for the highlighted suggestion
 CHOOSE = Binding.Group("Choose", compact=True)  # up and down, shown as one in the footer
-COLD, HOT = (38, 42, 58), (255, 170, 40)  # heat map colours for weights 0 and 1
-
-HELP = """\
-# mtn-tui
-
-Type a query and press **enter**: it joins the session. The suggestions for the *next* query
-update as you type: with nothing typed the model suggests freely, otherwise it completes
-the words typed so far.
-
-| Key | Action |
-| --- | --- |
-| enter | add the typed query to the session |
-| tab | take the highlighted suggestion into the input |
-| up / down | highlight another suggestion |
-| ctrl+n | new session |
-| f2 | show or hide the attention panel |
-| f3 / f4 | next layer / next head of the attention |
-| ctrl+o | open another model |
-| ctrl+p | command palette |
-| f1 | this help |
-| ctrl+q | quit |
-
-The **attention** panel shows how much each query of the session (row) attends to each
-earlier query (column) in the model's session encoder. The **copy** panel lists the session
-words that the highlighted suggestion copied, with their copy weights.
-"""
-
-
-def short(text: str, width: int) -> str:
-    """`text` cut to `width` characters, with an ellipsis where it was cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def weight_label(weight: float) -> str:
-    """A weight as printed in a cell: ".42", "1.00"."""
-    label = f"{weight:.2f}"
-    return label[1:] if label.startswith("0") else label
-
-
-def heat_map(attention: np.ndarray, queries: list[str]) -> Table:
-    """An S x S table of attention weights, coloured by weight, labelled with the queries."""
-    table = Table(box=None, padding=0, show_edge=False, header_style="bold")
-    table.add_column("")
-    for index, query in enumerate(queries, 1):
-        table.add_column(f"{index}\n{short(query, 5)}", justify="center", min_width=6)
-    for index, (query, row) in enumerate(zip(queries, attention), 1):
-        cells = []
-        for weight in row:
-            mix = float(np.clip(weight, 0.0, 1.0))
-            background = Color.from_rgb(*(c + (h - c) * mix for c, h in zip(COLD, HOT)))
-            style = Style(bgcolor=background, color="black" if mix > 0.5 else "white")
-            cells.append(Text(f" {weight_label(weight)} ", style=style))
-        table.add_row(f"{index} {short(query, 14)} ", *cells)
-    return table
-
-
-def copy_table(weights: np.ndarray, tokens: list[list[str]]) -> Table:
-    """The source words with the largest copy weights, strongest first, with bars."""
-    words = [
-        (float(weight), index, word)
-        for index, (row_weights, row_tokens) in enumerate(zip(weights, tokens), 1)
-        for weight, word in zip(row_weights, row_tokens)
-        if word
-    ]
-    words.sort(key=lambda item: -item[0])
-    top = max([weight for weight, _, _ in words] + [1e-9])
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for name in ("word", "query", "weight", ""):
-        table.add_column(name, justify="right" if name in ("query", "weight") else "left")
-    for weight, index, word in words[:COPY_ROWS]:
-        table.add_row(word, str(index), weight_label(weight), "█" * round(10 * weight / top))
-    return table
-
-
-class SuggestionList(OptionList, can_focus=False):
-    """The suggestions; never focused, so keys keep going to the query input."""
-
-
-class HelpScreen(ModalScreen[None]):
-    """The keys and what the panels show."""
-
-    AUTO_FOCUS = ".dialog"  # so that the arrow keys scroll it
-    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
-            yield Markdown(HELP)
-
-
-class ErrorScreen(ModalScreen[None]):
-    """A model that could not be loaded: what failed and where, instead of a traceback."""
-
-    BINDINGS = [Binding("escape,enter", "dismiss", "Close")]
-
-    def __init__(self, message: str):
-        super().__init__()
-        self.message = message
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static("Cannot load the model", classes="title")
-            yield Static(self.message, id="error-message")
-            yield Static("escape: close, then ctrl+o to open another model", classes="hint")
-
-
-class ModelPrompt(ModalScreen[str | None]):
-    """Asks for the path of the model to switch to."""
-
-    AUTO_FOCUS = "#model-path"
-    BINDINGS = [Binding("escape", "dismiss", "Cancel")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static("Open a model: a SavedModel directory, or one containing savedmodel/")
-            yield Input(placeholder="path/to/savedmodel", id="model-path")
-
-    @on(Input.Submitted)
-    def submit(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
 
 
 class MtnApp(App):
@@ -155,67 +36,72 @@ class MtnApp(App):
     TITLE = "mtn-tui"
     AUTO_FOCUS = "#query"
     BINDINGS = [
-        Binding("tab", "take_suggestion", "Take", priority=True),
-        Binding("up", "move(-1)", "Previous", group=CHOOSE, priority=True),
-        Binding("down", "move(1)", "Next", group=CHOOSE, priority=True),
-        Binding("ctrl+n", "new_session", "New session"),
-        Binding("f2", "toggle_attention", "Attention"),
-        Binding("f3", "next_layer", "Layer"),
-        Binding("f4", "next_head", "Head"),
-        Binding("ctrl+o", "switch_model", "Model"),
-        Binding("f1", "help", "Help"),
+        # The input takes enter itself (QueryInput.submit), in the order of the keys typed.
+        Binding("enter", "submit", "Add", show=False,
+                tooltip="add the highlighted suggestion, or else the typed query, to the session"),
+        Binding("tab", "take_suggestion", "Take", priority=True,
+                tooltip="take the highlighted (or else the first) suggestion into the input"),
+        Binding("up", "move(-1)", "Previous", group=CHOOSE, priority=True,
+                tooltip="highlight the previous suggestion (from the first: back to the input)"),
+        Binding("down", "move(1)", "Next", group=CHOOSE, priority=True,
+                tooltip="highlight the next suggestion"),
+        Binding("ctrl+n", "new_session", "New", tooltip="new session"),
+        Binding("f2", "toggle_attention", "Attention", tooltip="show or hide the attention panel"),
+        Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
+        Binding("f4", "next_head", "Head", show=False, tooltip="next head of the attention"),
+        Binding("ctrl+o", "switch_model", "Model", tooltip="open another model"),
+        Binding("f1", "help", "Help", tooltip="help: keys, scores and panels"),
+        Binding("ctrl+p", "command_palette", "Palette", show=False, tooltip="command palette"),
+        Binding("ctrl+q", "quit", "Quit", show=False, tooltip="quit"),
     ]
-    MAIN_ACTIONS = {binding.action.split("(")[0] for binding in BINDINGS}
+    MAIN_ACTIONS = {binding.action.split("(")[0] for binding in BINDINGS} - {"quit"}
+
+    session: reactive[tuple[str, ...]] = reactive(tuple, init=False)
+    suggestions: reactive[Suggestions | None] = reactive(None, always_update=True, init=False)
+    attention: reactive[SessionAttention | None] = reactive(None, always_update=True, init=False)
+    attention_layer = reactive(0)
+    attention_head = reactive(0)
 
     def __init__(self, model_path: str | Path | None = None, show_load_time: bool = True):
         super().__init__()
+        self.started = time.perf_counter()
         self.model_path = model_path
         self.show_load_time = show_load_time  # off in snapshot tests, where it would vary
         self.backend: Backend | None = None
-        self.session: list[str] = []
-        self.suggestions: Suggestions | None = None
-        self.attention: np.ndarray | None = None  # [layers, heads, S, S] of self.session
-        self.layer = self.head = 0
-        self._suggest_request = self._attention_request = 0  # only the newest answer is shown
-        self._asked: tuple | None = None  # (session, prefix) last asked, not to ask twice
-        self._debounce: Timer | None = None
+        self._asking: tuple | None = None  # (backend, session, prefix) of the call in flight
+        self._shown: tuple | None = None  # (session, prefix) whose answer is on screen
+        self._attention_request = 0  # only the newest attention is shown
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                with VerticalScroll(id="session-box", can_focus=False):
-                    yield Static(id="session")
-                yield Input(placeholder="Type a query, enter adds it to the session", id="query")
+                yield SessionPanel(id="session-box")
+                yield QueryInput(placeholder="Type a query, enter adds it to the session", id="query")
                 yield SuggestionList(id="suggestions")
             with Vertical(id="attention-panel"):
-                yield Static(id="heatmap")
-                yield Static(id="copy")
+                yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)
+                yield CopyPanel(id="copy")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#session-box").border_title = "Session"
         self.query_one("#suggestions").border_title = "Suggestions"
-        self.query_one("#copy").border_title = "Copied words"
-        self.show_session()
-        self.show_attention()
-        self.load_model(self.model_path)
+        self.query_one(CopyPanel).suggestion = None
+        self.query_one(SessionPanel).queries = ()
+        self.query_one(HeatMap).attention = None
+        self.load_model(self.model_path, since=self.started)  # the real wait: from the start
 
-    # Model loading
+    # Model loading: a failed load keeps the model in use
 
-    def load_model(self, path: str | Path | None) -> None:
-        """Load the model at `path` (default: the project's) in a thread, showing "loading"."""
-        self.backend = None
-        self._suggest_request += 1
-        self._attention_request += 1
-        self.sub_title = "loading…"
-        self.show_message("Loading the model…")
-        self._load(path)
+    def load_model(self, path: str | Path | None, since: float | None = None) -> None:
+        """Load the model at `path` (default: the bundled one) in a thread, saying each step;
+        its time counts from `since` (default: now)."""
+        self._load(path, since or time.perf_counter())
 
     @work(thread=True, exclusive=True, group="load")
-    def _load(self, path: str | Path | None) -> None:
+    def _load(self, path: str | Path | None, since: float) -> None:
         try:
-            backend = Backend(path)
+            backend = Backend(path, lambda step: self.call_from_thread(self._progress, step))
         except ModelError as error:
             backend = error
         if get_current_worker().is_cancelled:
@@ -223,202 +109,219 @@ class MtnApp(App):
         if isinstance(backend, ModelError):
             self.call_from_thread(self._load_failed, str(backend))
         else:
-            self.call_from_thread(self._loaded, backend)
+            self.call_from_thread(self._loaded, backend, time.perf_counter() - since)
 
-    def _loaded(self, backend: Backend) -> None:
+    def _progress(self, step: str) -> None:
+        if self.backend is None:
+            self.sub_title = step
+            self.query_one(SuggestionList).show_message(step)
+        else:
+            self.sub_title = f"{self.backend.name} · opening another model: {step}"
+
+    def _loaded(self, backend: Backend, seconds: float) -> None:
         self.backend = backend
-        seconds = f" · loaded in {backend.load_seconds:.1f} s" if self.show_load_time else ""
-        self.sub_title = backend.name + seconds
-        self._asked = None
+        self.sub_title = backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
+        if self.show_load_time:
+            steps = ", ".join(f"{step} {took:.1f} s" for step, took in backend.start_seconds.items())
+            self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
+        self._shown = None
         self.request_suggestions()
         self.request_attention()
 
     def _load_failed(self, message: str) -> None:
-        self.sub_title = "no model"
-        self.show_message("No model loaded: press ctrl+o to open one.")
-        self.push_screen(ErrorScreen(message))
+        if self.backend is None:
+            self.sub_title = "no model"
+            self.query_one(SuggestionList).show_message("No model loaded: press ctrl+o to open one.")
+            hint = "escape: close, then ctrl+o to open another model"
+        else:
+            self.sub_title = self.backend.name
+            hint = f"The model {self.backend.name} stays in use. escape: close"
+        self.push_screen(ErrorScreen(message, hint))
 
-    # Suggestions
+    # The session
 
-    @on(Input.Changed, "#query")
-    def query_changed(self) -> None:
-        if self._debounce is not None:
-            self._debounce.stop()
-        self._debounce = self.set_timer(DEBOUNCE, self.request_suggestions)
-
-    @on(Input.Submitted, "#query")
-    def add_query(self, event: Input.Submitted) -> None:
-        query = " ".join(event.value.split())
-        if not query:
-            self.notify("Empty query ignored: type a query first.", severity="warning")
-            return
-        self.session.append(query)
-        event.input.clear()
-        self.show_session()
+    def watch_session(self, session: tuple[str, ...]) -> None:
+        self.query_one(SessionPanel).queries = session
         self.request_suggestions()
         self.request_attention()
 
-    def request_suggestions(self) -> None:
-        """Ask for suggestions after the session, completing the typed words if any."""
-        if self.backend is None:
+    def add_queries(self, texts: list[str]) -> None:
+        """Add `texts` (as typed, ends stripped) to the session."""
+        queries = [text.strip() for text in texts if text.strip()]
+        if not queries:
+            self.notify("Empty query ignored: type a query first.", severity="warning")
             return
-        typed = self.query_one("#query", Input).value
-        # A trailing space says the last word is finished; without it the model completes it.
-        prefix = " ".join(typed.split()) + (" " if typed[-1:].isspace() and typed.strip() else "")
-        if (tuple(self.session), prefix) == self._asked:
-            return
-        self._asked = (tuple(self.session), prefix)
-        self._suggest_request += 1
-        if not self.session:
-            self.show_message("Add a query to the session to get suggestions for the next one.")
-            return
-        self._suggest(self._suggest_request, self.backend, list(self.session), prefix)
+        self.session = (*self.session, *queries)
 
-    @work(thread=True, exclusive=True, group="suggest")
-    def _suggest(self, request: int, backend: Backend, session: list[str], prefix: str) -> None:
+    def action_submit(self) -> None:
+        """Add the highlighted suggestion, or else the typed query, to the session."""
+        self.query_one(QueryInput).submit()
+
+    @on(QueryInput.Submitted, "#query")
+    def query_submitted(self, event: QueryInput.Submitted) -> None:
+        taken = self._taken(event.value)
+        self.add_queries([taken if taken is not None else event.value])
+
+    @on(QueryInput.LinesPasted)
+    def add_pasted_lines(self, event: QueryInput.LinesPasted) -> None:
+        self.add_queries(event.lines)
+
+    def action_new_session(self) -> None:
+        """Forget the session's queries and start again."""
+        self.query_one(QueryInput).clear()
+        self.session = ()
+
+    # Suggestions: one call at a time; when it returns, the newest input is asked for
+
+    def _wanted(self) -> tuple[tuple[str, ...], str]:
+        """The session and typed prefix that the suggestions on screen should answer."""
+        return self.session, typed_prefix(self.query_one(QueryInput).value)
+
+    @on(QueryInput.Changed, "#query")
+    def query_changed(self) -> None:
+        self.query_one(SuggestionList).highlighted = None  # what is typed now counts
+        self.request_suggestions()
+
+    def request_suggestions(self) -> None:
+        """Ask for suggestions for the session and typed words, unless on screen or on the way."""
+        if self.backend is None or self._asking is not None:
+            return  # no model yet, or the call in flight asks again when it returns
+        wanted = self._wanted()
+        if wanted == self._shown:
+            return
+        if not self.session:
+            self._shown = wanted
+            self.suggestions = None
+            return
+        self._asking = (self.backend, *wanted)
+        self._suggest(self.backend, *wanted)
+
+    @work(thread=True, group="suggest")
+    def _suggest(self, backend: Backend, session: tuple[str, ...], prefix: str) -> None:
         try:
-            result = backend.complete(session, prefix) if prefix else backend.suggest(session)
+            result = backend.complete(list(session), prefix) if prefix else backend.suggest(list(session))
         except ModelError as error:
             result = error
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._show_suggestions, request, result)
+        self.call_from_thread(self._answered, backend, (session, prefix), result)
 
-    def _show_suggestions(self, request: int, result: Suggestions | ModelError) -> None:
-        if request != self._suggest_request:
-            return  # a newer request is on its way
-        if isinstance(result, ModelError):
-            self.show_message(str(result))
-            return
-        if not result.items:
-            self.show_message("No suggestions.")
-            return
-        self.suggestions = result
+    def _answered(self, backend: Backend, asked: tuple, result: Suggestions | ModelError) -> None:
+        self._asking = None
+        if backend is self.backend and asked == self._wanted():
+            self._shown = asked
+            if isinstance(result, ModelError):
+                self.query_one(SuggestionList).show_message(str(result))
+            else:
+                self.suggestions = result
+        self.request_suggestions()  # typing went on meanwhile: ask for what is there now
+
+    def watch_suggestions(self, suggestions: Suggestions | None) -> None:
         options = self.query_one(SuggestionList)
-        options.clear_options()
-        for index, item in enumerate(result.items, 1):
-            prompt = Text.assemble((f"{index} {item.score:6.2f}  ", "dim"), item.text)
-            options.add_option(Option(prompt))
-        options.highlighted = 0
-        self.show_copy()
+        copy = self.query_one(CopyPanel)
+        if suggestions is None:
+            message = ("Add a query to the session to get suggestions for the next one."
+                       if self.backend is not None else "No model loaded yet.")
+            options.show_message(message)
+        elif not suggestions.items:
+            options.show_message("No suggestions.")
+        else:
+            options.show(suggestions)
+            copy.tokens = suggestions.source_tokens
+            kept = used_queries(suggestions.session, len(suggestions.source_tokens))
+            copy.numbers = [index + 1 for index in kept]
+        copy.suggestion = None
 
-    def show_message(self, message: str) -> None:
-        """Show `message` in place of the suggestions."""
-        self.suggestions = None
-        options = self.query_one(SuggestionList)
-        options.clear_options()
-        options.add_option(Option(Text(message, style="dim"), disabled=True))
-        self.show_copy()
-
-    @on(OptionList.OptionHighlighted, "#suggestions")
-    def show_copy(self) -> None:
-        """Show the source words copied by the highlighted suggestion."""
-        copy = self.query_one("#copy", Static)
-        highlighted = self.query_one(SuggestionList).highlighted
-        if self.suggestions is None or highlighted is None:
-            copy.border_title = "Copied words"
-            copy.update(Text("No suggestion highlighted.", style="dim"))
-            return
-        item = self.suggestions.items[highlighted]
-        copy.border_title = f"Copied by suggestion {highlighted + 1}"
-        copy.update(copy_table(item.copy_attention, self.suggestions.source_tokens))
+    @on(SuggestionList.OptionHighlighted, "#suggestions")
+    def show_copy(self, event: SuggestionList.OptionHighlighted) -> None:
+        """Show what the highlighted suggestion copied."""
+        if self.suggestions is not None and event.option_index < len(self.suggestions.items):
+            item = self.suggestions.items[event.option_index]
+            self.query_one(CopyPanel).suggestion = (event.option_index + 1, item)
 
     def action_move(self, step: int) -> None:
-        """Highlight the previous (-1) or next (1) suggestion."""
+        """Highlight the next (1) or previous (-1) suggestion; up from the first leaves the list."""
         options = self.query_one(SuggestionList)
+        if not self.suggestions or not self.suggestions.items:
+            return
         if step > 0:
             options.action_cursor_down()
+        elif options.highlighted == 0:
+            options.highlighted = None
+            self.query_one(CopyPanel).suggestion = None
         else:
             options.action_cursor_up()
 
-    def action_take_suggestion(self) -> None:
-        """Put the highlighted suggestion into the input, to edit or submit it."""
+    def _taken(self, typed: str) -> str | None:
+        """The highlighted suggestion, continuing `typed`; None when none is highlighted."""
         highlighted = self.query_one(SuggestionList).highlighted
         if self.suggestions is None or highlighted is None:
+            return None
+        return continue_typed(typed, self.suggestions.items[highlighted].text)
+
+    def action_take_suggestion(self) -> None:
+        """Put the highlighted (or else the first) suggestion into the input, to edit or submit."""
+        options = self.query_one(SuggestionList)
+        if self.suggestions is None or not self.suggestions.items:
             return
-        query = self.query_one("#query", Input)
-        query.value = self.suggestions.items[highlighted].text
-        query.cursor_position = len(query.value)
+        if options.highlighted is None:
+            options.highlighted = 0
+        query = self.query_one(QueryInput)
+        text = self._taken(query.value)
+        query.value = text
+        query.cursor_position = len(text)
 
-    # Session and attention
-
-    def show_session(self) -> None:
-        box = self.query_one("#session-box")
-        box.border_title = f"Session ({len(self.session)})"
-        lines = [Text.assemble((f"{i:>2} ", "dim"), q) for i, q in enumerate(self.session, 1)]
-        empty = Text("No queries yet: type one and press enter.", style="dim")
-        self.query_one("#session", Static).update(Text("\n").join(lines) if lines else empty)
-        box.scroll_end(animate=False)
+    # Attention
 
     def request_attention(self) -> None:
         """Ask for the session attention of the current session."""
         self._attention_request += 1
         self.attention = None
-        self.show_attention()
         if self.backend is not None and self.session:
-            self._attend(self._attention_request, self.backend, list(self.session))
+            self._attend(self._attention_request, self.backend, self.session)
 
     @work(thread=True, exclusive=True, group="attention")
-    def _attend(self, request: int, backend: Backend, session: list[str]) -> None:
+    def _attend(self, request: int, backend: Backend, session: tuple[str, ...]) -> None:
         try:
-            result = backend.attention(session)
+            result = backend.attention(list(session))
         except ModelError as error:
             result = error
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._show_attention_result, request, result)
+        self.call_from_thread(self._attended, request, result)
 
-    def _show_attention_result(self, request: int, result: np.ndarray | ModelError) -> None:
+    def _attended(self, request: int, result: SessionAttention | ModelError) -> None:
         if request != self._attention_request:
-            return
+            return  # the session changed meanwhile
         if isinstance(result, ModelError):
             self.notify(str(result), severity="error", timeout=10)
             return
         self.attention = result
-        self.layer = min(self.layer, result.shape[0] - 1)
-        self.head = min(self.head, result.shape[1] - 1)
-        self.show_attention()
 
-    def show_attention(self) -> None:
-        heatmap = self.query_one("#heatmap", Static)
-        heatmap.border_subtitle = "rows attend to columns"
-        if self.attention is None:
-            heatmap.border_title = "Session attention"
-            heatmap.update(Text("Add queries to see how they attend to each other.", style="dim"))
-            return
-        layers, heads = self.attention.shape[:2]
-        layer, head = f"{self.layer + 1}/{layers}", f"{self.head + 1}/{heads}"
-        heatmap.border_title = f"Attention · layer {layer} · head {head}"
-        size = self.attention.shape[-1]
-        heatmap.update(heat_map(self.attention[self.layer, self.head], self.session[-size:] if size else []))
+    def watch_attention(self, attention: SessionAttention | None) -> None:
+        heat_map = self.query_one(HeatMap)
+        kept = len(attention.queries) if attention is not None else 0
+        heat_map.numbers = [index + 1 for index in used_queries(self.session, kept)]
+        heat_map.attention = attention
+        self.query_one(SessionPanel).ignored = (
+            ignored_reasons(self.session, kept) if attention is not None else {}
+        )
 
     def action_next_layer(self) -> None:
         """Show the next layer's attention."""
         if self.attention is not None:
-            self.layer = (self.layer + 1) % self.attention.shape[0]
-            self.show_attention()
+            self.attention_layer = (self.attention_layer + 1) % self.attention.weights.shape[0]
 
     def action_next_head(self) -> None:
         """Show the next head's attention."""
         if self.attention is not None:
-            self.head = (self.head + 1) % self.attention.shape[1]
-            self.show_attention()
+            self.attention_head = (self.attention_head + 1) % self.attention.weights.shape[1]
 
     def action_toggle_attention(self) -> None:
         """Show or hide the attention panel."""
         panel = self.query_one("#attention-panel")
         panel.display = not panel.display
 
-    def action_new_session(self) -> None:
-        """Forget the session's queries and start again."""
-        self.session.clear()
-        self.query_one("#query", Input).clear()
-        self.show_session()
-        self.request_suggestions()
-        self.request_attention()
-
     # Dialogs and commands
 
     def action_switch_model(self) -> None:
-        """Ask for a model path and load that model."""
+        """Ask for a model path and load that model; the current one stays if it fails."""
 
         def switch(path: str | None) -> None:
             if path:

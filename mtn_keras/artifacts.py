@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mtn_keras.config import ModelConfig, model_config_from_dict
 from mtn_keras.data.vocab import Vocabulary
+from mtn_keras.quiet import import_tensorflow
 
 
 class ModelDirError(Exception):
@@ -47,6 +48,7 @@ def load_trained(path, ranking=True):
         raise ModelDirError(
             f"{path}: vocab.txt has {len(vocab)} tokens but the model was built for {config.vocab_size}"
         )
+    import_tensorflow()  # silently, unless the command was asked for TensorFlow's logs
     import keras
 
     import mtn_keras.models  # noqa: F401  (registers the layers and models)

@@ -25,5 +25,6 @@ def describe(error):
 
 
 def add_verbose(parser):
-    """--verbose: show the traceback of an error (for a bug report)."""
-    parser.add_argument("--verbose", action="store_true", help="show the traceback of an error")
+    """--verbose: show TensorFlow's log lines and the traceback of an error (for a bug report)."""
+    parser.add_argument("--verbose", action="store_true",
+                        help="show TensorFlow's start-up and log lines and the traceback of an error")

@@ -17,10 +17,11 @@ import json
 import os
 import sys
 
-from mtn_keras.config import PRESETS
+from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.models import MODELS
+from mtn_keras.cli import add_verbose
+from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.train import configure
 
 ROWS = [  # (row, model, --set overrides)
@@ -45,20 +46,22 @@ def parse_args(argv=None):
     parser.add_argument("--preset", help="paper, small or tiny (default small; tiny with --quick)")
     parser.add_argument("--epochs", type=int, help="epochs of every row (default: the preset's)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--models", default=",".join(MODELS),
+    parser.add_argument("--models", default=",".join(MODEL_NAMES),
                         help="comma-separated models whose rows to run (default: all)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config field in every row")
+    add_verbose(parser)
     args = parser.parse_args(argv)
     args.models = [name.strip() for name in args.models.split(",") if name.strip()]
-    unknown = sorted(set(args.models) - set(MODELS))
+    unknown = sorted(set(args.models) - set(MODEL_NAMES))
     if unknown:
-        parser.error(f"unknown models {unknown}; choose from {sorted(MODELS)}")
+        parser.error(f"unknown models {unknown}; choose from {sorted(MODEL_NAMES)}")
     args.preset = args.preset or ("tiny" if args.quick else "small")
     if args.preset not in PRESETS:
         parser.error(f"unknown preset {args.preset!r}; choose one of {sorted(PRESETS)}")
     if args.quick and args.epochs is None:
         args.epochs = 1
+    show_tensorflow_logs(args.verbose)
     return args
 
 
@@ -69,6 +72,7 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
     if os.path.isfile(summary_path):
         print(f"compare: {row}: trained already in {out}", file=sys.stderr)
     else:
+        import_tensorflow()
         import keras
 
         from mtn_keras.training import fit_model

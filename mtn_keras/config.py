@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 FILTERS = ("session", "repeats", "blocked", "unrelated")
 
+# The names of mtn_keras.models.MODELS, known without importing TensorFlow.
+MODEL_NAMES = ("mtn", "transformer", "hred", "mnsrf", "seq2seq")
+
 
 @dataclass
 class ModelConfig:

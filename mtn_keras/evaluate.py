@@ -15,6 +15,7 @@ from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config, 
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import Protocol, sessions_from_logs
+from mtn_keras.quiet import show_tensorflow_logs
 from mtn_keras.evaluation import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
     quality_table, session_pairs, table_rows, write_json,
@@ -98,6 +99,7 @@ def main(argv=None):
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    show_tensorflow_logs(args.verbose)
     try:
         for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
             if getattr(args, flag):

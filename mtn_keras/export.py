@@ -11,6 +11,7 @@ from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import add_verbose, fail
 from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
+from mtn_keras.quiet import show_tensorflow_logs
 
 
 def export(trained, out, decoding=DecodeConfig()):
@@ -47,6 +48,7 @@ def main(argv=None):
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    show_tensorflow_logs(args.verbose)
     try:
         check_out_path(args.out)
         if os.path.exists(args.out) and os.listdir(args.out) and not args.force:

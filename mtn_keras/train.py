@@ -12,11 +12,11 @@ import os
 import sys
 
 from mtn_keras.cli import fail
-from mtn_keras.config import apply_overrides, check_configs, positive_int, preset
+from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, positive_int, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.models import MODELS
 from mtn_keras.outputs import OutputError, check_out_path
+from mtn_keras.quiet import import_tensorflow
 
 
 class TrainInputError(Exception):
@@ -26,7 +26,7 @@ class TrainInputError(Exception):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.train", description=__doc__)
     parser.add_argument("--data", required=True, help="prepared dataset directory")
-    parser.add_argument("--model", default="mtn", choices=sorted(MODELS))
+    parser.add_argument("--model", default="mtn", choices=sorted(MODEL_NAMES))
     parser.add_argument("--preset", default="small", help="paper, small or tiny")
     parser.add_argument("--out", required=True, help="output directory, e.g. saved_models/NAME")
     parser.add_argument("--epochs", type=positive_int)
@@ -37,8 +37,9 @@ def parse_args(argv=None):
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run in --out from its last finished epoch")
     parser.add_argument("--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)")
-    parser.add_argument("--verbose", type=int, default=1,
-                        help="Keras progress bar: 0, 1 or 2 (2 also shows the traceback of an error)")
+    parser.add_argument("--verbose", type=int, default=1, choices=range(4),
+                        help="Keras progress: 0 none, 1 a bar, 2 a line per epoch; "
+                        "3 as 2, with TensorFlow's own log lines and the traceback of an error")
     return parser.parse_args(argv)
 
 
@@ -138,15 +139,16 @@ def main(argv=None):
             with open(os.path.join(args.out, "config.json"), "w", encoding="utf-8") as handle:
                 json.dump(run_config(args.model, model_config), handle, indent=2)
     except (TrainInputError, ValueError, OSError) as error:
-        return fail("train", error, args.verbose == 2)
+        return fail("train", error, args.verbose >= 3)
 
-    from mtn_keras.training import fit_model  # imports TensorFlow: after the checks
+    import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
+    from mtn_keras.training import fit_model
 
     summary = fit_model(
         args.model, model_config, train_config, vocab,
         train_sessions=splits["train"], valid_sessions=splits["valid"],
         out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-        verbose=args.verbose, data_dir=args.data,
+        verbose=min(args.verbose, 2), data_dir=args.data,
     )
     print(json.dumps(summary, indent=2))
     return 0

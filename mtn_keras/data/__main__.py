@@ -1,6 +1,7 @@
 """Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."""
 
 import argparse
+import os
 import sys
 
 from mtn_keras.cli import add_verbose, fail
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "stats":
+        if not os.path.isfile(os.path.join(args.dir, "stats.json")):
+            what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
+            print(f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
+                  f"--out {args.dir}` first", file=sys.stderr)
+            return 2
         try:
             print(format_stats(load_stats(args.dir)))
         except (OSError, ValueError, KeyError, TypeError) as error:

@@ -18,6 +18,7 @@ def test_the_default_model_is_bundled_and_answers():
     assert all(item.text and "<unk>" not in item.text for item in found.items)
     typed = backend.complete(session, "weather bos")
     assert typed.items and all(item.text.startswith("weather bos") for item in typed.items)
-    attention = backend.attention(session)
-    assert attention.shape[-2:] == (2, 2)
-    np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
+    attention = backend.attention(session + ["???"])
+    assert attention.queries == session  # the query without words is dropped
+    assert attention.weights.shape[-2:] == (2, 2)
+    np.testing.assert_allclose(attention.weights.sum(-1), 1.0, atol=1e-5)

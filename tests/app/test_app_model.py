@@ -1,11 +1,14 @@
 """The app's model backend on the fake SavedModel: plain Python outputs, errors as ModelError."""
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from app.model import DEFAULT_MODEL, PROJECT_ROOT, Backend, ModelError, resolve_model_path
+from app.model import (
+    DEFAULT_MODEL, Backend, ModelError, ignored_reasons, resolve_model_path, used_queries,
+)
 
 SESSION = ["cheap flights to lisbon", "lisbon weather"]
 
@@ -41,10 +44,27 @@ def test_complete_keeps_the_typed_words(backend):
     ]
 
 
-def test_attention_is_layers_by_heads_by_queries(backend):
-    attention = backend.attention(SESSION + ["lisbon trams"])
-    assert attention.shape == (2, 2, 3, 3)
-    np.testing.assert_allclose(attention[0, 0, 1], [0.5, 0.5, 0.0])
+def test_attention_is_layers_by_heads_by_kept_queries(backend):
+    attention = backend.attention(SESSION + ["...", "Lisbon Trams!"])
+    assert attention.queries == ["cheap flights to lisbon", "lisbon weather", "lisbon trams"]
+    assert attention.weights.shape == (2, 2, 3, 3)
+    np.testing.assert_allclose(attention.weights[0, 0, 1], [0.5, 0.5, 0.0])
+
+
+def test_sources_are_read_when_the_model_gives_them(backend, fake_model_with_sources):
+    assert [item.source for item in backend.suggest(SESSION).items] == [None] * 3
+    ranked = Backend(fake_model_with_sources)
+    assert ranked.has_sources and not backend.has_sources
+    assert [item.source for item in ranked.suggest(SESSION).items] == ["model", "log", "model+log"]
+
+
+def test_used_and_ignored_queries_in_the_session_numbering():
+    session = ["one", "two", "???", "three", "four", "🙂", "five"]
+    assert used_queries(session, 4) == [1, 3, 4, 6]
+    assert ignored_reasons(session, 4) == {
+        0: "outside the model's window of 4", 2: "no words", 5: "no words",
+    }
+    assert used_queries(session, 0) == []
 
 
 def test_name_path_and_load_time(fake_model):
@@ -54,10 +74,10 @@ def test_name_path_and_load_time(fake_model):
     assert 0 < backend.load_seconds < 60
 
 
-def test_default_model_is_under_the_project_root():
-    assert (PROJECT_ROOT / "app" / "model.py").is_file()
+def test_in_a_clone_the_default_model_is_the_bundled_one():
+    root = Path(__file__).resolve().parents[2]
     assert resolve_model_path(None) == DEFAULT_MODEL
-    assert DEFAULT_MODEL == PROJECT_ROOT / "saved_models" / "default" / "savedmodel"
+    assert DEFAULT_MODEL == root / "saved_models" / "default" / "savedmodel"
 
 
 @pytest.mark.parametrize(

@@ -1,18 +1,28 @@
-"""Snapshot tests of the terminal app with the fake SavedModel (update with --snapshot-update)."""
+"""Snapshot tests of the terminal app with the fake SavedModel at 160x48 and at 80x24, the
+smallest usual terminal (update with --snapshot-update)."""
 
-from app.screenshot import SIZE, play_session
+import pytest
+from textual.widgets import Input
+
+from app.screenshot import play_session, settle
 from app.tui import MtnApp
 
 
-def test_snapshot_main_screen(snap_compare, fake_model):
+async def a_long_session(pilot):
+    """Five queries, one without words: the fake model reads the last three with words."""
+    await play_session(pilot)
+    query = pilot.app.query_one("#query", Input)
+    query.value = ""
+    for text in ("???", "lisbon trams"):
+        query.insert_text_at_cursor(text)
+        await pilot.press("enter")
+        await settle(pilot)
+    query.insert_text_at_cursor("lisbon")
+    await settle(pilot)
+    await pilot.press("f3", "f4", "down", "down")
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_snapshot_main_screen(snap_compare, fake_model, size):
     app = MtnApp(fake_model, show_load_time=False)
-    assert snap_compare(app, terminal_size=SIZE, run_before=play_session)
-
-
-def test_snapshot_attention_panel_other_layer_head_and_suggestion(snap_compare, fake_model):
-    async def run_before(pilot):
-        await play_session(pilot)
-        await pilot.press("f3", "f4", "down", "down")
-
-    app = MtnApp(fake_model, show_load_time=False)
-    assert snap_compare(app, terminal_size=(80, 30), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=a_long_session)

@@ -1,13 +1,20 @@
 """Pilot tests of the app with the fake SavedModel: session, suggestions, attention, errors."""
 
+from pathlib import Path
+
 import pytest
 from rich.table import Table
+from textual import events
 from textual.widgets import Input, Static
 
 from app import main as cli
-from app.model import Suggestion, Suggestions
+from app.help import keys_table
+from app.copy_panel import CopyPanel
+from app.query_input import QueryInput, continue_typed
 from app.screenshot import settle
-from app.tui import ErrorScreen, HelpScreen, ModelPrompt, MtnApp, SuggestionList
+from app.screens import ErrorScreen, HelpScreen, ModelPrompt
+from app.suggestion_list import BAR, SuggestionList, score_shares
+from app.tui import MtnApp
 
 SIZE = (120, 34)
 
@@ -33,6 +40,15 @@ def suggestion_texts(app):
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
+def suggested(app):
+    """The suggestions' texts, without rank and bar."""
+    return [text[3 + BAR :] for text in suggestion_texts(app)]
+
+
+def session_lines(app):
+    return str(app.query_one("#session", Static).content).split("\n")
+
+
 @pytest.fixture
 def make_app(fake_model):
     return lambda: MtnApp(fake_model, show_load_time=False)
@@ -45,14 +61,13 @@ async def test_queries_join_the_session_and_get_suggestions(make_app):
         assert app.sub_title == "tiny"
         assert "Add a query" in suggestion_texts(app)[0]
         await add_queries(pilot, "cheap flights", "lisbon hotels")
-        assert app.session == ["cheap flights", "lisbon hotels"]
-        session = str(app.query_one("#session", Static).content)
-        assert session == " 1 cheap flights\n 2 lisbon hotels"
+        assert app.session == ("cheap flights", "lisbon hotels")
+        assert session_lines(app) == [" 1 cheap flights", " 2 lisbon hotels"]
         assert app.query_one("#query", Input).value == ""
         texts = suggestion_texts(app)
         assert len(texts) == 3
-        assert texts[0].endswith("lisbon hotels near me")
-        assert "-1.00" in texts[0]
+        assert texts[0].startswith("1 ██████ lisbon hotels near me")
+        assert app.query_one(SuggestionList).highlighted is None
 
 
 async def test_typing_completes_the_typed_words(make_app):
@@ -61,45 +76,169 @@ async def test_typing_completes_the_typed_words(make_app):
         await add_queries(pilot, "cheap flights")
         await type_text(pilot, "rome")
         await settle(pilot)
-        assert [text.split("  ")[-1] for text in suggestion_texts(app)] == [
+        assert suggested(app) == [
             "rome near me",
             "rome online",
             "rome reviews",
         ]
+        assert app.suggestions.prefix == "rome"
 
 
-async def test_a_stale_answer_never_replaces_a_newer_one(make_app):
+async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        before = suggestion_texts(app)
-        stale = Suggestions([Suggestion("stale", 0.0, None)], [])
-        app._show_suggestions(app._suggest_request - 1, stale)
-        assert suggestion_texts(app) == before
+        calls = []
+        complete = app.backend.complete
+        app.backend.complete = lambda session, prefix: calls.append(prefix) or complete(session, prefix)
+        await type_text(pilot, "rome")
+        await settle(pilot)
+        # one call at a time: keys typed while a call runs are asked for together afterwards
+        assert calls[0] == "r" and calls[-1] == "rome" and len(calls) <= 4
+        assert app.suggestions.prefix == "rome"
 
 
-async def test_tab_takes_the_highlighted_suggestion(make_app):
+async def test_attention_labels_are_the_queries_the_model_kept(make_app):
+    # Issue 12, item 1: "???" has no words; the model drops it and the rows are the others.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "weather boston", "???", "Boston Red Sox tickets")
+        table = app.query_one("#heatmap", Static).content
+        assert isinstance(table, Table)
+        assert table.row_count == 2 and len(table.columns) == 3
+        assert cells(table.columns[0]) == [" 1 weather boston ", " 3 boston red sox tickets "]
+        assert [column.header for column in table.columns[1:]] == ["1", "3"]
+        assert cells(table.columns[1]) == [" 1.00 ", " .50 "]
+        assert session_lines(app)[1] == " 2 ???  (no words)"
+
+
+async def test_every_panel_uses_the_session_numbers(make_app):
+    # Issue 12, item 2: 5 queries, the fake model reads the last 4; the first is dimmed.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "one", "two", "three", "four", "five")
+        assert session_lines(app)[0] == " 1 one  (outside the model's window of 4)"
+        table = app.query_one("#heatmap", Static).content
+        assert [column.header for column in table.columns[1:]] == ["2", "3", "4", "5"]
+        await pilot.press("down")
+        copy = app.query_one(CopyPanel)
+        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "score -1.00")
+        copied = copy.content
+        assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
+
+
+async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
+    # Issue 12, item 3
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        await pilot.press("down", "tab")
-        assert app.query_one("#query", Input).value == "cheap flights online"
-        assert app.query_one("#copy", Static).border_title == "Copied by suggestion 2"
+        backend = app.backend
+        for path in (tmp_path / "nowhere", tmp_path):  # missing, and a folder that is no model
+            await pilot.press("ctrl+o")
+            app.screen.query_one(Input).value = str(path)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, ErrorScreen)
+            assert "stays in use" in str(app.screen.query_one("#error-hint", Static).content)
+            await pilot.press("escape")
+            assert app.backend is backend and app.sub_title == "tiny"
+        await add_queries(pilot, "lisbon hotels")
+        assert suggestion_texts(app)[0].endswith("lisbon hotels near me")
+
+
+async def test_enter_adds_the_highlighted_suggestion(make_app):
+    # Issue 12, item 4
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        assert app.query_one(SuggestionList).highlighted is None
+        await pilot.press("down", "down")
+        assert app.query_one(CopyPanel).border_title.startswith("Copied by suggestion 2")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.session == ["cheap flights", "cheap flights online"]
+        assert app.session == ("cheap flights", "cheap flights online")
+        assert app.query_one(SuggestionList).highlighted is None
+        await pilot.press("down", "up")  # up from the first goes back to the input
+        await type_text(pilot, "rome")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session[-1] == "rome"
 
 
-async def test_an_empty_query_is_ignored_with_a_notice(make_app):
+async def test_keys_sent_in_a_burst_keep_their_order(make_app):
+    # Text and enter arriving faster than the app reads them (tmux send-keys): each enter
+    # ends the query typed before it.
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        notices = []
-        app.notify = lambda message, **options: notices.append(message)
-        await type_text(pilot, "   ")
+        query = app.query_one(QueryInput)
+        for key in [*"rome", "enter", *"oslo", "enter", "?", "enter"]:
+            query.post_message(events.Key(key, "\r" if key == "enter" else key))
+        await settle(pilot)
+        assert app.session == ("rome", "oslo", "?")
+
+
+async def test_typed_text_stays_as_typed(make_app):
+    # Issue 12, item 5: the model reads "h&r" as "h r"; the input and the session keep "h&r".
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "tax forms")
+        await type_text(pilot, "h&r")
+        await settle(pilot)
+        assert app.query_one("#query", Input).value == "h&r"
+        assert suggestion_texts(app)[0].endswith("h r near me")
+        await pilot.press("tab")
+        assert app.query_one("#query", Input).value == "h&r near me"
+        await pilot.press("ctrl+u")  # clear the input
+        await type_text(pilot, "H&R  Block ")
         await pilot.press("enter")
-        assert app.session == []
-        assert notices == ["Empty query ignored: type a query first."]
+        await settle(pilot)
+        assert app.session == ("tax forms", "H&R  Block")
+
+
+@pytest.mark.parametrize(
+    "typed, suggestion, taken",
+    [
+        ("h&r", "h r block", "h&r block"),
+        ("h&r bl", "h r block online", "h&r block online"),
+        ("Weather ", "weather boston", "Weather boston"),
+        ("rome", "cheap flights", "cheap flights"),
+        ("", "cheap flights", "cheap flights"),
+    ],
+)
+def test_continue_typed_keeps_the_typed_characters(typed, suggestion, taken):
+    assert continue_typed(typed, suggestion) == taken
+
+
+async def test_a_multi_line_paste_adds_each_line(make_app):
+    # Issue 12, item 10
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "cheap ")
+        app.query_one(QueryInput).post_message(events.Paste("flights\n\nlisbon hotels\nrome\n"))
+        await settle(pilot)
+        assert app.session == ("cheap flights", "lisbon hotels", "rome")
+        assert app.query_one("#query", Input).value == ""
+        app.query_one(QueryInput).post_message(events.Paste("one line\n"))
+        await pilot.pause()
+        assert app.query_one("#query", Input).value == "one line"
+
+
+async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_model_with_sources):
+    app = MtnApp(fake_model_with_sources, show_load_time=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        texts = suggestion_texts(app)
+        assert texts[0] == "1 ██████ cheap flights near me  model"
+        assert texts[1].endswith("cheap flights online  log")
+        assert texts[2].endswith("cheap flights reviews  model+log")
+
+
+def test_score_shares_read_log_probabilities_and_confidences():
+    assert score_shares([-1.0, -2.0, float("-inf")]) == pytest.approx([1.0, 0.36788, 0.0], rel=1e-4)
+    assert score_shares([0.9, 0.3]) == [0.9, 0.3]
+    assert score_shares([]) == []
 
 
 async def test_ctrl_n_starts_a_new_session(make_app):
@@ -109,30 +248,19 @@ async def test_ctrl_n_starts_a_new_session(make_app):
         await type_text(pilot, "lisbon")
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.session == []
+        assert app.session == ()
         assert app.query_one("#query", Input).value == ""
         assert app.attention is None
         assert app.suggestions is None
         assert "No queries yet" in str(app.query_one("#session", Static).content)
 
 
-async def test_attention_panel_shows_the_session_matrix(make_app):
+async def test_attention_layers_heads_and_toggle(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        queries = ["cheap flights", "lisbon hotels", "lisbon old town"]
-        await add_queries(pilot, *queries)
+        await add_queries(pilot, "cheap flights", "lisbon hotels", "lisbon old town")
         heatmap = app.query_one("#heatmap", Static)
-        table = heatmap.content
-        assert isinstance(table, Table)
-        assert table.row_count == 3 and len(table.columns) == 4
-        assert cells(table.columns[0]) == [
-            "1 cheap flights ",
-            "2 lisbon hotels ",
-            "3 lisbon old to… ",
-        ]
-        headers = [column.header for column in table.columns[1:]]
-        assert headers == ["1\nchea…", "2\nlisb…", "3\nlisb…"]
-        assert cells(table.columns[1]) == [" 1.00 ", " .50 ", " .33 "]
+        assert cells(heatmap.content.columns[1]) == [" 1.00 ", " .50 ", " .33 "]
         assert heatmap.border_title == "Attention · layer 1/2 · head 1/2"
         await pilot.press("f3", "f4")
         assert heatmap.border_title == "Attention · layer 2/2 · head 2/2"
@@ -161,7 +289,7 @@ async def test_a_bad_model_path_shows_the_error_screen_then_another_opens(fake_m
         assert app.backend is not None and app.sub_title == "tiny"
 
 
-async def test_help_screen_and_palette_commands(make_app):
+async def test_help_lists_every_binding_and_palette_commands(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
@@ -188,3 +316,8 @@ def test_main_runs_the_app_with_the_given_model(monkeypatch):
     monkeypatch.setattr(cli, "MtnApp", FakeApp)
     cli.main(["--model", "somewhere/savedmodel"])
     assert runs == ["somewhere/savedmodel"]
+
+
+def test_readme_lists_the_keys_from_the_bindings():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert keys_table(MtnApp.BINDINGS) in readme

@@ -1,0 +1,62 @@
+"""The help text, with its key table written from the app's BINDINGS (the README holds the same)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+KEY_NAMES = {"ctrl+": "ctrl+", "up": "↑", "down": "↓"}
+
+ABOUT = """\
+# mtn-tui
+
+Type a query and press **enter**: it joins the session. The suggestions for the *next* query
+update as you type: with nothing typed the model suggests freely, otherwise it completes
+the words typed so far. What you type is kept as typed; the model reads it normalised
+(lowercase, punctuation as spaces), so its suggestions are normalised.
+
+## Keys
+
+{keys}
+
+Pasting several lines adds each line as a query, in order.
+
+## Suggestions
+
+Each suggestion has its rank (1 is the best), a bar and, when the model says so, where it
+came from (`model`: generated; `log`: a query that followed similar ones in the query log;
+`model+log`: both). The bar is the suggestion's score relative to the best one: for a
+model that scores with log probabilities (a number such as -2.88, the mean log probability
+of its words), the bar is exp(score − best score), the suggestion's probability as a share
+of the best's; for a model that scores with a ranker's confidence in [0, 1], the bar is
+that confidence. The exact score of the highlighted suggestion is at the foot of the copy
+panel.
+
+## Panels
+
+The session lists the queries typed, numbered from 1; every panel uses those numbers. A
+query the model did not read is struck through, with why: it has no words once
+normalised (only punctuation or emoji), or it lies before the model's window (the model
+reads only the last few queries).
+
+The **attention** panel shows how much each query the model read (row) attends to each
+earlier one (column) in its session encoder, labelled with the query as the model read it.
+The **copy** panel lists the session words the highlighted suggestion copied, with their
+copy weights.
+"""
+
+
+def key_label(binding: Binding) -> str:
+    """The keys of `binding` as a person reads them: "ctrl+n", "f3", "↑"."""
+    return " / ".join(KEY_NAMES.get(key, key) for key in binding.key.split(","))
+
+
+def keys_table(bindings: list[Binding]) -> str:
+    """A markdown table of `bindings`: key and what it does, from each binding's tooltip or description."""
+    rows = [f"| {key_label(binding)} | {binding.tooltip or binding.description} |"
+            for binding in bindings]
+    return "\n".join(["| Key | Action |", "| --- | --- |", *rows])
+
+
+def help_text(bindings: list[Binding]) -> str:
+    """The help screen's markdown."""
+    return ABOUT.format(keys=keys_table(bindings))

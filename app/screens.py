@@ -1,0 +1,56 @@
+"""The dialogs: help, a model that failed to open, and the prompt for another model's path."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Markdown, Static
+
+from .help import help_text
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys (from the app's BINDINGS) and what the panels show."""
+
+    AUTO_FOCUS = ".dialog"  # so that the arrow keys scroll it
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog"):
+            yield Markdown(help_text(self.app.BINDINGS))
+
+
+class ErrorScreen(ModalScreen[None]):
+    """A model that could not be loaded: what failed and where, instead of a traceback."""
+
+    BINDINGS = [Binding("escape,enter", "dismiss", "Close")]
+
+    def __init__(self, message: str, hint: str):
+        super().__init__()
+        self.message = message
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Cannot load the model", classes="title")
+            yield Static(self.message, id="error-message")
+            yield Static(self.hint, classes="hint", id="error-hint")
+
+
+class ModelPrompt(ModalScreen[str | None]):
+    """Asks for the path of the model to switch to."""
+
+    AUTO_FOCUS = "#model-path"
+    BINDINGS = [Binding("escape", "dismiss", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Open a model: a SavedModel directory, or one containing savedmodel/")
+            yield Input(placeholder="path/to/savedmodel", id="model-path")
+
+    @on(Input.Submitted)
+    def submit(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)

@@ -1,0 +1,117 @@
+"""Keystroke to updated suggestions in mtn-tui, typed at a person's pace, with a real model.
+
+Why: suggestions are shown while the user types (issue 12, item 6: a median of at most
+100 ms from a keystroke to suggestions that take it into account, with no pile-up of stale
+requests). The app asks the model at once on each keystroke, one call at a time; keys
+typed while a call runs are asked for together when it returns.
+
+How: the app runs headless (Textual's Pilot) on the model; after a session of two
+made-up queries, QUERIES are typed key by key, one key every --pace seconds, the input
+cleared between them. A keystroke's latency runs from the moment the key is sent to the
+moment the list shows suggestions for the text typed with that key or after it (a call
+can answer several keys at once). Also printed: the model calls per keystroke (at most 1:
+no pile-up) and the model's own time per call.
+
+Usage: python benchmarks/bench_app_latency.py [--model PATH] [--pace 0.15]
+"""
+
+import argparse
+import asyncio
+import statistics
+import time
+
+from textual import events
+
+from app.query_input import typed_prefix
+from app.screenshot import settle
+from app.tui import MtnApp
+
+SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
+QUERIES = ["lisbon old town hotels", "tram 28 lisbon", "best pastel de nata", "sintra day trip"]
+
+
+def median_ms(values):
+    return f"{1000 * statistics.median(values):.0f} ms"
+
+
+def percentile_ms(values, share):
+    return f"{1000 * sorted(values)[min(len(values) - 1, int(share * len(values)))]:.0f} ms"
+
+
+async def measure(pilot, pace):
+    """Per keystroke latencies (s), model calls, and the model's seconds per call."""
+    app = pilot.app
+    shown = []  # (time, prefix) of each suggestion list shown
+    app.watch(app, "suggestions",
+              lambda result: result and shown.append((time.perf_counter(), result.prefix)),
+              init=False)
+    calls = []
+    complete = app.backend.complete
+
+    def timed_complete(session, prefix):
+        start = time.perf_counter()
+        result = complete(session, prefix)
+        calls.append(time.perf_counter() - start)
+        return result
+
+    app.backend.complete = timed_complete
+    query = app.query_one("#query")
+    for text in SESSION:
+        query.insert_text_at_cursor(text)
+        await pilot.press("enter")
+        await settle(pilot)
+    keys = []  # (time sent, index of the query typed, prefix after the key)
+    for number, text in enumerate(QUERIES):
+        for end in range(1, len(text) + 1):
+            sent = time.perf_counter()
+            # as a terminal delivers a key: into the input's queue, without waiting for it
+            query.post_message(events.Key(text[end - 1], text[end - 1]))
+            keys.append((sent, number, typed_prefix(text[:end])))
+            await asyncio.sleep(max(0.0, sent + pace - time.perf_counter()))
+        await settle(pilot)
+        shown.append((time.perf_counter(), None))  # a separator between queries
+        await pilot.press("ctrl+u")
+        await settle(pilot)
+    latencies = []
+    for index, (sent, number, _) in enumerate(keys):
+        # the later prefixes of the same query: a list for any of them answers this key
+        answers = {prefix for _, n, prefix in keys[index:] if n == number}
+        done = next((at for at, prefix in shown if at >= sent and prefix in answers), None)
+        if done is not None:
+            latencies.append(done - sent)
+    gaps = [later[0] - earlier[0] for earlier, later in zip(keys, keys[1:]) if later[1] == earlier[1]]
+    return latencies, len(keys), calls, statistics.median(gaps)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="a SavedModel (default: the bundled model)")
+    parser.add_argument("--pace", type=float, default=0.15, help="seconds between keys")
+    args = parser.parse_args(argv)
+    app = MtnApp(args.model)
+    result = {}
+
+    async def run(pilot):
+        await settle(pilot, timeout=900)
+        result["started"] = pilot.app.sub_title
+        if pilot.app.backend is not None:
+            result["started"] += "; " + ", ".join(
+                f"{step} {took:.1f} s" for step, took in pilot.app.backend.start_seconds.items())
+        if pilot.app.backend is not None:
+            result["measured"] = await measure(pilot, args.pace)
+        pilot.app.exit()
+
+    app.run(headless=True, size=(160, 48), auto_pilot=run)
+    if "measured" not in result:
+        raise SystemExit(f"No model: {result['started']}")
+    latencies, keys, calls, gap = result["measured"]
+    print(f"model: {result['started']}")
+    print(f"keystrokes {keys}, one per {gap:.3f} s (median); answered {len(latencies)}")
+    print(f"keystroke to suggestions: median {median_ms(latencies)}, "
+          f"p90 {percentile_ms(latencies, 0.9)}, max {percentile_ms(latencies, 1.0)}")
+    print(f"model calls {len(calls)} ({len(calls) / keys:.2f} per keystroke), "
+          f"median {median_ms(calls)} each")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""TensorFlow imported without its start-up log lines, for every command and the app.
+
+TensorFlow's C++ side writes a banner, CUDA probes and XLA notices straight to file
+descriptor 2, some of them before any log level is read; only `--verbose` shows them.
+"""
+
+import os
+import sys
+from contextlib import contextmanager
+
+_silenced = False  # True inside native_stderr_silenced: no second redirection from a thread
+_show_logs = False  # a command's --verbose
+
+
+@contextmanager
+def native_stderr_silenced():
+    """Send what native code writes to file descriptor 2 to /dev/null meanwhile.
+
+    Python's sys.stderr (tracebacks, Textual's screen) moves to a copy of the real
+    descriptor meanwhile, so Python-level output still shows.
+    """
+    global _silenced
+    if _silenced:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    terminal = os.fdopen(os.dup(2), "w", encoding=encoding, errors="replace")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    streams = sys.stderr, sys.__stderr__
+    sys.stderr = sys.__stderr__ = terminal
+    _silenced = True
+    try:
+        yield
+    finally:
+        _silenced = False
+        terminal.flush()
+        sys.stderr, sys.__stderr__ = streams
+        os.dup2(saved, 2)
+        os.close(saved)
+        terminal.close()
+
+
+def show_tensorflow_logs(show: bool) -> None:
+    """Whether TensorFlow's log lines show (a command's --verbose); say it before the import."""
+    global _show_logs
+    _show_logs = show
+
+
+def import_tensorflow(verbose: bool | None = None):
+    """TensorFlow, imported silently unless `verbose` (default: as show_tensorflow_logs said);
+    its later log lines below errors are off too."""
+    if verbose is None:
+        verbose = _show_logs
+    if verbose or "tensorflow" in sys.modules:
+        import tensorflow as tf
+
+        return tf
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with native_stderr_silenced():
+        import tensorflow as tf
+    tf.get_logger().setLevel("ERROR")
+    return tf

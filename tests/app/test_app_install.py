@@ -1,0 +1,75 @@
+"""Installed, not cloned: the wheel holds `mtn_tui` (not `app`) and the bundled model, and an
+installed `mtn-tui` finds that model from any directory."""
+
+import os
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(out), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    return next(out.glob("*.whl"))
+
+
+def test_the_wheel_holds_mtn_tui_and_the_bundled_model(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {name.split("/")[0] for name in names} >= {"mtn_keras", "mtn_tui"}
+    assert not any(name.startswith("app/") for name in names)
+    model = ROOT / "saved_models" / "default"
+    bundled = {f"mtn_tui/default_model/{path.relative_to(model)}"
+               for path in model.rglob("*") if path.is_file()}
+    assert bundled <= set(names)
+    entry_points = next(name for name in names if name.endswith("entry_points.txt"))
+    assert "mtn-tui = mtn_tui.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = Path(subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip())
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                    "--no-deps", "-q", str(wheel)], env=env, check=True, capture_output=True)
+    assert (site / "mtn_tui" / "main.py").is_file()
+    # Then the dependencies (TensorFlow, Textual...) come from the test's own environment.
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = (
+        "from mtn_tui.tui import MtnApp\n"
+        "from mtn_tui.screenshot import settle\n"
+        "app = MtnApp(show_load_time=False)\n"
+        "async def started(pilot):\n"
+        "    await settle(pilot, 600)\n"
+        "    app.exit(f'{app.sub_title} {app.backend.path}')\n"
+        "print(app.run(headless=True, auto_pilot=started))\n"
+    )
+    run = subprocess.run([python, "-c", script], cwd=elsewhere, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    name, path = run.stdout.split()
+    assert name == "default"
+    assert Path(path) == site / "mtn_tui" / "default_model" / "savedmodel"
+    help_text = subprocess.run([env_dir / "bin" / "mtn-tui", "--help"], cwd=elsewhere, env=env,
+                               capture_output=True, text=True, check=True).stdout
+    assert "usage: mtn-tui" in help_text
