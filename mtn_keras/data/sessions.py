@@ -45,8 +45,9 @@ class Protocol:
             raise ValueError(f"protocol {self.name!r}: expected one of {', '.join(PROTOCOLS)}")
         if self.gap_minutes < 0 or self.min_queries < 1 or self.max_query_tokens < 1:
             raise ValueError("gap_minutes must be >= 0, min_queries and max_query_tokens >= 1")
-        if self.name == "all" and self.max_queries < 2:
-            raise ValueError("protocol all: max_queries must be >= 2 (a window holds one pair)")
+        if self.name == "all" and min(self.min_queries, self.max_queries) < 2:
+            raise ValueError("protocol all: min_queries and max_queries must be >= 2 "
+                             "(a session or window of one query has no pair)")
         if self.name == "paper" and self.max_queries < self.min_queries:
             raise ValueError(
                 f"max_queries {self.max_queries} is below min_queries {self.min_queries}"

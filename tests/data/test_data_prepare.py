@@ -155,6 +155,8 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
         assert not (tmp_path / "out").exists()
     assert run_cli("prepare", "--input", "x", "--out", "y", "--split", "95/5").returncode == 2
     assert run_cli("prepare", "--input", "x", "--out", "y", "--max-queries", "2").returncode == 2
+    for bad in (["--min-queries", "1"], ["--max-queries", "1"]):
+        assert run_cli("prepare", "--input", "x", "--out", "y", "--protocol", "all", *bad).returncode == 2
     missing = run_cli("stats", tmp_path / "nothing")
     assert missing.returncode == 2 and missing.stderr.startswith("error: ")
 
