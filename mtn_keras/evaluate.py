@@ -14,7 +14,7 @@ from mtn_keras.cli import add_verbose, fail
 from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config, positive_int
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
-from mtn_keras.data.sessions import Protocol, sessions_from_logs
+from mtn_keras.data.sessions import PROTOCOLS, Protocol, protocol_lines, sessions_from_logs
 from mtn_keras.quiet import show_tensorflow_logs
 from mtn_keras.evaluation import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
@@ -89,6 +89,9 @@ def main(argv=None):
     source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
     parser.add_argument("--split", default="test", help="split of --data (default test)")
     parser.add_argument("--format", default="aol", choices=["aol", "excite"], help="format of --input")
+    parser.add_argument("--protocol", default="paper", choices=PROTOCOLS,
+                        help="session protocol of --input: paper (sessions of 3..5 queries) or "
+                        "all (sessions of 2+ queries, windowed; see `prepare`) (default paper)")
     parser.add_argument("--train-data", help="prepared dataset whose train split fits adj "
                         "(default: --data, else the data the model was trained on)")
     add_decode_arguments(parser)
@@ -109,9 +112,10 @@ def main(argv=None):
             sessions = load_split(args.data, args.split)
         else:
             check_inputs(args.input)
-            protocol = Protocol(max_queries=trained.config.max_queries,
-                                max_query_tokens=trained.config.max_query_tokens)
-            sessions = [s.queries for s in sessions_from_logs(args.input, args.format, protocol)]
+            protocol = Protocol.named(args.protocol, max_queries=trained.config.max_queries,
+                                      max_query_tokens=trained.config.max_query_tokens)
+            kept = sessions_from_logs(args.input, args.format, protocol)
+            sessions = protocol_lines((s.queries for s in kept), protocol)
         train_dir = args.train_data or args.data or trained.data_dir
         train_sessions = load_split(train_dir, "train") if train_dir else None
         report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)

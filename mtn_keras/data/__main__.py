@@ -7,7 +7,7 @@ import sys
 from mtn_keras.cli import add_verbose, fail
 from mtn_keras.data.logs import FORMATS, InputError
 from mtn_keras.data.prepare import PrepareError, format_stats, load_stats, prepare
-from mtn_keras.data.sessions import Protocol
+from mtn_keras.data.sessions import PROTOCOLS, Protocol
 
 
 def _split(text: str) -> tuple[float, float, float]:
@@ -36,14 +36,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the prepared dataset directory to write")
     p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
+    p.add_argument("--protocol", choices=PROTOCOLS, default="paper",
+                   help="paper: sessions of 3..5 queries of <= 10 tokens; all: every session "
+                   "of 2+ queries, long ones cut into windows, long queries truncated "
+                   "(default: paper)")
     p.add_argument("--gap-minutes", type=float, metavar="MIN", default=30,
                    help="new session after more than this idle time (default: 30)")
-    p.add_argument("--min-queries", type=int, metavar="N", default=3,
-                   help="shortest session kept (default: 3)")
+    p.add_argument("--min-queries", type=int, metavar="N",
+                   help="shortest session kept (default: 3 for paper, 2 for all)")
     p.add_argument("--max-queries", type=int, metavar="N", default=5,
-                   help="longest session kept (default: 5)")
+                   help="paper: longest session kept; all: longest window (default: 5)")
     p.add_argument("--max-query-tokens", type=int, metavar="N", default=10,
-                   help="sessions with a longer query are dropped (default: 10)")
+                   help="paper: sessions with a longer query are dropped; all: longer "
+                   "queries are truncated (default: 10)")
     p.add_argument("--min-count", type=int, metavar="N", default=3,
                    help="vocabulary: least count of a word in training (default: 3)")
     p.add_argument("--split", type=_split, default=(95, 2.5, 2.5), metavar="TRAIN/VALID/TEST",
@@ -77,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
             return fail("error", error, args.verbose)
         return 0
     try:
-        protocol = Protocol(
-            args.gap_minutes, args.min_queries, args.max_queries, args.max_query_tokens
-        )
+        fields = dict(gap_minutes=args.gap_minutes, max_queries=args.max_queries,
+                      max_query_tokens=args.max_query_tokens)
+        if args.min_queries is not None:
+            fields["min_queries"] = args.min_queries
+        protocol = Protocol.named(args.protocol, **fields)
     except ValueError as error:
         parser.error(str(error))
     if args.min_count < 1:

@@ -31,10 +31,12 @@ class InputError(Exception):
 
 
 class Tally:
-    """Counts of what became of the rows read, with the first malformed rows as file:line."""
+    """Counts of what became of the rows read, with the first malformed rows as file:line,
+    and the users read in order of first appearance (what a split by user shuffles)."""
 
     def __init__(self):
         self.counts = Counter()
+        self.users: list[str] = []
         self.malformed_reasons = Counter()
         self.malformed_examples: list[str] = []
 

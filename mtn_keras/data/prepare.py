@@ -1,16 +1,19 @@
 """The `prepare` command's work: query logs to a prepared dataset directory.
 
 The directory (docs/contracts.md): train.tsv, valid.tsv, test.tsv (one session a line, its
-queries TAB-separated, oldest first), vocab.txt (from the training split only) and
-stats.json. stats.json accounts for every row read:
+queries TAB-separated, oldest first; under the `all` protocol one window of a session a
+line), vocab.txt (from the training split only) and stats.json. stats.json accounts for
+every row read:
 
     rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
 
 where `dropped_rows` counts the rows dropped at each step (page_through, empty_query,
 consecutive_duplicate, then the queries of the sessions dropped as session_too_short,
 session_too_long, session_long_query) and `dropped_sessions` those sessions. Each split has
-its sessions, pairs (k-1 for a session of k queries), queries and users. `vocab_size`
-counts the four special tokens.
+its sessions, lines (sessions, or their windows under `all`), pairs (k-1 for a line of k
+queries), queries (of its sessions, each once) and users. `queries_truncated` counts the
+queries cut to `max_query_tokens` words (`all` only). `options.protocol` names the
+protocol. `vocab_size` counts the four special tokens.
 """
 
 import dataclasses
@@ -18,7 +21,9 @@ import json
 import os
 
 from mtn_keras.data.logs import Tally, check_inputs
-from mtn_keras.data.sessions import SPLITS, Protocol, Session, sessions_from_logs, split_sessions
+from mtn_keras.data.sessions import (
+    SPLITS, Protocol, Session, protocol_lines, sessions_from_logs, split_sessions,
+)
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 
@@ -60,14 +65,17 @@ def prepare(
     sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
-    splits = split_sessions(sessions, split, split_by, seed)
+    splits = split_sessions(sessions, split, split_by, seed, users=tally.users)
+    lines = {name: protocol_lines((s.queries for s in kept), protocol)
+             for name, kept in splits.items()}
     vocab = Vocabulary.from_sessions((s.queries for s in splits["train"]), min_count)
+    fields = {k: v for k, v in dataclasses.asdict(protocol).items() if k != "name"}
     options = {
-        "inputs": inputs, "format": fmt, **dataclasses.asdict(protocol), "min_count": min_count,
-        "split": list(split), "split_by": split_by, "seed": seed,
+        "inputs": inputs, "format": fmt, "protocol": protocol.name, **fields,
+        "min_count": min_count, "split": list(split), "split_by": split_by, "seed": seed,
     }
-    stats = _stats(tally, splits, vocab, options)
-    _write(out, splits, vocab, stats)
+    stats = _stats(tally, splits, lines, vocab, options)
+    _write(out, lines, vocab, stats)
     return stats
 
 
@@ -114,12 +122,18 @@ def unaccounted_rows(stats: dict) -> int:
 def format_stats(stats: dict) -> str:
     """stats.json as text: the paper's Table 1 (sessions, unrolled query pairs), the accounting."""
     splits, options = stats["splits"], stats["options"]
-    lines = [f"{'':<12}{'Sessions':>12}{'Unrolled Query Pairs':>24}"]
+    protocol = options.get("protocol", "paper")
+    lines = [f"protocol {protocol}", f"{'':<12}{'Sessions':>12}{'Unrolled Query Pairs':>24}"]
     for name, label in zip(SPLITS, ("Training", "Validation", "Test")):
         lines.append(f"{label:<12}{splits[name]['sessions']:>12,}{splits[name]['pairs']:>24,}")
     total_sessions = sum(split["sessions"] for split in splits.values())
     total_pairs = sum(split["pairs"] for split in splits.values())
     lines += [f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}", ""]
+    if protocol == "all":
+        total_lines = sum(split["lines"] for split in splits.values())
+        lines += [f"{total_lines:,} windows of at most {options['max_queries']} queries; "
+                  f"{stats['queries_truncated']:,} queries cut to "
+                  f"{options['max_query_tokens']} tokens", ""]
 
     def row(label: str, value: int) -> str:
         return f"{label:<52}{value:>12,}"
@@ -185,7 +199,11 @@ def _why_none(tally: Tally) -> str:
 
 
 def _stats(
-    tally: Tally, splits: dict[str, list[Session]], vocab: Vocabulary, options: dict
+    tally: Tally,
+    splits: dict[str, list[Session]],
+    lines: dict[str, list[list[str]]],
+    vocab: Vocabulary,
+    options: dict,
 ) -> dict:
     """The stats.json content (see the module docstring)."""
     counts = tally.counts
@@ -201,11 +219,13 @@ def _stats(
         "dropped_rows": {key: counts[key] for key in ROW_DROPS},
         "dropped_sessions": {key: counts["sessions_" + key] for key in SESSION_DROPS},
         "queries_kept": counts["queries_kept"],
+        "queries_truncated": counts["queries_truncated"],
         "vocab_size": len(vocab),
         "splits": {
             name: {
                 "sessions": len(sessions),
-                "pairs": sum(len(s.queries) - 1 for s in sessions),
+                "lines": len(lines[name]),
+                "pairs": sum(len(line) - 1 for line in lines[name]),
                 "queries": sum(len(s.queries) for s in sessions),
                 "users": len({s.user for s in sessions}),
             }
@@ -215,12 +235,12 @@ def _stats(
     }
 
 
-def _write(out: str, splits: dict[str, list[Session]], vocab: Vocabulary, stats: dict) -> None:
+def _write(out: str, lines: dict[str, list[list[str]]], vocab: Vocabulary, stats: dict) -> None:
     """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
     with staged_directory(out, "prepare") as temp:
-        for name, sessions in splits.items():
+        for name, queries in lines.items():
             with open(os.path.join(temp, f"{name}.tsv"), "w", encoding="utf-8") as file:
-                file.writelines("\t".join(s.queries) + "\n" for s in sessions)
+                file.writelines("\t".join(line) + "\n" for line in queries)
         vocab.save(os.path.join(temp, "vocab.txt"))
         with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
             json.dump(stats, file, indent=2)

@@ -1,7 +1,11 @@
-"""The paper's session protocol: sessionize per user, drop consecutive duplicates, filter, split.
+"""Session protocols: sessionize per user, drop consecutive duplicates, filter, split, window.
 
-`sessions_from_logs` runs all of it on log files (used by `prepare` and by evaluation on raw
-logs). Rows are expected grouped by user, as the AOL and Excite logs are; within a user,
+Two protocols. `paper` keeps sessions of 3..5 queries whose queries all have at most 10
+tokens (the paper's Table 1). `all` keeps every session of 2+ queries, cuts over-long
+queries to `max_query_tokens` words, and cuts a session longer than `max_queries` into
+windows (`windows`) after the split, so every query after the first is a target once.
+`sessions_from_logs` runs the protocol up to the split on log files (used by `prepare` and
+by evaluation on raw logs); `protocol_lines` turns kept sessions into the lines trained on. Rows are expected grouped by user, as the AOL and Excite logs are; within a user,
 rows out of time order are sorted (stable) and counted, not dropped. A user whose rows come
 back after another user's is sessionized again from there and counted as not contiguous.
 """
@@ -17,25 +21,43 @@ from mtn_keras.data.logs import Row, Tally, read_log
 from mtn_keras.data.text import normalise
 
 SPLITS = ("train", "valid", "test")
+PROTOCOLS = ("paper", "all")
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """How logged queries become sessions; the defaults are the paper's."""
+    """How logged queries become sessions; the defaults are the paper's.
+
+    `name` is `paper` (sessions outside min..max queries, or with a query of more than
+    `max_query_tokens` tokens, are dropped) or `all` (sessions of fewer than `min_queries`
+    are dropped; longer ones are windowed, longer queries truncated).
+    """
 
     gap_minutes: float = 30
     min_queries: int = 3
     max_queries: int = 5
     max_query_tokens: int = 10
+    name: str = "paper"
 
     def __post_init__(self):
         """Refuses settings under which no session could be kept."""
+        if self.name not in PROTOCOLS:
+            raise ValueError(f"protocol {self.name!r}: expected one of {', '.join(PROTOCOLS)}")
         if self.gap_minutes < 0 or self.min_queries < 1 or self.max_query_tokens < 1:
             raise ValueError("gap_minutes must be >= 0, min_queries and max_query_tokens >= 1")
-        if self.max_queries < self.min_queries:
+        if self.name == "all" and min(self.min_queries, self.max_queries) < 2:
+            raise ValueError("protocol all: min_queries and max_queries must be >= 2 "
+                             "(a session or window of one query has no pair)")
+        if self.name == "paper" and self.max_queries < self.min_queries:
             raise ValueError(
                 f"max_queries {self.max_queries} is below min_queries {self.min_queries}"
             )
+
+    @classmethod
+    def named(cls, name: str = "paper", **fields) -> "Protocol":
+        """The protocol `name` with its own default min_queries (3 for paper, 2 for all)."""
+        fields.setdefault("min_queries", 3 if name == "paper" else 2)
+        return cls(name=name, **fields)
 
 
 class Session(NamedTuple):
@@ -63,10 +85,34 @@ def drop_consecutive_duplicates(queries: list[str]) -> list[str]:
     return [query for i, query in enumerate(queries) if i == 0 or query != queries[i - 1]]
 
 
+def truncate(query: str, max_tokens: int) -> str:
+    """The query's first `max_tokens` words."""
+    return query if query.count(" ") < max_tokens else " ".join(query.split(" ")[:max_tokens])
+
+
+def windows(queries: list[str], max_queries: int) -> list[list[str]]:
+    """The session cut into windows of at most `max_queries` queries, overlapping by one.
+
+    Window w holds queries w*(m-1) .. w*(m-1)+m-1 (m = max_queries): each query after the
+    first is a target in exactly one window, after up to m-1 queries of its own session.
+    """
+    step = max_queries - 1
+    return [queries[start : start + max_queries] for start in range(0, len(queries) - 1, step)]
+
+
+def protocol_lines(sessions: Iterable[list[str]], protocol: Protocol) -> list[list[str]]:
+    """The query lists trained and evaluated on: the sessions, windowed under `all`."""
+    if protocol.name == "paper":
+        return [list(queries) for queries in sessions]
+    return [w for queries in sessions for w in windows(queries, protocol.max_queries)]
+
+
 def filter_reason(queries: list[str], protocol: Protocol) -> str | None:
     """Why the protocol drops this session (`too_short`, `too_long`, `long_query`), else None."""
     if len(queries) < protocol.min_queries:
         return "too_short"
+    if protocol.name == "all":
+        return None
     if len(queries) > protocol.max_queries:
         return "too_long"
     if any(query.count(" ") >= protocol.max_query_tokens for query in queries):
@@ -79,15 +125,21 @@ def split_sessions(
     fractions: tuple[float, float, float] = (95, 2.5, 2.5),
     by: str = "session",
     seed: int = 0,
+    users: list[str] | None = None,
 ) -> dict[str, list[Session]]:
     """Seeded random train/valid/test split by session or by user, each split in input order.
 
-    `fractions` are relative (95/2.5/2.5 or 0.95/0.025/0.025); by `user`, they count users.
+    `fractions` are relative (95/2.5/2.5 or 0.95/0.025/0.025); by `user`, they count the
+    `users` (default: those of the sessions). `prepare` passes every user of the log, so
+    that a user falls in the same split under any protocol: `paper` and `all` data of one
+    log and seed have the same unseen users.
     """
     if by == "session":
         units = list(range(len(sessions)))
     elif by == "user":
-        units = list(dict.fromkeys(session.user for session in sessions))
+        units = list(users) if users is not None else list(
+            dict.fromkeys(session.user for session in sessions)
+        )
     else:
         raise ValueError(f"split by {by!r}: expected 'session' or 'user'")
     random.Random(seed).shuffle(units)
@@ -122,6 +174,8 @@ def user_queries(
             user, timed = row_user, []
             if user in seen:
                 tally.counts["users_not_contiguous"] += 1
+            else:
+                tally.users.append(user)
             seen.add(user)
         elif time < timed[-1][0]:
             out_of_order += 1
@@ -140,16 +194,26 @@ def sessions_from_logs(
     tally: Tally | None = None,
     progress: bool | None = None,
 ) -> list[Session]:
-    """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`."""
+    """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`.
+
+    Under `all`, queries are truncated to `max_query_tokens` words before consecutive
+    duplicates are dropped (counted as `queries_truncated`), and long sessions are kept whole.
+    """
     tally = Tally() if tally is None else tally
     rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
     gap = protocol.gap_minutes * 60
     dropped = Counter()
-    duplicates = 0
+    duplicates = truncated = 0
+    cut = protocol.name == "all"
     kept: list[Session] = []
     for user, timed in user_queries(rows, tally):
         for session in sessionize(timed, gap):
-            queries = drop_consecutive_duplicates([query for _, query in session])
+            queries = [query for _, query in session]
+            if cut:
+                short = [truncate(query, protocol.max_query_tokens) for query in queries]
+                truncated += sum(a != b for a, b in zip(queries, short))
+                queries = short
+            queries = drop_consecutive_duplicates(queries)
             duplicates += len(session) - len(queries)
             reason = filter_reason(queries, protocol)
             if reason:
@@ -159,6 +223,7 @@ def sessions_from_logs(
                 kept.append(Session(user, queries))
     tally.counts.update(dropped)
     tally.counts["consecutive_duplicate"] += duplicates
+    tally.counts["queries_truncated"] += truncated
     tally.counts["sessions_kept"] += len(kept)
     tally.counts["queries_kept"] += sum(len(session.queries) for session in kept)
     return kept

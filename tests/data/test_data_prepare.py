@@ -15,6 +15,7 @@ from mtn_keras.data.vocab import SPECIALS, Vocabulary
 
 REPO = Path(__file__).resolve().parents[2]
 EXCITE = REPO.parent / "shared/data/excite/excite-small.log"
+AOL_DEV = REPO.parent / "shared/data/aol/aol-top1000-dev.txt.gz"
 WORDS = ["red", "blue", "green", "cheap", "bikes", "kites", "tents", "shoes", "maps", "lamps"]
 
 
@@ -48,7 +49,10 @@ def test_data_prepare_writes_the_contract_directory(tmp_path):
     splits = {name: load_split(out, name) for name in ("train", "valid", "test")}
     assert [len(splits[name]) for name in ("train", "valid", "test")] == [48, 6, 6]
     assert all(len(session) == 3 for split in splits.values() for session in split)
-    assert stats["splits"]["train"] == {"sessions": 48, "pairs": 96, "queries": 144, "users": 48}
+    assert stats["splits"]["train"] == {
+        "sessions": 48, "lines": 48, "pairs": 96, "queries": 144, "users": 48,
+    }
+    assert stats["options"]["protocol"] == "paper"
     assert stats["rows_read"] == 60 * 21 and stats["rows_malformed"] == 60
     assert stats["dropped_rows"]["consecutive_duplicate"] == 60 * 10
     assert stats["dropped_sessions"] == {"too_short": 60, "too_long": 60, "long_query": 0}
@@ -98,6 +102,40 @@ def test_data_prepare_options_change_the_protocol(tmp_path):
     assert unaccounted_rows(stats) == 0
 
 
+def test_data_prepare_all_protocol_windows_after_the_split(tmp_path):
+    """Per user: sessions of 3, 1 and 6 queries; `all` keeps the 3 and the 6 (two windows)."""
+    log = write_log(tmp_path / "log.txt")
+    stats = prepare([log], str(tmp_path / "out"), protocol=Protocol.named("all"),
+                    split=(1, 1, 1), split_by="user", min_count=1)
+    assert stats["options"]["protocol"] == "all" and stats["options"]["min_queries"] == 2
+    assert stats["dropped_sessions"] == {"too_short": 60, "too_long": 0, "long_query": 0}
+    assert unaccounted_rows(stats) == 0
+    for name, split in stats["splits"].items():
+        lines = load_split(tmp_path / "out", name)
+        assert split["lines"] == len(lines) == 3 * split["users"]
+        assert split["pairs"] == sum(len(line) - 1 for line in lines) == 7 * split["users"]
+        assert split["queries"] == 9 * split["users"]
+        assert max(len(line) for line in lines) == 5
+    paper = prepare([log], str(tmp_path / "paper"), split=(1, 1, 1), split_by="user")
+    for name in ("train", "valid", "test"):  # every user falls in one split under any protocol
+        firsts = {line[0] for line in load_split(tmp_path / "paper", name)}
+        assert firsts <= {line[0] for line in load_split(tmp_path / "out", name)}
+    assert paper["splits"]["test"]["users"] == stats["splits"]["test"]["users"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not AOL_DEV.exists(), reason=f"{AOL_DEV} is absent")
+def test_data_prepare_the_aol_dev_log_under_both_protocols(tmp_path):
+    """The paper's counts are unchanged; `all` keeps at least 100,000 pairs, every row counted."""
+    paper = prepare([str(AOL_DEV)], str(tmp_path / "paper"))
+    assert sum(split["sessions"] for split in paper["splits"].values()) == 20_566
+    assert sum(split["pairs"] for split in paper["splits"].values()) == 52_778
+    every = prepare([str(AOL_DEV)], str(tmp_path / "all"), protocol=Protocol.named("all"))
+    assert every["rows_read"] == 366_927 and unaccounted_rows(every) == 0
+    assert sum(split["pairs"] for split in every["splits"].values()) >= 100_000
+    assert sum(split["queries"] for split in every["splits"].values()) == every["queries_kept"]
+
+
 def test_data_cli_prepare_and_stats(tmp_path):
     log, out = write_log(tmp_path / "log.txt"), tmp_path / "out"
     done = run_cli("prepare", "--input", log, "--out", out, "--split", "80/10/10", "--seed", "1")
@@ -109,6 +147,9 @@ def test_data_cli_prepare_and_stats(tmp_path):
     assert "unaccounted" in shown.stdout and "(!)" not in shown.stdout
     again = run_cli("prepare", "--input", log, "--out", out)
     assert again.returncode == 2 and "--force" in again.stderr
+    every = run_cli("prepare", "--input", log, "--out", tmp_path / "all", "--protocol", "all")
+    assert every.returncode == 0, every.stderr
+    assert "protocol all" in every.stdout and load_stats(tmp_path / "all")["options"]["min_queries"] == 2
 
 
 def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
@@ -119,6 +160,8 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
         assert not (tmp_path / "out").exists()
     assert run_cli("prepare", "--input", "x", "--out", "y", "--split", "95/5").returncode == 2
     assert run_cli("prepare", "--input", "x", "--out", "y", "--max-queries", "2").returncode == 2
+    for bad in (["--min-queries", "1"], ["--max-queries", "1"]):
+        assert run_cli("prepare", "--input", "x", "--out", "y", "--protocol", "all", *bad).returncode == 2
     missing = run_cli("stats", tmp_path / "nothing")
     assert missing.returncode == 2 and missing.stderr.startswith("error: ")
 

@@ -9,9 +9,12 @@ from mtn_keras.data.sessions import (
     Session,
     drop_consecutive_duplicates,
     filter_reason,
+    protocol_lines,
     sessionize,
     sessions_from_logs,
     split_sessions,
+    truncate,
+    windows,
 )
 
 T0 = 1141171200  # 2006-03-01 00:00:00
@@ -118,3 +121,45 @@ def test_data_out_of_order_rows_are_sorted_and_counted(tmp_path):
     tally = Tally()
     assert sessions_from_logs([path], tally=tally) == [Session("1", ["red", "blue", "green"])]
     assert tally.counts["rows_out_of_order"] == 1
+
+
+def test_data_windows_overlap_by_one_query():
+    queries = [f"q{i}" for i in range(8)]
+    assert windows(queries, 5) == [queries[0:5], queries[4:8]]
+    assert windows(queries[:5], 5) == [queries[:5]]
+    assert windows(queries[:6], 5) == [queries[:5], queries[4:6]]
+    assert windows(queries[:4], 2) == [queries[0:2], queries[1:3], queries[2:4]]
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 9), min_size=2, max_size=30), min_size=1, max_size=20),
+    st.integers(2, 7),
+)
+def test_data_all_protocol_makes_every_later_query_a_target_once(sessions, max_queries):
+    """Each (session, position >= 1) is a target once, after its own session's queries only."""
+    named = [[f"s{i}q{j}w{w}" for j, w in enumerate(session)] for i, session in enumerate(sessions)]
+    lines = protocol_lines(named, Protocol.named("all", max_queries=max_queries))
+    targets = [(line[: t + 1], line[t + 1]) for line in lines for t in range(len(line) - 1)]
+    expected = [q for session in named for q in session[1:]]
+    assert sorted(target for _, target in targets) == sorted(expected)
+    for context, target in targets:
+        assert 1 <= len(context) <= max_queries - 1
+        session = next(s for s in named if target in s)
+        position = session.index(target)
+        assert context == session[position - len(context) : position]  # never crosses a session
+    assert all(2 <= len(line) <= max_queries for line in lines)
+
+
+def test_data_all_protocol_truncates_long_queries_and_keeps_long_sessions(tmp_path):
+    words = " ".join(f"w{i}" for i in range(12))
+    rows = [("1", words, 0), ("1", "red", 60)] + [("2", f"q{i}", 60 * i) for i in range(7)]
+    rows += [("3", "alone", 0)]
+    tally = Tally()
+    protocol = Protocol.named("all")
+    kept = sessions_from_logs([write_aol(tmp_path / "log.txt", rows)], "aol", protocol, tally)
+    assert kept == [Session("1", [truncate(words, 10), "red"]), Session("2", [f"q{i}" for i in range(7)])]
+    assert truncate(words, 10).split() == words.split()[:10] and truncate("a b", 10) == "a b"
+    assert tally.counts["queries_truncated"] == 1 and tally.counts["session_too_short"] == 1
+    assert tally.users == ["1", "2", "3"]
+    paper = sessions_from_logs([write_aol(tmp_path / "log.txt", rows)], "aol", Protocol())
+    assert paper == []
