@@ -1,6 +1,7 @@
 """The query-log index inside the serving graph: lookup tables and core TensorFlow ops only,
-so that the SavedModel carries it. Offers candidates for a session and scores the log's
-evidence for any candidate, whether the index or the beam proposed it."""
+so that the SavedModel carries it. Offers candidates for a session (what followed its
+queries in the log, never globally popular queries) and scores the log's evidence for any
+candidate, whether the index or the beam proposed it."""
 
 import tensorflow as tf
 
@@ -15,15 +16,14 @@ class LogLookup(tf.Module):
         candidates: at most this many index candidates per session.
         earlier: neighbours taken from each earlier query of the session (the last query
             offers all of its own).
-        rare_words: the last query's rarest known words, whose frequent queries' neighbours
-            are offered too (a query new to the log still finds the followers of its kin).
+        rare_words: the last query's rarest known words, whose frequent queries' follow
+            counts are the `neighbour` evidence of a candidate.
     """
 
-    def __init__(self, index, candidates=24, earlier=3, rare_words=3, per_neighbour=3):
+    def __init__(self, index, candidates=24, earlier=3, rare_words=3):
         super().__init__()
         self.size = len(index.queries)
-        self.num_candidates, self.earlier = candidates, earlier
-        self.rare_words, self.per_neighbour = rare_words, per_neighbour
+        self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
         self.queries = tf.constant(index.queries + [""])
         self.query_ids = _table(self.queries[:-1], tf.range(self.size, dtype=tf.int64), -1)
         self.counts = tf.constant(index.counts)
@@ -44,18 +44,13 @@ class LogLookup(tf.Module):
 
     def candidates(self, queries):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
-        candidates [B, C] ("" padding), in order of the source that offered them: the last
-        query's neighbours, the earlier queries' (latest first), the kin's followers."""
+        candidates [B, C] ("" padding): the last query's neighbours, then the earlier
+        queries' (latest first). The followers of queries that merely share a word proved
+        to be mostly popular sites ("google", "myspace"), so they only lend evidence."""
         ids = self.ids(queries)
         last = self._rows(self.neighbour_splits, self.neighbours, ids[:, -1])
         earlier = self._rows(self.neighbour_splits, self.neighbours, tf.reverse(ids[:, :-1], [1]))
-        kin = self._rows(self.word_splits, self.word_queries, self.rare_word_ids(queries))
-        kin_followers = self._rows(self.neighbour_splits, self.neighbours, kin)
-        offered = tf.concat([
-            last,
-            _merge_inner(earlier[:, :, : self.earlier]),
-            _merge_inner(_merge_inner(kin_followers[:, :, :, : self.per_neighbour])),
-        ], axis=1)
+        offered = tf.concat([last, earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
     def evidence(self, queries, candidates):
@@ -126,8 +121,3 @@ class LogLookup(tf.Module):
 
 def _table(keys, values, default):
     return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, values), default)
-
-
-def _merge_inner(ragged):
-    """Joins the two innermost dimensions: [B, X, (Y)] -> [B, (X*Y)]."""
-    return ragged.merge_dims(1, 2)

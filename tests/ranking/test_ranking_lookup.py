@@ -36,12 +36,15 @@ def test_candidates_of_a_known_last_query_come_first(lookup):
     assert all(len(row) == 6 for row in found) and len(set(t for t in found[0] if t)) == len([t for t in found[0] if t])
 
 
-def test_an_unknown_query_finds_the_followers_of_queries_sharing_its_rarest_word(lookup):
+def test_an_unknown_query_gets_evidence_from_queries_sharing_its_rarest_word(lookup):
     import tensorflow as tf
 
-    found = texts(lookup.candidates(tf.constant([["cheap rome trip"], ["zzz qqq"]])))
-    assert "rome hotels" in found[0]  # "weather rome" and "cheap flights rome" are followed by it
-    assert found[1] == [""] * 6
+    session = tf.constant([["cheap rome trip"], ["zzz qqq"]])
+    assert texts(lookup.candidates(session)) == [[""] * 6] * 2  # no popular fallback
+    candidates = tf.constant([["rome hotels", "used cars online"]] * 2)
+    neighbour = lookup.evidence(session, candidates).numpy()[:, :, EVIDENCE.index("neighbour")]
+    # "weather rome" and "cheap flights rome" hold "rome" and are followed by "rome hotels"
+    assert neighbour[0, 0] > 0 and neighbour[0, 1] == 0 and (neighbour[1] == 0).all()
 
 
 def test_evidence_matches_the_index(lookup):
