@@ -43,7 +43,8 @@ def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, 
     `held_out`-th training session (at most `held_pairs` pairs), whose log evidence comes
     from an index of the other training sessions: on users the model never saw, the next
     query is among the candidates too rarely (9 times in 1,129 validation pairs of the AOL
-    dev log) to fit a ranker on them alone. The threshold is tuned on both."""
+    dev log) to fit a ranker on them alone. The threshold is tuned on the validation pairs:
+    the users the product meets."""
     from mtn_keras.serving import SuggestionService
 
     phrases = blocked_phrases()
@@ -64,20 +65,18 @@ def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, 
         figures[name] = {"pairs": len(pairs), "candidates": len(part[1]), "positives": int(part[1].sum())}
     features = np.concatenate([p[0] for p, _ in parts])
     labels = np.concatenate([p[1] for p, _ in parts])
-    groups = np.concatenate([parts[0][0][2], parts[1][0][2] + parts[0][1]])
-    keys = parts[0][0][3] + parts[1][0][3]
-    num_pairs = parts[0][1] + parts[1][1]
     ranker = fit_ranker(features, labels, hidden)
-    logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
+    (valid_features, valid_labels, valid_groups, valid_keys), valid_pairs = parts[0]
+    logits = ranker.predict(valid_features, batch_size=4096, verbose=0)[:, 0]
     probabilities = 1.0 / (1.0 + np.exp(-logits))
-    curve = threshold_curve(probabilities, groups, keys, labels, num_pairs, decoding.k)
+    curve = threshold_curve(probabilities, valid_groups, valid_keys, valid_labels, valid_pairs, decoding.k)
     threshold = choose_threshold(curve)
-    at = next(point for point in curve if point[0] == threshold)
+    at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
     info = {
         "features": list(FEATURES), "hidden": hidden, "index": index.sizes(), "fitted_on": figures,
         f"sr@{decoding.k}_all_shown": curve[0][1], f"sr@{decoding.k}": at[1], "coverage": at[2],
         "decoding": {"beam": decoding.beam, "alpha": decoding.alpha, "filters": list(decoding.filters)},
     }
     progress(f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {curve[0][1]:.2f}%), "
-             f"coverage {at[2]:.1f}% on the fitting pairs")
+             f"coverage {at[2]:.1f}% on the validation pairs")
     return Ranking(index, ranker, threshold, info)

@@ -54,6 +54,9 @@ def threshold_curve(probabilities, groups, keys, labels, num_pairs, k=5):
 
 def choose_threshold(curve, keep=0.95):
     """The highest threshold whose SR@k keeps `keep` of the SR@k of showing everything:
-    lists get shorter (or empty) where the ranker is unsure, at little cost in hits."""
-    full = curve[0][1]
+    lists get shorter (or empty) where the ranker is unsure, at little cost in hits. With no
+    hit at all to keep, nothing justifies a threshold: 0."""
+    full = curve[0][1] if curve else 0.0
+    if full == 0:
+        return 0.0
     return max(t for t, success, _ in curve if success >= keep * full)

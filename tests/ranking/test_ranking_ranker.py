@@ -29,3 +29,4 @@ def test_lists_thresholds_and_the_chosen_one():
                      (0.9, 0.0, 25.0)]
     assert choose_threshold(curve, keep=0.95) == 0.2
     assert choose_threshold(curve, keep=0.5) == 0.8
+    assert choose_threshold([(0.1, 0.0, 75.0), (0.9, 0.0, 25.0)]) == 0.0  # no hit to keep
