@@ -68,7 +68,7 @@ class SuggestionService(tf.Module):
         self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
             threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
-            self.hybrid = HybridRanker(ranking, threshold)
+            self.hybrid = HybridRanker(ranking, threshold, "unrelated" in self.filters)
 
     def prepare(self, session):
         """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""

@@ -6,7 +6,9 @@ Each filter is on by default and can be switched off by name:
 - `repeats`: no word twice in a suggestion;
 - `blocked`: no blocked word or phrase (`blocklist.py`);
 - `unrelated`: when no word of the session is in the model's vocabulary, the model knows
-  nothing of it, so its suggestions must share a word with the session to be shown.
+  nothing of it, so its suggestions must share a word with the session to be shown; with a
+  ranking, a suggestion that shares no word with the session must have followed one of its
+  queries in the log (`HybridRanker`): no generic popular query after any session.
 Shown suggestions also differ: of two with the same words in any order, the better stays.
 """
 

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from mtn_keras.serving_text import joined
 from mtn_keras.ranking.features import candidate_features
-from mtn_keras.ranking.filters import same_words_as_better
+from mtn_keras.ranking.filters import same_words_as_better, shares_no_word
 from mtn_keras.ranking.log_lookup import LogLookup
 
 NEG_INF = float("-inf")
@@ -34,13 +34,17 @@ class HybridRanker(tf.Module):
     Args:
         ranking: a `Ranking` (its index and ranker).
         threshold: the smallest ranker probability shown (0 shows k whenever possible).
+        unrelated: drop a candidate that shares no word with the session unless the log saw
+            it follow one of the session's queries: the model's generic popular queries
+            ("google", "ebay") after any session are noise to a searcher.
     """
 
-    def __init__(self, ranking, threshold):
+    def __init__(self, ranking, threshold, unrelated=True):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
+        self.unrelated = unrelated
 
     def table(self, inputs, beam, log, check, known_words):
         """Every candidate of both sources, once: texts [B, M], words, features [B, M, F],
@@ -60,14 +64,16 @@ class HybridRanker(tf.Module):
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         last = inputs["queries"][:, -1]
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
-        features = candidate_features(
-            log_probs, lengths, in_beam, from_log, self.lookup.evidence(inputs["queries"], texts),
-            words, inputs["words"], known,
-        )
+        evidence = self.lookup.evidence(inputs["queries"], texts)
+        features = candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, inputs["words"], known)
+        related = tf.ones_like(offered)
+        if self.unrelated:  # followed a session query (follow_last, follow_earlier, later_session)
+            logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
+            related = logged | ~shares_no_word(words, inputs["words"])
         sources = tf.where(in_beam & from_log, "model+log", tf.where(in_beam, "model", "log"))
         return {
             "texts": texts, "words": words, "features": features, "sources": sources,
-            "valid": offered & ~repeated & check(words, texts),
+            "valid": offered & ~repeated & related & check(words, texts),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
 
