@@ -1,7 +1,7 @@
 """`python -m mtn_keras.suggest --model DIR QUERY [QUERY ...]`: print the k best next
 queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source` line each
-(the ranker's confidence and model/log/model+log with a ranking, else the log-probability
-per length-normalised token and model)."""
+(the ranker's confidence and model/log/model+log with a ranking, else the length-normalised
+log-probability and model; no source for an export that has none)."""
 
 import argparse
 import os
@@ -71,7 +71,8 @@ def main(argv=None):
             result = service.suggest(session)
         texts, scores, sources = (result[key][0].numpy() for key in ("suggestions", "scores", "sources"))
     rows = zip(texts, scores, sources)
-    lines = [f"{score:.4f}\t{text.decode()}\t{source.decode()}" for text, score, source in rows if text]
+    lines = ["\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
+             for text, score, source in rows if text]
     if not lines:
         print("suggest: no suggestion passed the filters and the confidence threshold "
               "(--threshold 0 shows every candidate)", file=sys.stderr)
