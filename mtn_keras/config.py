@@ -55,11 +55,15 @@ class DecodeConfig:
     """How suggestions are decoded. alpha (length normalisation) 2.0 gave the default model
     its best BLEU on the AOL dev log's validation split: 8.3 at 1.5 and 9.0 at 2.0 with the
     last query excluded; with it allowed (repeat_last) 9.2 at 1.0, 10.3 at 1.5, 11.2 at 2.0,
-    8.6 at 2.5."""
+    8.6 at 2.5. BLEU's brevity penalty rewards length; a person does not: at 2.0 the
+    completions of "flu sym" ran on ("flu symptoms of the headache and fever in new york"),
+    at 1.0 they are "flu symptoms", "flu symptoms and fever". So alpha is 2.0 where the
+    beam's own order is shown (the paper's setting and metric) and 1.0 where the ranker
+    orders the lists, unless set."""
 
     k: int = 5
     beam: int = 8
-    alpha: float = 2.0
+    alpha: float | None = None  # None: 2.0 or 1.0 (see length_alpha)
     repeat_last: bool = False  # may the last query itself be suggested again?
     xla: bool = True  # compile the search with XLA (about 2.5x faster on a CPU)
     # Stop as soon as no alive beam beats the pool at its next length (the usual heuristic)
@@ -72,6 +76,12 @@ class DecodeConfig:
     filters: tuple = FILTERS  # the filters on (mtn_keras/ranking/filters.py)
     threshold: float | None = None  # the ranker's confidence to show; None: the ranking's own
 
+    def length_alpha(self, ranked):
+        """alpha, or when unset 1.0 if the ranker orders the lists, else 2.0 (BLEU's)."""
+        if self.alpha is not None:
+            return self.alpha
+        return 1.0 if ranked else 2.0
+
 
 def add_decode_arguments(parser, fixed=False):
     """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter and
@@ -81,7 +91,8 @@ def add_decode_arguments(parser, fixed=False):
     parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
     parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
     parser.add_argument("--alpha", type=non_negative_float, default=defaults.alpha,
-                        help=f"length normalisation ((5 + len) / 6) ** alpha{when}")
+                        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
+                        f"ranked lists, 2.0 for the beam's alone){when}")
     parser.add_argument("--repeat-last", action="store_true",
                         help=f"allow the last query itself as a suggestion{when}")
     parser.add_argument("--no-xla", dest="xla", action="store_false",

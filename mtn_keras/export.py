@@ -34,7 +34,7 @@ def export(trained, out, decoding=DecodeConfig()):
     with staged_directory(out, "export") as temp:
         tf.saved_model.save(service, temp, signatures=signatures)
         with open(os.path.join(temp, "export.json"), "w") as handle:
-            json.dump({"model": trained.name, **asdict(decoding),
+            json.dump({"model": trained.name, **asdict(decoding), "alpha": service.alpha,
                        "max_queries": service.max_queries, "max_query_tokens": service.n,
                        "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
 

@@ -48,7 +48,7 @@ class SuggestionService(tf.Module):
     def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
         super().__init__()
         self.model = model
-        self.k, self.beam, self.alpha = decoding.k, max(decoding.beam, decoding.k), decoding.alpha
+        self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
         self.filters = decoding.filters
@@ -68,7 +68,8 @@ class SuggestionService(tf.Module):
         self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
             threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
-            self.hybrid = HybridRanker(ranking, threshold, "unrelated" in self.filters)
+            self.hybrid = HybridRanker(ranking, threshold)
+        self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
 
     def prepare(self, session):
         """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
@@ -97,11 +98,14 @@ class SuggestionService(tf.Module):
     def decode(self, session, prefix=None):
         """Suggestions for each session; the shared body of `suggest` and `complete`."""
         inputs, beam, log = self.candidates(session, prefix)
-        check = self.check(inputs)
+        typed = prefix is not None
+        check = self.check(inputs, typed)
         if self.hybrid is None:
-            scores, text, sources, copied = beam_only(beam, check, self.k)
+            scores, text, sources, copied = beam_only(beam, check, self.knows_session(inputs), self.k)
         else:
-            scores, text, sources, copied = self.hybrid(inputs, beam, log, check, self.known_words(inputs), self.k)
+            scores, text, sources, copied = self.hybrid(
+                inputs, beam, log, check, self.known_words(inputs), self.k, typed
+            )
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), scores)
         found_any = scores > float("-inf")
@@ -134,12 +138,19 @@ class SuggestionService(tf.Module):
                    **found["candidates"]}
         return inputs, beam, log
 
-    def check(self, inputs):
-        """The filters for these sessions: (words [B, M, L], texts [B, M]) -> keep [B, M]."""
-        known = tf.reduce_any((inputs["tokens"] != PAD) & (inputs["tokens"] != UNK), axis=[1, 2])
-        return lambda words, texts: filters.keep(
-            words, texts, inputs["words"], self.blocked_pattern, self.filters, known
+    def check(self, inputs, typed=False):
+        """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
+        -> keep [B, M]. What the user typed vouches for every completion (`unrelated`)."""
+        return lambda words, texts, vouched: filters.keep(
+            words, texts, inputs["words"], self.blocked_pattern, self.filters, vouched | typed
         )
+
+    @staticmethod
+    def knows_session(inputs):
+        """[B, 1]: the vocabulary holds a word of the session (the beam's witness for
+        suggestions that share no word with it, without a ranking)."""
+        tokens = inputs["tokens"]
+        return tf.reduce_any((tokens != PAD) & (tokens != UNK), axis=[1, 2])[:, None]
 
     def candidate_table(self, session):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table),

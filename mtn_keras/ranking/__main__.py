@@ -1,4 +1,4 @@
-"""`python -m mtn_keras.ranking --model DIR [--data DIR]`: build the model's ranking (the
+"""`python -m mtn_keras.ranking --model DIR [--data DIR] [--valid-data DIR]`: build the model's ranking (the
 query-log index of the training split, the ranker fitted on the validation split, the
 confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
 
@@ -15,6 +15,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.ranking", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
     parser.add_argument("--data", help="the prepared dataset (default: the one the model was trained on)")
+    parser.add_argument("--valid-data", help="the prepared dataset whose validation split fits the "
+                        "ranker (default: --data's; its users must be unseen by the model and the index)")
     parser.add_argument("--hidden", type=int, default=16, help="hidden units of the ranker (0: linear)")
     args = parser.parse_args(argv)
     try:
@@ -22,9 +24,10 @@ def main(argv=None):
         data = args.data or trained.data_dir
         if not data:
             raise ValueError("the model's training data is not at hand; pass --data")
-        train, valid = load_split(data, "train"), load_split(data, "valid")
+        valid_data = args.valid_data or data
+        train, valid = load_split(data, "train"), load_split(valid_data, "valid")
         if not valid:
-            raise ValueError(f"{data}: the validation split is empty; the ranker is fitted on it")
+            raise ValueError(f"{valid_data}: the validation split is empty; the ranker is fitted on it")
     except (ModelDirError, InputError, OSError, ValueError) as error:
         print(f"ranking: {error}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@
 
 import tensorflow as tf
 
+from mtn_keras.ranking.filters import in_session
 from mtn_keras.ranking.log_lookup import EVIDENCE
 
 FEATURES = (
@@ -27,11 +28,8 @@ def candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, s
     """Stack the features. log_probs, lengths [B, M]; in_beam, from_log bool [B, M];
     evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
     known: `known_last` and `known_words` [B, 2]."""
-    real = words != ""
-    count = tf.reduce_sum(tf.cast(real, tf.float32), axis=-1)
-    flat = tf.reshape(session, [tf.shape(session)[0], 1, 1, -1])
-    in_session = tf.reduce_any(words[..., None] == flat, axis=-1) & real
-    new = count - tf.reduce_sum(tf.cast(in_session, tf.float32), axis=-1)
+    count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
+    new = count - tf.reduce_sum(tf.cast(in_session(words, session), tf.float32), axis=-1)
     per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))
     columns = [
         log_probs / tf.cast(lengths + 1, tf.float32),

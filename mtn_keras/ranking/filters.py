@@ -5,10 +5,10 @@ Each filter is on by default and can be switched off by name:
   of them (a cut-down copy), is no suggestion for the next query;
 - `repeats`: no word twice in a suggestion;
 - `blocked`: no blocked word or phrase (`blocklist.py`);
-- `unrelated`: when no word of the session is in the model's vocabulary, the model knows
-  nothing of it, so its suggestions must share a word with the session to be shown; with a
-  ranking, a suggestion that shares no word with the session must have followed one of its
-  queries in the log (`HybridRanker`): no generic popular query after any session.
+- `unrelated`: a suggestion that shares no word with the session needs a witness, or it is a
+  generic popular query ("google", "ebay") that the model offers after any session. With a
+  ranking the witness is the log (it followed one of the session's queries there); without
+  one, the model's knowing some word of the session; in `complete`, what the user typed.
 Shown suggestions also differ: of two with the same words in any order, the better stays.
 """
 
@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from mtn_keras.decoding.beam_search import beaten
 
-def inside_session(words, session_words):
+def inside_a_query(words, session_words):
     """[B, M]: every word of the candidate (words [B, M, n]) lies in one query of the
     session (session_words [B, S, n]); "" is padding. True for an empty candidate."""
     real = words != ""
@@ -45,26 +45,25 @@ def is_blocked(texts, pattern):
     return tf.strings.regex_full_match(" " + texts + " ", pattern)
 
 
-def shares_no_word(words, session_words):
-    """[B, M]: no word of the candidate occurs in the session."""
-    real = words != ""
+def in_session(words, session_words):
+    """[B, M, n]: each word of the candidates (words [B, M, n]) occurs somewhere in the
+    session (session_words [B, S, n]); False for padding."""
     flat = tf.reshape(session_words, [tf.shape(session_words)[0], 1, 1, -1])
-    hit = tf.reduce_any((words[:, :, :, None] == flat) & real[:, :, :, None], axis=-1)
-    return ~tf.reduce_any(hit, axis=-1)
+    return tf.reduce_any(words[..., None] == flat, axis=-1) & (words != "")
 
 
-def keep(words, texts, session_words, pattern, enabled, knows_session):
-    """[B, M] bool: the candidates that pass every `enabled` filter. `knows_session` [B] says
-    whether the model's vocabulary holds a word of the session."""
+def keep(words, texts, session_words, pattern, enabled, vouched):
+    """[B, M] bool: the candidates that pass every `enabled` filter. `vouched` [B, M] marks
+    the candidates with a witness for sharing no word with the session (see `unrelated`)."""
     kept = texts != ""
     if "session" in enabled:
-        kept &= ~inside_session(words, session_words)
+        kept &= ~inside_a_query(words, session_words)
     if "repeats" in enabled:
         kept &= ~repeats_a_word(words)
     if "blocked" in enabled:
         kept &= ~is_blocked(texts, pattern)
     if "unrelated" in enabled:
-        kept &= knows_session[:, None] | ~shares_no_word(words, session_words)
+        kept &= vouched | tf.reduce_any(in_session(words, session_words), axis=-1)
     return kept
 
 

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from mtn_keras.serving_text import joined
 from mtn_keras.ranking.features import candidate_features
-from mtn_keras.ranking.filters import same_words_as_better, shares_no_word
+from mtn_keras.ranking.filters import same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
 
 NEG_INF = float("-inf")
@@ -17,12 +17,12 @@ def top(scores, k, *columns):
     return (scores, *(tf.gather(c, order, batch_dims=1) for c in columns))
 
 
-def beam_only(beam, check, k):
+def beam_only(beam, check, vouched, k):
     """The paper's setting: the beam's n-best by their length-normalised log-probability,
-    after the filters (`check(words, texts) -> keep [B, M]`). Returns scores, texts,
-    sources and copy weights of the k best."""
+    after the filters (`check(words, texts, vouched) -> keep [B, M]`). Returns scores,
+    texts, sources and copy weights of the k best."""
     texts = joined(beam["words"])
-    scores = tf.where(check(beam["words"], texts), beam["scores"], NEG_INF)
+    scores = tf.where(check(beam["words"], texts, vouched), beam["scores"], NEG_INF)
     scores = tf.where(same_words_as_better(beam["words"], scores), NEG_INF, scores)
     return top(scores, k, texts, tf.fill(tf.shape(texts), "model"), beam["copied"])
 
@@ -33,18 +33,16 @@ class HybridRanker(tf.Module):
 
     Args:
         ranking: a `Ranking` (its index and ranker).
-        threshold: the smallest ranker probability shown (0 shows k whenever possible).
-        unrelated: drop a candidate that shares no word with the session unless the log saw
-            it follow one of the session's queries: the model's generic popular queries
-            ("google", "ebay") after any session are noise to a searcher.
+        threshold: the smallest ranker probability shown in `suggest` (0 shows k whenever
+            possible). Completions are not held to it: the ranker is fitted without typed
+            words, which say more of the next query than any candidate's features.
     """
 
-    def __init__(self, ranking, threshold, unrelated=True):
+    def __init__(self, ranking, threshold):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
-        self.unrelated = unrelated
 
     def table(self, inputs, beam, log, check, known_words):
         """Every candidate of both sources, once: texts [B, M], words, features [B, M, F],
@@ -66,14 +64,13 @@ class HybridRanker(tf.Module):
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = self.lookup.evidence(inputs["queries"], texts)
         features = candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, inputs["words"], known)
-        related = tf.ones_like(offered)
-        if self.unrelated:  # followed a session query (follow_last, follow_earlier, later_session)
-            logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
-            related = logged | ~shares_no_word(words, inputs["words"])
+        # The log's witness for `unrelated`: it followed a session query (follow_last,
+        # follow_earlier, later_session).
+        logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
         sources = tf.where(in_beam & from_log, "model+log", tf.where(in_beam, "model", "log"))
         return {
             "texts": texts, "words": words, "features": features, "sources": sources,
-            "valid": offered & ~repeated & related & check(words, texts),
+            "valid": offered & ~repeated & check(words, texts, logged),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
 
@@ -83,10 +80,12 @@ class HybridRanker(tf.Module):
         logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
         return tf.sigmoid(tf.cast(logits, tf.float32))
 
-    def __call__(self, inputs, beam, log, check, known_words, k):
-        """Scores (ranker probabilities), texts, sources and copy weights of the k best."""
+    def __call__(self, inputs, beam, log, check, known_words, k, typed=False):
+        """Scores (ranker probabilities), texts, sources and copy weights of the k best;
+        `typed`: these are completions of what the user typed."""
         found = self.table(inputs, beam, log, check, known_words)
         probs = self.probabilities(found["features"])
-        scores = tf.where(found["valid"] & (probs >= self.threshold), probs, NEG_INF)
+        threshold = 0.0 if typed else self.threshold
+        scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
         return top(scores, k, found["texts"], found["sources"], found["copied"])

@@ -13,6 +13,7 @@ import math
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -119,36 +120,39 @@ class QueryLogIndex:
             "neighbours": len(self.neighbours), "word_queries": len(self.word_queries),
         }
 
+    @cached_property
+    def query_ids(self):
+        """Each query's id, for reading the index in Python (built once)."""
+        return {q: i for i, q in enumerate(self.queries)}
+
     def follow_count(self, first, second):
         """How often `second` directly followed `first` in the training sessions."""
-        return _pair_count(self, self.follow_keys, self.follow_counts, first, second)
+        return self._pair_count(self.follow_keys, self.follow_counts, first, second)
 
     def later_count(self, first, second):
         """In how many training sessions `second` came after `first`."""
-        return _pair_count(self, self.later_keys, self.later_counts, first, second)
+        return self._pair_count(self.later_keys, self.later_counts, first, second)
 
     def neighbours_of(self, query):
         """The candidate queries the index offers after `query`, best first."""
-        ids = {q: i for i, q in enumerate(self.queries)}
-        if query not in ids:
+        i = self.query_ids.get(query)
+        if i is None:
             return []
-        i = ids[query]
         row = self.neighbours[self.neighbour_splits[i] : self.neighbour_splits[i + 1]]
         return [self.queries[j] for j in row]
+
+    def _pair_count(self, keys, counts, first, second):
+        first, second = self.query_ids.get(first), self.query_ids.get(second)
+        if first is None or second is None:
+            return 0.0
+        at = np.nonzero(keys == first * len(self.queries) + second)[0]
+        return float(counts[at[0]]) if len(at) else 0.0
 
 
 def ok_candidate(query, blocked):
     """A query the index may offer: no blocked word, no word twice."""
     words = query.split()
     return len(set(words)) == len(words) and not blocks(query, blocked)
-
-
-def _pair_count(index, keys, counts, first, second):
-    ids = {q: i for i, q in enumerate(index.queries)}
-    if first not in ids or second not in ids:
-        return 0.0
-    at = np.nonzero(keys == ids[first] * len(index.queries) + ids[second])[0]
-    return float(counts[at[0]]) if len(at) else 0.0
 
 
 def _keys(table, size):

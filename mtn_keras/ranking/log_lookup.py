@@ -1,6 +1,6 @@
 """The query-log index inside the serving graph: lookup tables and core TensorFlow ops only,
 so that the SavedModel carries it. Offers candidates for a session (what followed its
-queries in the log, never globally popular queries) and scores the log's evidence for any
+queries in the log, the log's queries on its words; never globally popular queries) and scores the log's evidence for any
 candidate, whether the index or the beam proposed it."""
 
 import tensorflow as tf
@@ -16,11 +16,12 @@ class LogLookup(tf.Module):
         candidates: at most this many index candidates per session.
         earlier: neighbours taken from each earlier query of the session (the last query
             offers all of its own).
-        rare_words: the last query's rarest known words, whose frequent queries' follow
-            counts are the `neighbour` evidence of a candidate.
+        rare_words: the last query's rarest known words, whose frequent queries are
+            candidates and whose follow counts are the `neighbour` evidence of a candidate
+            (with three, a common word's queries came in: "used bows" after "used honda civic").
     """
 
-    def __init__(self, index, candidates=24, earlier=3, rare_words=3):
+    def __init__(self, index, candidates=24, earlier=3, rare_words=2):
         super().__init__()
         self.size = len(index.queries)
         self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
@@ -44,13 +45,17 @@ class LogLookup(tf.Module):
 
     def candidates(self, queries):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
-        candidates [B, C] ("" padding): the last query's neighbours, then the earlier
-        queries' (latest first). The followers of queries that merely share a word proved
-        to be mostly popular sites ("google", "myspace"), so they only lend evidence."""
+        candidates [B, C] ("" padding): the last query's neighbours, then the log's most
+        frequent queries holding one of its rarest words (what people searched about the
+        same thing, worded by people: most of the last queries of new users are not in the
+        log), then the earlier queries' neighbours (latest first). The followers of those
+        kin queries proved to be mostly popular sites ("google", "myspace"), so they only
+        lend evidence."""
         ids = self.ids(queries)
         last = self._rows(self.neighbour_splits, self.neighbours, ids[:, -1])
+        kin = self._rows(self.word_splits, self.word_queries, self.rare_word_ids(queries))
         earlier = self._rows(self.neighbour_splits, self.neighbours, tf.reverse(ids[:, :-1], [1]))
-        offered = tf.concat([last, earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
+        offered = tf.concat([last, kin.merge_dims(1, 2), earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
     def evidence(self, queries, candidates):

@@ -28,7 +28,7 @@ def test_each_filter_in_the_graph_and_in_python():
 
     words = tf.constant([words_of(CANDIDATES)])
     session = tf.constant([words_of(SESSION)])
-    inside = filters.inside_session(words, session).numpy()[0]
+    inside = filters.inside_a_query(words, session).numpy()[0]
     repeats = filters.repeats_a_word(words).numpy()[0]
     pattern = filters.blocked_pattern(blocked_phrases())
     blocked = filters.is_blocked(tf.constant(CANDIDATES), pattern).numpy()
@@ -40,22 +40,25 @@ def test_each_filter_in_the_graph_and_in_python():
         assert repeats[i] == repeats_a_word(text)
         assert blocked[i] == blocks(text, blocked_phrases())
     kept = filters.keep(words, tf.constant([CANDIDATES]), session, pattern,
-                        ("session", "repeats", "blocked"), tf.constant([True])).numpy()[0]
+                        ("session", "repeats", "blocked"), tf.constant([[True] * 7])).numpy()[0]
     assert [c for c, k in zip(CANDIDATES, kept) if k] == ["red sox schedule"]
-    everything = filters.keep(words, tf.constant([CANDIDATES]), session, pattern, (), tf.constant([True]))
+    everything = filters.keep(words, tf.constant([CANDIDATES]), session, pattern, (), tf.constant([[True] * 7]))
     assert everything.numpy()[0].tolist() == [True] * 6 + [False]
 
 
-def test_unrelated_suggestions_need_a_shared_word_when_the_session_is_unknown():
+def test_a_suggestion_sharing_no_word_with_the_session_needs_a_witness():
     import tensorflow as tf
 
     from mtn_keras.ranking import filters
 
     words = tf.constant([words_of(["qxz reviews", "new york craigslist"])] * 2)
     session = tf.constant([words_of(["qxz"])] * 2)
+    vouched = tf.constant([[False, False], [False, True]])
     kept = filters.keep(words, tf.constant([["qxz reviews", "new york craigslist"]] * 2), session,
-                        "(?!)", ("unrelated",), tf.constant([False, True])).numpy()
+                        "(?!)", ("unrelated",), vouched).numpy()
     assert kept.tolist() == [[True, False], [True, True]]
+    in_session = filters.in_session(words, session).numpy()[0]
+    assert in_session.tolist() == [[True, False, False, False, False, False], [False] * 6]
 
 
 def test_the_k_shown_differ():

@@ -55,5 +55,5 @@ def test_the_ranking_command_indexes_the_training_split_only(ranked, prepared_da
     train = {q for s in load_split(prepared_data, "train") for q in s}
     assert set(ranked.ranking.index.queries) == train
     info = ranked.ranking.info
-    assert info["fitted_on"]["valid"]["pairs"] > 0 and info["features"][0] == "model_score"
+    assert info["fitted_on"]["pairs"] > 0 and info["features"][0] == "model_score"
     assert 0.0 <= ranked.ranking.threshold <= 1.0

@@ -36,11 +36,14 @@ def test_candidates_of_a_known_last_query_come_first(lookup):
     assert all(len(row) == 6 for row in found) and len(set(t for t in found[0] if t)) == len([t for t in found[0] if t])
 
 
-def test_an_unknown_query_gets_evidence_from_queries_sharing_its_rarest_word(lookup):
+def test_an_unknown_query_gets_the_logs_queries_on_its_rarest_words_and_their_evidence(lookup):
     import tensorflow as tf
 
     session = tf.constant([["cheap rome trip"], ["zzz qqq"]])
-    assert texts(lookup.candidates(session)) == [[""] * 6] * 2  # no popular fallback
+    found = texts(lookup.candidates(session))
+    # "cheap" is in two queries, "rome" in three: the rarer word's queries come first, each
+    # word's by count; a query of no known word gets nothing (no popular fallback).
+    assert found == [["cheap flights", "cheap flights rome", "rome hotels", "weather rome", "", ""], [""] * 6]
     candidates = tf.constant([["rome hotels", "used cars online"]] * 2)
     neighbour = lookup.evidence(session, candidates).numpy()[:, :, EVIDENCE.index("neighbour")]
     # "weather rome" and "cheap flights rome" hold "rome" and are followed by "rome hotels"

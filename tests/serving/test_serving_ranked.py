@@ -70,6 +70,16 @@ def test_the_threshold_shortens_lists(ranked, hybrid):
     assert 0 < sum(bool(t) for row in some for t in row) < 3 * K
 
 
+def test_completions_answer_whatever_the_threshold_and_need_no_shared_word(ranked):
+    import tensorflow as tf
+
+    strict = service_of(ranked, ranked.ranking, threshold=1.0)
+    session = tensor(SESSIONS[:3])  # "hot..." shares no word with the first and third
+    done = texts(strict.complete(session, tf.constant(["hot"] * 3)))
+    assert all(any(row) for row in done)
+    assert all(t.startswith("hot") for row in done for t in row if t)
+
+
 def test_source_beam_keeps_the_papers_setting(ranked):
     beam = service_of(ranked, ranked.ranking, source="beam")
     plain = service_of(ranked)
