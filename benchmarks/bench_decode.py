@@ -55,7 +55,7 @@ from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
 from mtn_keras.data.vocab import SPECIALS, Vocabulary
 from mtn_keras.decoding import beam_search
-from mtn_keras.models.base import BOS, EOS, PAD, UNK
+from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 from mtn_keras.models.mtn import MTN
 from mtn_keras.serving import SuggestionService
 
@@ -161,7 +161,7 @@ def words_of(ids, vocab, ext):
     copies = {i: w for q, row in zip(SESSION, ext.numpy()[0]) for w, i in zip(q.split(), row)}
     out = []
     for i in ids:
-        if i == EOS or i == 0:
+        if i in (EOS, PAD):
             break
         out.append(vocab.tokens[i] if i < len(vocab) else copies.get(i, f"<copy {i}>"))
     return " ".join(out)
