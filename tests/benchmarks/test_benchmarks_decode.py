@@ -15,4 +15,6 @@ def test_bench_decode_prints_the_ratio(capsys):
     assert "untrained tiny MTN" in out
     assert "check: " in out
     assert "ratio keras-hub p50 / ours p50: search " in out
+    assert "keras-hub's best on the cached step is the same as without cache" in out
+    assert "(the search itself): XLA " in out
     assert "summary: " in out
