@@ -49,7 +49,7 @@ class TrainConfig:
     seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecodeConfig:
     """How suggestions are decoded; frozen, built by keyword. The defaults' reasons and
     figures (alpha, exact_stop) are in README.md, "Decoding settings"."""

@@ -3,9 +3,12 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_decode.py"
 
 
+@pytest.mark.slow
 def test_bench_decode_prints_the_ratio(capsys):
     spec = importlib.util.spec_from_file_location("bench_decode", SCRIPT)
     bench = importlib.util.module_from_spec(spec)

@@ -195,6 +195,7 @@ def test_serialization_round_trip(model, tmp_path):
     np.testing.assert_allclose(np.asarray(a)[np.isfinite(a)], np.asarray(b)[np.isfinite(b)], atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("copy", [True, False])
 def test_a_few_fit_steps_lower_the_loss(copy):
     keras.utils.set_random_seed(3)

@@ -43,6 +43,7 @@ class Interrupt(keras.callbacks.Callback):
             raise KeyboardInterrupt
 
 
+@pytest.mark.slow
 def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
     from mtn_keras.config import preset
     from mtn_keras.data.prepare import load_split
