@@ -29,10 +29,12 @@ QUERY = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def service():
-    """The graph's encoder; `prepare` reads only the model's sizes, so no model is built."""
+def prepare():
+    """The graph's encoder, traced once for every session shape as the signatures run it;
+    `prepare` reads only the model's sizes, so no model is built."""
     model = SimpleNamespace(config=ModelConfig(max_query_tokens=N, max_queries=MAX_QUERIES))
-    return SuggestionService(model, VOCAB.tokens, DecodeConfig(filters=()))
+    service = SuggestionService(model, VOCAB.tokens, DecodeConfig(filters=()))
+    return tf.function(service.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
 
 
 def numpy_twin(session):
@@ -42,10 +44,10 @@ def numpy_twin(session):
     return encode_session(queries, VOCAB, N)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(QUERY, max_size=5))
-def test_prepare_encodes_a_session_as_encode_session(service, session):
-    prepared = service.prepare(tf.constant([session], tf.string, shape=[1, len(session)]))
+def test_prepare_encodes_a_session_as_encode_session(prepare, session):
+    prepared = prepare(tf.constant([session], tf.string, shape=[1, len(session)]))
     tokens, ext = prepared["tokens"].numpy()[0], prepared["ext"].numpy()[0]
     encoded = numpy_twin(session)
     padding = len(tokens) - len(encoded.tokens)  # real queries are right-aligned
