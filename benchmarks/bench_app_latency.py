@@ -23,7 +23,7 @@ import time
 from textual import events
 
 from app.query_input import typed_prefix
-from app.screenshot import settle
+from tools.app_pilot import settle
 from app.tui import MtnApp
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]

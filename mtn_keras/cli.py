@@ -1,18 +1,31 @@
-"""The commands' error convention: bad input (a missing or corrupt file, an impossible option)
-is one line on stderr, `PROG: what and where`, and exit code 2; the traceback is shown only
-with --verbose. Anything else is a defect and keeps Python's own traceback."""
+"""What the commands share: their exit codes, their error line, and the parsing of the
+options several of them take.
 
+Exit codes, one convention for every command:
+- 0: done;
+- 1: done, but there is nothing to show (`suggest` when no suggestion passes);
+- 2: bad input (a missing or corrupt file, an impossible option, an output path that cannot
+  be written), reported as one line on stderr, `PROG: what and where`, before any work; the
+  traceback only with --verbose. argparse's own usage errors exit 2 too.
+Anything else is a defect and keeps Python's own traceback (exit 1).
+"""
+
+import math
 import sys
 import traceback
+
+from mtn_keras.config import FILTERS, DecodeConfig
+
+NOTHING_TO_SHOW, BAD_INPUT = 1, 2
 
 
 def fail(prefix, error, verbose=False):
     """Prints `error` as the one line of the convention, `prefix: message` (after its
-    traceback if verbose); returns the exit code 2."""
+    traceback if verbose); returns the exit code of bad input, 2."""
     if verbose:
         traceback.print_exception(error)
     print(f"{prefix}: {describe(error)}", file=sys.stderr)
-    return 2
+    return BAD_INPUT
 
 
 def describe(error):
@@ -28,3 +41,53 @@ def add_verbose(parser):
     """--verbose: show TensorFlow's log lines and the traceback of an error (for a bug report)."""
     parser.add_argument("--verbose", action="store_true",
                         help="show TensorFlow's start-up and log lines and the traceback of an error")
+
+
+def add_decode_arguments(parser, fixed=False):
+    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter and
+    --threshold, defaulting to DecodeConfig's."""
+    when = " (fixed at export)" if fixed else ""
+    defaults = DecodeConfig()
+    parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
+    parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
+    parser.add_argument("--alpha", type=non_negative_float, default=defaults.alpha,
+                        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
+                        f"ranked lists, 2.0 for the beam's alone){when}")
+    parser.add_argument("--repeat-last", action="store_true",
+                        help=f"allow the last query itself as a suggestion{when}")
+    parser.add_argument("--no-xla", dest="xla", action="store_false",
+                        help=f"run the search without XLA compilation{when}")
+    parser.add_argument("--exact-stop", action="store_true",
+                        help=f"search on while an alive beam could still win at any length{when}")
+    parser.add_argument("--source", choices=["hybrid", "beam"], default=defaults.source,
+                        help="hybrid: the beam's and the query log's candidates ranked together "
+                        f"(when the model has a ranking); beam: the beam's alone{when}")
+    parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
+                        help=f"switch a filter off (repeatable){when}")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="the ranker's probability a suggestion needs to be shown "
+                        f"(default: the ranking's tuned value; 0 shows k){when}")
+
+
+def decode_config(args):
+    """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
+    filters = tuple(f for f in FILTERS if f not in args.no_filter)
+    return DecodeConfig(k=args.k, beam=args.beam, alpha=args.alpha, repeat_last=args.repeat_last,
+                        xla=args.xla, exact_stop=args.exact_stop, source=args.source,
+                        filters=filters, threshold=args.threshold)
+
+
+def positive_int(text):
+    """An integer of at least 1, for argparse."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def non_negative_float(text):
+    """A finite number of at least 0 (not nan), for argparse."""
+    value = float(text)
+    if not 0 <= value < math.inf:
+        raise ValueError(text)
+    return value

@@ -1,7 +1,7 @@
 """`python -m mtn_keras.compare --data DIR --out DIR`: the paper's comparison on one budget.
 
 Trains each row below with the same preset, epochs and seed into OUT/ROW (by
-`mtn_keras.training.fit_model`, as `mtn_keras.train` does), evaluates it on the test split
+`mtn_keras.fitting.fit_model`, as `mtn_keras.train` does), evaluates it on the test split
 with the anchors, and writes OUT/compare.json, OUT/compare.md (the paper's Table 2 layout,
 then parameters, seconds per epoch and perplexity) and OUT/bleu.png. A row already trained
 in OUT is evaluated again, not retrained; an interrupted one resumes. `--quick`: the tiny
@@ -20,7 +20,7 @@ import sys
 from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.cli import add_verbose
+from mtn_keras.cli import add_verbose, fail
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.train import configure
 
@@ -75,12 +75,13 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
         import_tensorflow()
         import keras
 
-        from mtn_keras.training import fit_model
+        from mtn_keras.fitting import fit_model
 
         keras.backend.clear_session()
-        settings = argparse.Namespace(preset=args.preset, model=model, epochs=args.epochs,
-                                      batch_size=None, seed=args.seed, set=args.set + overrides)
-        model_config, train_config = configure(settings, stats, len(vocab))
+        model_config, train_config = configure(
+            args.preset, stats, len(vocab), epochs=args.epochs, seed=args.seed,
+            overrides=args.set + overrides,
+        )
         os.makedirs(out, exist_ok=True)
         print(f"compare: training {row}", file=sys.stderr)
         fit_model(model, model_config, train_config, vocab, splits["train"], splits["valid"],
@@ -103,16 +104,19 @@ def training_table(results):
 
 def main(argv=None):
     args = parse_args(argv)
-    vocab = Vocabulary.load(os.path.join(args.data, "vocab.txt"))
-    stats = load_stats(args.data)
-    splits = {name: load_split(args.data, name) for name in QUICK_SESSIONS}
+    try:
+        vocab = Vocabulary.load(os.path.join(args.data, "vocab.txt"))
+        stats = load_stats(args.data)
+        splits = {name: load_split(args.data, name) for name in QUICK_SESSIONS}
+    except (OSError, ValueError) as error:
+        return fail("compare", error, args.verbose)
     if args.quick:
         splits = {name: sessions[: QUICK_SESSIONS[name]] for name, sessions in splits.items()}
     rows = [row for row in ROWS if row[1] in args.models]
 
     from mtn_keras.artifacts import load_trained
     from mtn_keras.evaluate import evaluate
-    from mtn_keras.evaluation import bleu_chart, markdown_table, table_rows, write_json
+    from mtn_keras.scorecard import bleu_chart, markdown_table, table_rows, write_json
 
     results = {}
     for row, model, overrides in rows:

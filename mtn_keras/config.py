@@ -1,7 +1,6 @@
 """Hyperparameters: one dataclass for the model, one for training, presets by name."""
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass
 
@@ -50,16 +49,10 @@ class TrainConfig:
     seed: int = 0
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class DecodeConfig:
-    """How suggestions are decoded. alpha (length normalisation) 2.0 gave the default model
-    its best BLEU on the AOL dev log's validation split: 8.3 at 1.5 and 9.0 at 2.0 with the
-    last query excluded; with it allowed (repeat_last) 9.2 at 1.0, 10.3 at 1.5, 11.2 at 2.0,
-    8.6 at 2.5. BLEU's brevity penalty rewards length; a person does not: at 2.0 the
-    completions of "flu sym" ran on ("flu symptoms of the headache and fever in new york"),
-    at 1.0 they are "flu symptoms", "flu symptoms and fever". So alpha is 2.0 where the
-    beam's own order is shown (the paper's setting and metric) and 1.0 where the ranker
-    orders the lists, unless set."""
+    """How suggestions are decoded; frozen, built by keyword. The defaults' reasons and
+    figures (alpha, exact_stop) are in README.md, "Decoding settings"."""
 
     k: int = 5
     beam: int = 8
@@ -67,8 +60,7 @@ class DecodeConfig:
     repeat_last: bool = False  # may the last query itself be suggested again?
     xla: bool = True  # compile the search with XLA (about 2.5x faster on a CPU)
     # Stop as soon as no alive beam beats the pool at its next length (the usual heuristic)
-    # rather than at any length: on the validation split the same suggestions and metrics
-    # (BLEU 8.89, SR@1 6.96, SR@5 11.22 either way), in a quarter less time.
+    # rather than at any length.
     exact_stop: bool = False
     # "hybrid": the beam's and the query log's candidates ranked together, when the model
     # has a ranking (see mtn_keras.ranking); "beam": the beam's alone (the paper's setting).
@@ -81,55 +73,6 @@ class DecodeConfig:
         if self.alpha is not None:
             return self.alpha
         return 1.0 if ranked else 2.0
-
-
-def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter and
-    --threshold, defaulting to DecodeConfig's."""
-    when = " (fixed at export)" if fixed else ""
-    defaults = DecodeConfig()
-    parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
-    parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
-    parser.add_argument("--alpha", type=non_negative_float, default=defaults.alpha,
-                        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
-                        f"ranked lists, 2.0 for the beam's alone){when}")
-    parser.add_argument("--repeat-last", action="store_true",
-                        help=f"allow the last query itself as a suggestion{when}")
-    parser.add_argument("--no-xla", dest="xla", action="store_false",
-                        help=f"run the search without XLA compilation{when}")
-    parser.add_argument("--exact-stop", action="store_true",
-                        help=f"search on while an alive beam could still win at any length{when}")
-    parser.add_argument("--source", choices=["hybrid", "beam"], default=defaults.source,
-                        help="hybrid: the beam's and the query log's candidates ranked together "
-                        f"(when the model has a ranking); beam: the beam's alone{when}")
-    parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
-                        help=f"switch a filter off (repeatable){when}")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="the ranker's probability a suggestion needs to be shown "
-                        f"(default: the ranking's tuned value; 0 shows k){when}")
-
-
-def decode_config(args):
-    """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
-    filters = tuple(f for f in FILTERS if f not in args.no_filter)
-    return DecodeConfig(args.k, args.beam, args.alpha, args.repeat_last, args.xla, args.exact_stop,
-                        args.source, filters, args.threshold)
-
-
-def positive_int(text):
-    """An integer of at least 1, for argparse."""
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
-
-
-def non_negative_float(text):
-    """A finite number of at least 0 (not nan), for argparse."""
-    value = float(text)
-    if not 0 <= value < math.inf:
-        raise ValueError(text)
-    return value
 
 
 POSITIVE = ("vocab_size", "max_query_tokens", "max_queries", "embed_dim", "d_model", "ff_dim",
@@ -212,10 +155,6 @@ def _parse(raw, kind, key):
         return {"int": int, "float": float, "str": str}[kind](raw)
     except ValueError:
         raise ValueError(f"--set {key}: {raw!r} is not a valid {kind}") from None
-
-
-def to_json(config):
-    return json.dumps(dataclasses.asdict(config), indent=2)
 
 
 def model_config_from_dict(values):

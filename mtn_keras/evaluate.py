@@ -5,22 +5,21 @@ its beam's alone, with the copy-last and adj anchors (adj filtered as the model 
 the same pairs; JSON, Table 2 style markdown tables and a chart."""
 
 import argparse
-import math
 import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail
-from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config, positive_int
+from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, positive_int
+from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import PROTOCOLS, Protocol, protocol_lines, sessions_from_logs
 from mtn_keras.quiet import show_tensorflow_logs
-from mtn_keras.evaluation import (
+from mtn_keras.scorecard import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
-    quality_table, session_pairs, table_rows, write_json,
+    perplexity, quality_table, session_pairs, table_rows, write_json,
 )
-from mtn_keras.evaluation.quality import filtered
+from mtn_keras.scorecard.quality import filtered
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.outputs import OutputError, check_writable
 
@@ -52,7 +51,7 @@ def model_perplexity(model, sessions, vocab, batch_size=64):
         nll, _, _, weight = model.token_losses(x, y, model(x, training=False))
         total += float((nll * weight).numpy().sum())
         count += float(weight.numpy().sum())
-    return math.exp(total / max(count, 1.0))
+    return perplexity(total, count)
 
 
 def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), batch_size=64):

@@ -8,8 +8,8 @@ import sys
 from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail
-from mtn_keras.config import DecodeConfig, add_decode_arguments, decode_config
+from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail
+from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.quiet import show_tensorflow_logs
 

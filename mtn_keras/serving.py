@@ -25,7 +25,7 @@ import tensorflow as tf
 
 from mtn_keras.config import DecodeConfig
 from mtn_keras.decoding import beam_search
-from mtn_keras.models.base import BOS, PAD, UNK
+from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only

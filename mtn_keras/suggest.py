@@ -8,8 +8,7 @@ import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail
-from mtn_keras.config import add_decode_arguments, decode_config
+from mtn_keras.cli import NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.savedmodel import SavedModelError, call, load, resolve
@@ -46,7 +45,7 @@ def main(argv=None):
     show_tensorflow_logs(args.verbose)
     if not any(normalise(query) for query in args.queries):
         print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
-        return 1
+        return NOTHING_TO_SHOW
     trained_dir = os.path.isfile(os.path.join(args.model, "model.keras"))
     if not trained_dir and (resolve(args.model) / "saved_model.pb").is_file():
         try:
@@ -76,7 +75,7 @@ def main(argv=None):
     if not lines:
         print("suggest: no suggestion passed the filters and the confidence threshold "
               "(--threshold 0 shows every candidate)", file=sys.stderr)
-        return 1
+        return NOTHING_TO_SHOW
     print("\n".join(lines))
     return 0
 

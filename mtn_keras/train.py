@@ -11,8 +11,8 @@ import json
 import os
 import sys
 
-from mtn_keras.cli import fail
-from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, positive_int, preset
+from mtn_keras.cli import fail, positive_int
+from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.outputs import OutputError, check_out_path
@@ -43,17 +43,20 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def configure(args, stats, vocab_size):
-    """The model and training configs: preset, then the data's sizes, then overrides."""
-    model_config, train_config = preset(args.preset)
+def configure(preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None,
+              overrides=()):
+    """The model and training configs: the preset, then the data's sizes (`stats` of the
+    prepared dataset), then `epochs`, `batch_size` and `seed` where given, then the
+    `key=value` overrides."""
+    model_config, train_config = preset(preset_name)
     options = stats.get("options", {})
     model_config.vocab_size = vocab_size
     model_config.max_query_tokens = options.get("max_query_tokens", model_config.max_query_tokens)
     model_config.max_queries = options.get("max_queries", model_config.max_queries)
-    for name in ("epochs", "batch_size", "seed"):
-        if getattr(args, name) is not None:
-            setattr(train_config, name, getattr(args, name))
-    apply_overrides([model_config, train_config], args.set)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size), ("seed", seed)):
+        if value is not None:
+            setattr(train_config, name, value)
+    apply_overrides([model_config, train_config], overrides)
     if model_config.vocab_size != vocab_size:
         raise ValueError(f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); "
                          "it cannot be set")
@@ -131,7 +134,10 @@ def main(argv=None):
     try:
         vocab, stats, splits = load_data(args.data)
         check_out(args.out, args.resume)
-        model_config, train_config = configure(args, stats, len(vocab))
+        model_config, train_config = configure(
+            args.preset, stats, len(vocab), epochs=args.epochs, batch_size=args.batch_size,
+            seed=args.seed, overrides=args.set,
+        )
         if args.resume:
             check_resume(args.out, args.model, model_config)
         os.makedirs(args.out, exist_ok=True)
@@ -142,7 +148,7 @@ def main(argv=None):
         return fail("train", error, args.verbose >= 3)
 
     import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
-    from mtn_keras.training import fit_model
+    from mtn_keras.fitting import fit_model
 
     summary = fit_model(
         args.model, model_config, train_config, vocab,

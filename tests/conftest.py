@@ -44,6 +44,13 @@ def _stamp(seconds):
     return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def pytest_collection_modifyitems(items):
+    """A test that needs the trained model is slow: training it costs tens of seconds."""
+    for item in items:
+        if "trained_model_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def made_up_log(tmp_path_factory):
     return write_made_up_log(tmp_path_factory.mktemp("log") / "made-up.txt")

@@ -3,8 +3,9 @@
 from collections import Counter
 from typing import Iterable, Mapping
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
+# The special tokens and their ids: the one definition, imported wherever an id is meant.
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
 
 
 class Vocabulary:
@@ -12,8 +13,10 @@ class Vocabulary:
 
     def __init__(self, tokens: Iterable[str]):
         self._tokens = list(tokens)
-        if tuple(self._tokens[:4]) != SPECIALS:
-            raise ValueError(f"a vocabulary starts with {SPECIALS}, not {self._tokens[:4]}")
+        if tuple(self._tokens[: len(SPECIALS)]) != SPECIALS:
+            raise ValueError(
+                f"a vocabulary starts with {SPECIALS}, not {self._tokens[: len(SPECIALS)]}"
+            )
         self._ids = {token: i for i, token in enumerate(self._tokens)}
         if len(self._ids) != len(self._tokens):
             raise ValueError("a vocabulary lists each token once")

@@ -1,9 +1,14 @@
-"""Beam search and greedy search over a step function, in core TensorFlow ops only.
+"""Beam search over a step function, in core TensorFlow ops only, in named steps (as
+OpenNMT-tf's BeamSearch: initialize, step, finalize).
 
 Runs inside a `tf.function` and a SavedModel served by stock TensorFlow Serving.
 """
 
+from typing import NamedTuple
+
 import tensorflow as tf
+
+from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 
 NEG_INF = float("-inf")
 
@@ -53,7 +58,7 @@ def block_repeated_words(log_probs, seqs, t):
     """-inf for every token already in its hypothesis (`seqs` [N, L], generated before
     step t): no word twice in a suggestion."""
     earlier = tf.range(tf.shape(seqs)[1])[None, :] < t
-    ids = tf.where(earlier, seqs, 0)  # column 0 (<pad>) is never a result anyway
+    ids = tf.where(earlier, seqs, PAD)  # column <pad> is never a result anyway
     rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
     indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
     return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
@@ -65,12 +70,164 @@ def block_repeated_bigrams(log_probs, previous, seqs, t):
     `previous` itself. Fixed shapes (no tf.where of indices), which XLA compiles well."""
     earlier = tf.range(tf.shape(seqs)[1])[None, :] < t - 1
     hits = (seqs == previous[:, None]) & earlier
-    # Non-hits point at column 0 (<pad>), which is never a result anyway.
-    following = tf.where(hits, tf.roll(seqs, -1, axis=1), 0)
+    # Non-hits point at column <pad>, which is never a result anyway.
+    following = tf.where(hits, tf.roll(seqs, -1, axis=1), PAD)
     ids = tf.concat([following, previous[:, None]], axis=1)  # [N, L + 1]
     rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
     indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
     return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
+
+
+class Beams(NamedTuple):
+    """The alive hypotheses: their last tokens [N], the step function's state (leading
+    dimension N = batch * beam), their ids [B, K, L] and log-probabilities [B, K]."""
+
+    tokens: tf.Tensor
+    state: object
+    seqs: tf.Tensor
+    log_probs: tf.Tensor
+
+
+class Pool(NamedTuple):
+    """The best finished hypotheses of each row so far: ids [B, F, L], length-normalised
+    scores [B, F] (-inf in an empty slot), log-probabilities [B, F] and traces [B, F, X]."""
+
+    seqs: tf.Tensor
+    scores: tf.Tensor
+    log_probs: tf.Tensor
+    traces: tf.Tensor
+
+
+class BeamSearch:
+    """One search's settings and its steps, run by `beam_search`: `initialize`, then
+    `step` until `should_stop` (each step: `next_scores`, `add_finished`, `extend_alive`),
+    then `finalize`. The arguments are `beam_search`'s."""
+
+    def __init__(self, step_fn, *, batch_size, beam_size, num_results, max_length, bos_id,
+                 eos_id, banned_ids, length_alpha, prefix, dedupe, no_repeat_bigrams,
+                 no_repeat_words, trace, exact_stop):
+        self.step_fn, self.trace = step_fn, trace
+        self.B, self.K, self.F, self.L = batch_size, beam_size, num_results, max_length
+        self.bos_id, self.eos_id, self.alpha = bos_id, eos_id, length_alpha
+        self.dedupe, self.exact_stop = dedupe, exact_stop
+        self.no_repeat_bigrams, self.no_repeat_words = no_repeat_bigrams, no_repeat_words
+        self.blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
+        self.blocked_inf = tf.fill(tf.shape(self.blocked_ids), NEG_INF)
+        self.max_penalty = length_penalty(max_length, length_alpha)
+        self.rows = tf.range(batch_size)[:, None] * beam_size
+        self.prefix = prefix
+        if prefix is not None:
+            self.prefix = tf.pad(tf.cast(prefix, tf.int32), [[0, 0], [0, 1]])
+            self.prefix_last = tf.shape(self.prefix)[1] - 1
+
+    def initialize(self, state):
+        """The alive beams before step 0 (one per row fed <bos>; the others -inf, so
+        they never win) with the state tiled to them, and an empty pool."""
+        B, K, F, L = self.B, self.K, self.F, self.L
+        state = tf.nest.map_structure(lambda x: tf.repeat(x, K, axis=0), state)
+        first_beam = tf.where(tf.range(K) == 0, 0.0, NEG_INF)
+        beams = Beams(tf.fill([B * K], self.bos_id), state, tf.zeros([B, K, L], tf.int32),
+                      tf.broadcast_to(first_beam, [B, K]))
+        width = tf.shape(self.trace(state))[1] if self.trace else 0
+        pool = Pool(tf.zeros([B, F, L], tf.int32), tf.fill([B, F], NEG_INF),
+                    tf.fill([B, F], NEG_INF), tf.zeros([B, F, width]))
+        return beams, pool
+
+    def step(self, t, beams, pool, done):
+        """Step t: the alive beams' eos endings join the pool, their best other
+        extensions become the alive beams; then whether to stop."""
+        traces = tf.reshape(self.trace(beams.state), [self.B, self.K, -1]) if self.trace else None
+        log_probs, state = self.step_fn(beams.tokens, beams.state, t)
+        log_probs = tf.cast(log_probs, tf.float32)
+        extend, eos = self.next_scores(log_probs, beams, t)
+        pool = self.add_finished(pool, beams, eos, traces, t)
+        beams = self.extend_alive(beams._replace(state=state), extend, t)
+        return t + 1, beams, pool, self.should_stop(beams.log_probs, pool.scores, t)
+
+    def next_scores(self, log_probs, beams, t):
+        """The log-probabilities [N, V] of each alive beam's allowed extensions other than
+        eos (banned ids, repeats and tokens off the prefix -inf), and [N] of its eos ending."""
+        extend = self.block_repeats(self.block_banned(log_probs), beams, t)
+        eos = log_probs[:, self.eos_id]
+        if self.prefix is not None:
+            extend, eos = self.force_prefix(log_probs, extend, eos, t)
+        return extend, tf.where(t == 0, NEG_INF, eos)
+
+    def block_banned(self, log_probs):
+        """-inf for the banned ids and for eos (an eos ending goes to the pool instead)."""
+        block = tf.scatter_nd(self.blocked_ids[:, None], self.blocked_inf, [tf.shape(log_probs)[1]])
+        return log_probs + block
+
+    def block_repeats(self, extend, beams, t):
+        """-inf for the tokens that would repeat a word (no_repeat_words) or a bigram
+        (no_repeat_bigrams) of their hypothesis."""
+        seqs = tf.reshape(beams.seqs, [self.B * self.K, self.L])
+        if self.no_repeat_words:
+            return block_repeated_words(extend, seqs, t)
+        if self.no_repeat_bigrams:
+            return block_repeated_bigrams(extend, beams.tokens, seqs, t)
+        return extend
+
+    def force_prefix(self, log_probs, extend, eos, t):
+        """Rows within their prefix keep only the forced token (even a banned one; its own
+        log-probability) and cannot end: (extend, eos) with that applied."""
+        forced_id = tf.repeat(tf.gather(self.prefix, tf.minimum(t, self.prefix_last), axis=1), self.K)
+        forced = forced_id != PAD
+        forced_logp = tf.where(forced, tf.gather(log_probs, forced_id, batch_dims=1), NEG_INF)
+        extend = tf.where(forced[:, None], NEG_INF, extend)
+        at = tf.stack([tf.range(tf.shape(forced_id)[0]), forced_id], axis=1)
+        return tf.tensor_scatter_nd_max(extend, at, forced_logp), tf.where(forced, NEG_INF, eos)
+
+    def add_finished(self, pool, beams, eos, traces, t):
+        """The pool with the alive beams ended now (`eos` [N] their ending's log-probability,
+        `traces` [B, K, X] theirs) offered to it: the best F, duplicates collapsed."""
+        end_logp = beams.log_probs + tf.reshape(eos, [self.B, self.K])
+        end_score = end_logp / length_penalty(t + 1, self.alpha)
+        seqs = tf.concat([pool.seqs, beams.seqs], axis=1)
+        scores = tf.concat([pool.scores, end_score], axis=1)
+        logps = tf.concat([pool.log_probs, end_logp], axis=1)
+        if self.dedupe:
+            scores = collapse_duplicates(seqs, scores)
+        best, keep = tf.math.top_k(scores, self.F)
+        if traces is not None:
+            traces = tf.gather(tf.concat([pool.traces, traces], axis=1), keep, batch_dims=1)
+        return Pool(tf.gather(seqs, keep, batch_dims=1), best,
+                    tf.gather(logps, keep, batch_dims=1), pool.traces if traces is None else traces)
+
+    def extend_alive(self, beams, extend, t):
+        """The alive beams' best K extensions (`extend` [N, V] their log-probabilities) as
+        the new alive beams, with token t written and the state reordered with them."""
+        vocab_size = tf.shape(extend)[1]
+        total = beams.log_probs[:, :, None] + tf.reshape(extend, [self.B, self.K, vocab_size])
+        log_probs, flat = top_k(tf.reshape(total, [self.B, self.K * vocab_size]), self.K)
+        parent, token = flat // vocab_size, flat % vocab_size
+        seqs = tf.gather(beams.seqs, parent, batch_dims=1)
+        seqs = tf.where(tf.range(self.L) == t, token[:, :, None], seqs)
+        state = reorder(beams.state, tf.reshape(self.rows + parent, [-1]))
+        return Beams(tf.reshape(token, [-1]), state, seqs, log_probs)
+
+    def should_stop(self, alive_logp, pool_scores, t):
+        """True once, in every row, no alive beam (`alive_logp` [B, K] after step t) can still
+        beat the worst of a full pool (`pool_scores` [B, F]). With `exact_stop` at any length
+        up to max_length, else at its next length (see `beam_search`)."""
+        best_alive = tf.reduce_max(alive_logp, axis=1)
+        next_penalty = length_penalty(t + 2, self.alpha)
+        penalty = tf.maximum(self.max_penalty, next_penalty) if self.exact_stop else next_penalty
+        return tf.reduce_all((best_alive / penalty < pool_scores[:, -1]) | (best_alive == NEG_INF))
+
+    def finalize(self, pool):
+        """The result dict of `beam_search` from the final pool."""
+        found = pool.scores > NEG_INF
+        ids = tf.where(found[:, :, None], pool.seqs, PAD)
+        result = {
+            "ids": ids,
+            "lengths": tf.reduce_sum(tf.cast(ids != PAD, tf.int32), axis=-1),
+            "scores": pool.scores,
+            "log_probs": tf.where(found, pool.log_probs, NEG_INF),
+        }
+        if self.trace:
+            result["trace"] = tf.where(found[:, :, None], pool.traces, 0.0)
+        return result
 
 
 def beam_search(
@@ -81,9 +238,9 @@ def beam_search(
     beam_size,
     num_results,
     max_length,
-    bos_id=2,
-    eos_id=3,
-    banned_ids=(0, 1, 2),
+    bos_id=BOS,
+    eos_id=EOS,
+    banned_ids=(PAD, UNK, BOS),
     length_alpha=0.6,
     prefix=None,
     dedupe=True,
@@ -115,104 +272,19 @@ def beam_search(
     early); otherwise at its next length, the usual heuristic (as in Hugging Face's default),
     which can miss a long hypothesis whose later tokens cost less than its length gains.
     """
-    B, K, F, L = batch_size, beam_size, num_results, max_length
-    blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
-    blocked_inf = tf.fill(tf.shape(blocked_ids), NEG_INF)
-    max_penalty = length_penalty(L, length_alpha)
-    rows = tf.range(B)[:, None] * K
-    if prefix is not None:
-        prefix = tf.pad(tf.cast(prefix, tf.int32), [[0, 0], [0, 1]])
-        prefix_last = tf.shape(prefix)[1] - 1
-
-    def body(t, tokens, state, alive_seq, alive_logp, pool, done):
-        pool_seq, pool_score, pool_logp, pool_trace = pool
-        alive_trace = tf.reshape(trace(state), [B, K, -1]) if trace else pool_trace
-        log_probs, state = step_fn(tokens, state, t)
-        log_probs = tf.cast(log_probs, tf.float32)
-        vocab_size = tf.shape(log_probs)[1]
-        block = tf.scatter_nd(blocked_ids[:, None], blocked_inf, [vocab_size])
-        extend = log_probs + block
-        if no_repeat_words:
-            extend = block_repeated_words(extend, tf.reshape(alive_seq, [B * K, L]), t)
-        elif no_repeat_bigrams:
-            extend = block_repeated_bigrams(extend, tokens, tf.reshape(alive_seq, [B * K, L]), t)
-        eos = log_probs[:, eos_id]
-        if prefix is not None:
-            # Rows within their prefix keep only the forced token, even a banned one.
-            forced_id = tf.repeat(tf.gather(prefix, tf.minimum(t, prefix_last), axis=1), K)
-            forced = forced_id != 0
-            forced_logp = tf.where(forced, tf.gather(log_probs, forced_id, batch_dims=1), NEG_INF)
-            extend = tf.where(forced[:, None], NEG_INF, extend)
-            at = tf.stack([tf.range(tf.shape(forced_id)[0]), forced_id], axis=1)
-            extend = tf.tensor_scatter_nd_max(extend, at, forced_logp)
-            eos = tf.where(forced, NEG_INF, eos)
-        eos = tf.where(t == 0, NEG_INF, eos)
-
-        # Alive hypotheses ending with eos now join the pool of finished ones.
-        end_logp = alive_logp + tf.reshape(eos, [B, K])
-        end_score = end_logp / length_penalty(t + 1, length_alpha)
-        seqs = tf.concat([pool_seq, alive_seq], axis=1)
-        scores = tf.concat([pool_score, end_score], axis=1)
-        logps = tf.concat([pool_logp, end_logp], axis=1)
-        if dedupe:
-            scores = collapse_duplicates(seqs, scores)
-        pool_score, keep = tf.math.top_k(scores, F)
-        pool_seq = tf.gather(seqs, keep, batch_dims=1)
-        pool_logp = tf.gather(logps, keep, batch_dims=1)
-        if trace:
-            traces = tf.concat([pool_trace, alive_trace], axis=1)
-            pool_trace = tf.gather(traces, keep, batch_dims=1)
-
-        # The alive beams continue with their best beam_size non-eos extensions.
-        total = alive_logp[:, :, None] + tf.reshape(extend, [B, K, vocab_size])
-        alive_logp, flat = top_k(tf.reshape(total, [B, K * vocab_size]), K)
-        parent, token = flat // vocab_size, flat % vocab_size
-        alive_seq = tf.gather(alive_seq, parent, batch_dims=1)
-        alive_seq = tf.where(tf.range(L) == t, token[:, :, None], alive_seq)
-        state = reorder(state, tf.reshape(rows + parent, [-1]))
-
-        # Stop once no alive beam can still beat the worst of a full pool.
-        best_alive = tf.reduce_max(alive_logp, axis=1)
-        next_penalty = length_penalty(t + 2, length_alpha)
-        penalty = tf.maximum(max_penalty, next_penalty) if exact_stop else next_penalty
-        done = tf.reduce_all((best_alive / penalty < pool_score[:, -1]) | (best_alive == NEG_INF))
-        tokens = tf.reshape(token, [-1])
-        pool = (pool_seq, pool_score, pool_logp, pool_trace)
-        return t + 1, tokens, state, alive_seq, alive_logp, pool, done
-
-    first_beam = tf.where(tf.range(K) == 0, 0.0, NEG_INF)
-    state = tf.nest.map_structure(lambda x: tf.repeat(x, K, axis=0), state)
-    width = tf.shape(trace(state))[1] if trace else 0
-    pool = (
-        tf.zeros([B, F, L], tf.int32),
-        tf.fill([B, F], NEG_INF),
-        tf.fill([B, F], NEG_INF),
-        tf.zeros([B, F, width]),
+    search = BeamSearch(
+        step_fn, batch_size=batch_size, beam_size=beam_size, num_results=num_results,
+        max_length=max_length, bos_id=bos_id, eos_id=eos_id, banned_ids=banned_ids,
+        length_alpha=length_alpha, prefix=prefix, dedupe=dedupe,
+        no_repeat_bigrams=no_repeat_bigrams, no_repeat_words=no_repeat_words, trace=trace,
+        exact_stop=exact_stop,
     )
-    loop_vars = (
-        tf.constant(0),
-        tf.fill([B * K], bos_id),
-        state,
-        tf.zeros([B, K, L], tf.int32),
-        tf.broadcast_to(first_beam, [B, K]),
-        pool,
-        tf.constant(False),
+    beams, pool = search.initialize(state)
+    loop = (tf.constant(0), beams, pool, tf.constant(False))
+    _, _, pool, _ = tf.while_loop(
+        lambda t, beams, pool, done: tf.logical_not(done), search.step, loop, maximum_iterations=max_length
     )
-    out = tf.while_loop(
-        lambda *loop: tf.logical_not(loop[-1]), body, loop_vars, maximum_iterations=L
-    )
-    ids, scores, log_probs, traces = out[5]
-    found = scores > NEG_INF
-    ids = tf.where(found[:, :, None], ids, 0)
-    result = {
-        "ids": ids,
-        "lengths": tf.reduce_sum(tf.cast(ids != 0, tf.int32), axis=-1),
-        "scores": scores,
-        "log_probs": tf.where(found, log_probs, NEG_INF),
-    }
-    if trace:
-        result["trace"] = tf.where(found[:, :, None], traces, 0.0)
-    return result
+    return search.finalize(pool)
 
 
 def reorder(state, order):
@@ -224,8 +296,3 @@ def reorder(state, order):
             for key, value in state.items()
         }
     return tf.nest.map_structure(lambda x: tf.gather(x, order), state)
-
-
-def greedy_search(step_fn, state, **kwargs):
-    """The single best hypothesis per row: beam search with one beam and one result."""
-    return beam_search(step_fn, state, beam_size=1, num_results=1, **kwargs)

@@ -6,19 +6,22 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.config import model_config_from_dict
+from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.layers import CopyHead
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+def pair_mask(real, n, num_pairs):
+    """(B, S*n) real token slots of S queries of n slots -> (B, P, S*n): pair t (which
+    predicts query t+1) sees the real slots of queries 0..t. The one home of that rule."""
+    query_of_slot = ops.arange(ops.shape(real)[1]) // n
+    visible = query_of_slot[None, :] <= ops.arange(num_pairs)[:, None]  # (P, S*n)
+    return ops.logical_and(visible[None], real[:, None, :])
 
 
 def copy_source_mask(session_ext, num_pairs):
     """(B, S, n) source ids -> (B, P, S*n): pair t may copy the real tokens of queries 0..t."""
-    size, n = ops.shape(session_ext)[1], ops.shape(session_ext)[2]
-    query_of_source = ops.repeat(ops.arange(size), n)  # (S*n,)
-    pairs = ops.arange(num_pairs)
-    allowed = query_of_source[None, :] <= pairs[:, None]  # (P, S*n)
     real = ops.reshape(session_ext, (ops.shape(session_ext)[0], -1)) != PAD
-    return ops.logical_and(allowed[None], real[:, None, :])
+    return pair_mask(real, ops.shape(session_ext)[2], num_pairs)
 
 
 class SuggestionModel(keras.Model):

@@ -9,7 +9,8 @@ only; an LSTM decoder starts from a projection of that state and writes query t+
 import keras
 from keras import ops
 
-from mtn_keras.models.base import PAD, SuggestionModel
+from mtn_keras.data.vocab import PAD
+from mtn_keras.models.base import SuggestionModel
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")

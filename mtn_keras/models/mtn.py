@@ -11,7 +11,8 @@ from keras import ops
 
 from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
 from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
-from mtn_keras.models.base import PAD, SuggestionModel, TransformerInputs
+from mtn_keras.data.vocab import PAD
+from mtn_keras.models.base import SuggestionModel, TransformerInputs
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")

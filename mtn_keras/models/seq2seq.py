@@ -13,7 +13,8 @@ whole target at once.
 import keras
 from keras import ops
 
-from mtn_keras.models.base import PAD, SuggestionModel
+from mtn_keras.data.vocab import PAD
+from mtn_keras.models.base import SuggestionModel, pair_mask
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -80,8 +81,7 @@ class Seq2Seq(SuggestionModel):
         y = self.decoder(self.embed_dropout(y, training=training), initial_state=start,
                          training=training)
         # Pair t attends to the encoder outputs of queries 0..t: one copy of them per pair.
-        visible = (ops.arange(length) // n)[None, :] <= ops.arange(pairs)[:, None]
-        encoded_mask = ops.logical_and(visible[None], token_mask[:, None, :])
+        encoded_mask = pair_mask(token_mask, n, pairs)
         encoded = ops.broadcast_to(outputs[:, None], (batch, pairs, length, width))
         hidden = self.attend(
             y,

@@ -15,7 +15,8 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
-from mtn_keras.models.base import PAD, SuggestionModel, TransformerInputs
+from mtn_keras.data.vocab import PAD
+from mtn_keras.models.base import SuggestionModel, TransformerInputs, pair_mask
 
 
 def block_causal_mask(token_mask, n):
@@ -83,8 +84,7 @@ class Transformer(TransformerInputs, SuggestionModel):
         n = ops.shape(tokens)[2]
         pairs, m = ops.shape(decoder_input)[1], ops.shape(decoder_input)[2]
         # Pair t reads the encoder outputs of queries 0..t: one copy of them per pair.
-        visible = (ops.arange(length) // n)[None, :] <= ops.arange(pairs)[:, None]
-        memory_mask = ops.logical_and(visible[None], token_mask[:, None, :])
+        memory_mask = pair_mask(token_mask, n, pairs)
         memory = ops.broadcast_to(codes[:, None], (batch, pairs, length, d))
         targets = ops.reshape(decoder_input, (batch * pairs, m))
         y = self.embed_dropout(self.embed(self.target_positions, targets), training=training)

@@ -3,7 +3,7 @@ candidates of the validation split, the threshold tuned there too."""
 
 import numpy as np
 
-from mtn_keras.evaluation.pairs import session_pairs
+from mtn_keras.scorecard.pairs import session_pairs
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES

@@ -4,7 +4,7 @@ search scores hypotheses."""
 
 import tensorflow as tf
 
-from mtn_keras.models.base import BOS, EOS
+from mtn_keras.data.vocab import BOS, EOS, PAD
 
 
 def candidate_log_probs(model, state, ids):
@@ -17,7 +17,7 @@ def candidate_log_probs(model, state, ids):
     """
     batch, count, length = tf.shape(ids)[0], tf.shape(ids)[1], tf.shape(ids)[2]
     flat = tf.reshape(ids, [-1, length])
-    lengths = tf.reduce_sum(tf.cast(flat != 0, tf.int32), axis=1)
+    lengths = tf.reduce_sum(tf.cast(flat != PAD, tf.int32), axis=1)
     inputs = tf.concat([tf.fill([tf.shape(flat)[0], 1], BOS), flat], axis=1)
     targets = tf.pad(flat, [[0, 0], [0, 1]])
     targets = tf.where(tf.range(length + 1)[None, :] == lengths[:, None], EOS, targets)

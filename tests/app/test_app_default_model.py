@@ -3,10 +3,12 @@
 import json
 
 import numpy as np
+import pytest
 
 from app.model import DEFAULT_MODEL, Backend
 
 
+@pytest.mark.slow
 def test_the_default_model_is_bundled_and_answers():
     info = json.loads((DEFAULT_MODEL / "export.json").read_text())
     backend = Backend()

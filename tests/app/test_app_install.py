@@ -56,8 +56,9 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(wheel, 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     script = (
+        f"import sys; sys.path.append({str(ROOT)!r})  # for tools.app_pilot, not shipped\n"
         "from mtn_tui.tui import MtnApp\n"
-        "from mtn_tui.screenshot import settle\n"
+        "from tools.app_pilot import settle\n"
         "app = MtnApp(show_load_time=False)\n"
         "async def started(pilot):\n"
         "    await settle(pilot, 600)\n"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app import screenshot
+from tools import app_pilot, screenshot
 
 
 def test_screenshot_script_writes_an_svg_of_a_scripted_session(fake_model, tmp_path):
@@ -10,7 +10,7 @@ def test_screenshot_script_writes_an_svg_of_a_scripted_session(fake_model, tmp_p
     screenshot.main([str(out), "--model", str(fake_model)])
     svg = out.read_text()
     assert svg.startswith("<svg")
-    for query in screenshot.QUERIES:
+    for query in app_pilot.QUERIES:
         assert query.replace(" ", "&#160;") in svg
 
 

@@ -4,7 +4,7 @@ smallest usual terminal (update with --snapshot-update)."""
 import pytest
 from textual.widgets import Input
 
-from app.screenshot import play_session, settle
+from tools.app_pilot import play_session, settle
 from app.tui import MtnApp
 
 

@@ -11,7 +11,7 @@ from app import main as cli
 from app.help import keys_table
 from app.copy_panel import CopyPanel
 from app.query_input import QueryInput, continue_typed
-from app.screenshot import settle
+from tools.app_pilot import settle
 from app.screens import ErrorScreen, HelpScreen, ModelPrompt
 from app.suggestion_list import BAR, SuggestionList, score_shares
 from app.tui import MtnApp

@@ -5,8 +5,9 @@ import itertools
 import numpy as np
 import tensorflow as tf
 
-BOS, EOS = 2, 3
-BANNED = (0, 1, 2)
+from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
+
+BANNED = (PAD, UNK, BOS)
 
 
 def chain(transitions, vocab_size=8):

@@ -15,7 +15,7 @@ from mtn_keras.config import preset
 from mtn_keras.data import __main__ as data_command
 from mtn_keras.models import MODELS, build_model
 from copy_reference import scatter_rows
-from mtn_keras.models.base import BOS, EOS, UNK
+from mtn_keras.data.vocab import BOS, EOS, UNK
 
 NAMES = ["transformer", "hred", "mnsrf", "seq2seq"]
 V, N = 30, 4  # vocabulary size, tokens per query

@@ -6,9 +6,10 @@ import pytest
 import keras
 
 from mtn_keras.config import preset
+from mtn_keras.data.vocab import BOS
 from mtn_keras.layers import QueryProjection
 from mtn_keras.models import MTN, build_model
-from mtn_keras.models.base import add_copy_mass, copy_source_mask
+from mtn_keras.models.base import add_copy_mass, copy_source_mask, pair_mask
 
 V, N = 30, 6
 
@@ -93,7 +94,7 @@ def test_padding_query_at_the_front_leaves_decoding_unchanged(model):
     x, _ = batch(s=3)
     tokens, ext = x["session_tokens"], x["session_ext"]
     front = lambda a: np.concatenate([np.zeros_like(a[:, :1]), a], axis=1)
-    bos = np.full((3,), 2, "int32")
+    bos = np.full((3,), BOS, "int32")
     a, _ = model.step(bos, model.start(tokens, ext), 0)
     b, _ = model.step(bos, model.start(front(tokens), front(ext)), 0)
     # b has N more (empty) copy slots at the end of the extended vocabulary.
@@ -123,7 +124,7 @@ def test_cached_decoding_equals_full_recomputation(model):
 
 def test_step_gives_a_distribution_over_the_extended_vocabulary(model):
     x, _ = batch()
-    log_probs, _ = model.step(np.full((3,), 2, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
+    log_probs, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
     probs = np.exp(np.asarray(log_probs))
     assert probs.shape == (3, V + 4 * N)
     np.testing.assert_allclose(probs.sum(-1), 1.0, atol=1e-5)
@@ -143,6 +144,13 @@ def test_copy_mass_lands_on_the_source_ids():
     assert mask.tolist() == [[[True, False, False, False], [True, False, True, True]]]
 
 
+def test_pair_t_sees_the_real_slots_of_queries_0_to_t():
+    # 3 queries of 2 slots; the second slot of query 1 is padding.
+    real = np.array([[True, True, True, False, True, True]])
+    mask = np.asarray(pair_mask(real, 2, 3))
+    assert mask.astype(int).tolist() == [[[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 1, 1]]]
+
+
 def test_gate_forced_to_zero_only_repeats_session_words():
     keras.utils.set_random_seed(2)
     model = build_model("mtn", tiny_config())
@@ -150,7 +158,7 @@ def test_gate_forced_to_zero_only_repeats_session_words():
     gate = model.copy_head.gate_dense
     gate.set_weights([np.zeros_like(w) for w in gate.get_weights()[:1]] + [np.full((1,), -200.0)])
     x, _ = batch()
-    log_probs, _ = model.step(np.full((3,), 2, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
+    log_probs, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
     allowed = np.isfinite(np.asarray(log_probs))
     for row in range(3):
         sources = set(x["session_ext"][row].ravel()) - {0}
@@ -181,12 +189,13 @@ def test_serialization_round_trip(model, tmp_path):
     restored = keras.saving.load_model(tmp_path / "m.keras")
     assert isinstance(restored, MTN) and restored.config == model.config
     np.testing.assert_allclose(model(x)["hidden"], restored(x)["hidden"], atol=1e-6)
-    a, _ = model.step(np.full((3,), 2, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
-    b, _ = restored.step(np.full((3,), 2, "int32"), restored.start(x["session_tokens"], x["session_ext"]), 0)
+    a, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
+    b, _ = restored.step(np.full((3,), BOS, "int32"), restored.start(x["session_tokens"], x["session_ext"]), 0)
     np.testing.assert_array_equal(np.isfinite(a), np.isfinite(b))
     np.testing.assert_allclose(np.asarray(a)[np.isfinite(a)], np.asarray(b)[np.isfinite(b)], atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("copy", [True, False])
 def test_a_few_fit_steps_lower_the_loss(copy):
     keras.utils.set_random_seed(3)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mtn_keras.evaluation.quality import repeats_a_word, repeats_session
+from mtn_keras.scorecard.quality import repeats_a_word, repeats_session
 from mtn_keras.ranking.blocklist import EVERYDAY_WORDS, blocked_phrases, blocks
 
 SESSION = ["weather boston", "boston red sox tickets"]

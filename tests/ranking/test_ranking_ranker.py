@@ -1,10 +1,12 @@
 """The ranker's order on a hand-built case, the threshold curve and its choice."""
 
 import numpy as np
+import pytest
 
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, ranked_lists, threshold_curve
 
 
+@pytest.mark.slow
 def test_the_ranker_learns_which_feature_marks_the_next_query():
     rng = np.random.default_rng(0)
     features = rng.normal(size=(600, 3)).astype("float32")

@@ -45,6 +45,14 @@ def test_random_unicode_normalises_as_in_prepare(normaliser, texts):
     assert graph(normaliser, texts) == [expected(t) for t in texts]
 
 
+@FUZZ
+@given(st.lists(st.text(), min_size=1, max_size=8))
+def test_an_unfinished_last_word_is_seen_as_in_prepare(normaliser, texts):
+    # A text ends open when its last character is no separator, which normalise keeps.
+    got = normaliser.ends_open(tf.constant(texts, tf.string)).numpy().tolist()
+    assert got == [bool(t) and normalise(t[-1]) != "" for t in texts]
+
+
 def test_long_words_are_cut(normaliser):
     assert graph(normaliser, ["x" * 100_000 + " Y"]) == ["x" * MAX_WORD_CHARS + " y"]
 

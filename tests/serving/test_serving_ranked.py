@@ -43,7 +43,7 @@ def hybrid(ranked):
 
 
 def test_ranked_lists_mix_both_sources_and_pass_every_filter(hybrid, ranked):
-    from mtn_keras.evaluation.quality import repeats_a_word, repeats_session
+    from mtn_keras.scorecard.quality import repeats_a_word, repeats_session
 
     out = hybrid.suggest(tensor(SESSIONS))
     shown, sources, scores = texts(out), texts(out, "sources"), out["scores"].numpy()
@@ -88,7 +88,7 @@ def test_source_beam_keeps_the_papers_setting(ranked):
 
 
 def test_filters_can_be_switched_off(trained):
-    from mtn_keras.evaluation.quality import repeats_session
+    from mtn_keras.scorecard.quality import repeats_session
 
     session = [["hotel deals", "hotel deals near me", "cheap flights"]]
     unfiltered = service_of(trained, filters=(), repeat_last=True)

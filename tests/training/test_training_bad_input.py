@@ -88,7 +88,7 @@ def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
 def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data, tmp_path, monkeypatch, capsys):
     import keras
 
-    from mtn_keras import training
+    from mtn_keras import fitting
     from mtn_keras.config import preset
     from mtn_keras.data.prepare import load_split
     from mtn_keras.data.vocab import Vocabulary
@@ -104,13 +104,13 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data,
         raise RuntimeError("killed after fit")
 
     with monkeypatch.context() as patch:
-        patch.setattr(training, "best_weights", failing)
+        patch.setattr(fitting, "best_weights", failing)
         with pytest.raises(RuntimeError):
-            training.fit_model("mtn", model_config, train_config, vocab, **args)
+            fitting.fit_model("mtn", model_config, train_config, vocab, **args)
     assert (tmp_path / "backup").is_dir() and not (tmp_path / "model.keras").exists()
     best = tmp_path / "best.keras"
     best.write_bytes(best.read_bytes()[:1000])  # truncated
-    summary = training.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
+    summary = fitting.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
     assert "best.keras cannot be read" in capsys.readouterr().err
     assert summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2
     keras.saving.load_model(tmp_path / "model.keras", compile=False)

@@ -43,11 +43,12 @@ class Interrupt(keras.callbacks.Callback):
             raise KeyboardInterrupt
 
 
+@pytest.mark.slow
 def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
     from mtn_keras.config import preset
     from mtn_keras.data.prepare import load_split
     from mtn_keras.data.vocab import Vocabulary
-    from mtn_keras.training import fit_model
+    from mtn_keras.fitting import fit_model
 
     model_config, train_config = preset("tiny")
     vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from mtn_keras.evaluation import (
+from mtn_keras.scorecard import (
     Adj,
     CopyLast,
     batched,
@@ -85,5 +85,5 @@ def test_bleu_chart_writes_a_png(results, tmp_path):
 
 
 def test_no_tensorflow_import():
-    code = "import sys, mtn_keras.evaluation; sys.exit('tensorflow' in sys.modules)"
+    code = "import sys, mtn_keras.scorecard; sys.exit('tensorflow' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -9,8 +9,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from mtn_keras.evaluation.anchors import ANCHORS
-from mtn_keras.evaluation.metrics import corpus_scores, list_quality, mean_reciprocal_rank, success_rate
+from mtn_keras.scorecard.anchors import ANCHORS
+from mtn_keras.scorecard.metrics import corpus_scores, list_quality, mean_reciprocal_rank, success_rate
 
 
 def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool = True, phrases=()) -> dict:

@@ -1,44 +1,19 @@
 """Saves an SVG screenshot of the app for the README: a scripted session of three made-up queries.
 
-Usage: python -m app.screenshot OUT.svg [--model PATH]
+Usage: python -m tools.screenshot OUT.svg [--model PATH]
 """
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Input
 
-from .screens import ErrorScreen
-from .tui import MtnApp
+from app.screens import ErrorScreen
+from app.tui import MtnApp
+from tools.app_pilot import play_session, settle
 
-QUERIES = ["cheap flights to lisbon", "lisbon weather in may", "lisbon old town hotels"]
-PREFIX = "lisbon"
 SIZE = (120, 34)
-
-
-async def settle(pilot: Pilot, timeout: float = 60) -> None:
-    """Wait until every model call has been answered and shown."""
-    await pilot.pause()
-    async with asyncio.timeout(timeout):
-        while len(pilot.app.workers):
-            await pilot.pause(0.02)
-    await pilot.pause()
-
-
-async def play_session(pilot: Pilot) -> None:
-    """Add QUERIES to the session and type PREFIX of the next one, waiting for the model."""
-    query = pilot.app.query_one("#query", Input)
-    query.cursor_blink = False
-    await settle(pilot)
-    for text in QUERIES:
-        query.insert_text_at_cursor(text)
-        await pilot.press("enter")
-        await settle(pilot)
-    query.insert_text_at_cursor(PREFIX)
-    await settle(pilot)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""model.fit for the suggestion models: optimizer, schedule, callbacks and the summary."""
+"""model.fit for the suggestion models, the work behind the `train` and `compare` commands:
+optimizer, schedule, callbacks, the written model directory and its summary."""
 
 import csv
 import dataclasses
@@ -103,8 +104,8 @@ def compile_model(model, model_config, train_config):
     model.compile(optimizer=optimizer)
 
 
-def read_log(log_path):
-    """The finished epochs' rows of a CSV log, across resumed runs."""
+def finished_epochs(log_path):
+    """The rows of the finished epochs in the CSV log of a training, across resumed runs."""
     if not os.path.isfile(log_path):
         return []
     with open(log_path) as handle:
@@ -115,78 +116,91 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
               out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
               extra_callbacks=()):
     """Train, keep the best epoch by validation loss, and write the model directory."""
-    from mtn_keras.data.pipeline import make_dataset
-
     keras.utils.set_random_seed(train_config.seed)
     device = use_accelerator()
-    n = model_config.max_query_tokens
-    train = make_dataset(train_sessions, vocab, n, train_config.batch_size, shuffle=True,
-                         seed=train_config.seed)
-    valid = make_dataset(valid_sessions, vocab, n, train_config.batch_size, shuffle=False)
-    if steps_per_epoch:
-        train = train.take(steps_per_epoch)
+    train, valid = datasets(vocab, model_config, train_config, train_sessions, valid_sessions,
+                            steps_per_epoch)
     model = build_model(name, model_config)
     model.build()
     compile_model(model, model_config, train_config)
-
-    best_path = os.path.join(out, "best.keras")
-    log_path = os.path.join(out, "log.csv")
-    backup_dir = os.path.join(out, "backup")
-    best = min((float(r["val_loss"]) for r in read_log(log_path)), default=math.inf) if resume else math.inf
     timer = EpochTimer()
-    callbacks = [
-        # The backup is removed below, once model.keras is written, not when fit ends.
-        keras.callbacks.BackupAndRestore(backup_dir, delete_checkpoint=False, double_checkpoint=True),
-        BestCheckpoint(best_path, best),
-        keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
-        keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(log_path, append=True),
-        keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
-        timer,
-        *extra_callbacks,
-    ]
+    callbacks = fit_callbacks(out, train_config, resume, timer) + list(extra_callbacks)
     started = time.perf_counter()
     model.fit(train, validation_data=valid, epochs=train_config.epochs,
-                        callbacks=callbacks, verbose=verbose, shuffle=False)
-    seconds = time.perf_counter() - started
+              callbacks=callbacks, verbose=verbose, shuffle=False)
+    epoch_seconds = timer.seconds or [time.perf_counter() - started]
 
-    weights, weights_from = best_weights(best_path, model)
-    final = build_model(name, model_config)  # uncompiled: saved without optimizer state
-    final.build()
-    final.set_weights(weights)
-    with staged_file(os.path.join(out, "model.keras")) as temp:
-        final.save(temp)
+    final, weights_from = save_best(name, model, model_config, out)
     vocab.save(os.path.join(out, "vocab.txt"))
     with open(os.path.join(out, "config.json"), "w") as handle:
         json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
                    "model_config": dataclasses.asdict(model_config),
                    "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
-
-    rows = read_log(log_path)
-    val_losses = [float(r["val_loss"]) for r in rows]
-    val_nll = [float(r["val_nll"]) for r in rows]
-    best_epoch = min(range(len(val_losses)), key=val_losses.__getitem__) if val_losses else None
-    sessions_seen = len(train_sessions) if not steps_per_epoch else steps_per_epoch * train_config.batch_size
-    epoch_seconds = timer.seconds or [seconds]
-    summary = {
-        "model": name,
-        "device": device,
-        "parameters": int(final.count_params()),
-        "size_mb": round(final.size_mb, 3),
-        "epochs": len(rows),
-        "best_epoch": None if best_epoch is None else best_epoch + 1,
-        "best_val_loss": None if best_epoch is None else val_losses[best_epoch],
-        "best_val_perplexity": None if best_epoch is None else math.exp(val_nll[best_epoch]),
-        "val_loss": val_losses,
-        "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
-        "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
-        "train_sessions": len(train_sessions),
-        "weights_from": weights_from,
-    }
+    sessions_seen = steps_per_epoch * train_config.batch_size if steps_per_epoch else len(train_sessions)
+    summary = {"model": name, "device": device, "parameters": int(final.count_params()),
+               "size_mb": round(final.size_mb, 3),
+               **epochs_summary(finished_epochs(os.path.join(out, "log.csv"))),
+               "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
+               "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
+               "train_sessions": len(train_sessions), "weights_from": weights_from}
     with open(os.path.join(out, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     # model.keras is written: the checkpoint and the backup are no longer needed.
-    if os.path.isfile(best_path):
-        os.remove(best_path)
-    shutil.rmtree(backup_dir, ignore_errors=True)
+    if os.path.isfile(os.path.join(out, "best.keras")):
+        os.remove(os.path.join(out, "best.keras"))
+    shutil.rmtree(os.path.join(out, "backup"), ignore_errors=True)
     return summary
+
+
+def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch):
+    """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets."""
+    from mtn_keras.data.pipeline import make_dataset
+
+    n, batch_size = model_config.max_query_tokens, train_config.batch_size
+    train = make_dataset(train_sessions, vocab, n, batch_size, shuffle=True, seed=train_config.seed)
+    valid = make_dataset(valid_sessions, vocab, n, batch_size, shuffle=False)
+    return (train.take(steps_per_epoch) if steps_per_epoch else train), valid
+
+
+def fit_callbacks(out, train_config, resume, timer):
+    """Backup for --resume, best checkpoint, early stopping, NaN guard, CSV and TensorBoard
+    logs, and the epoch timer; a resumed run's best checkpoint starts at its log's best."""
+    log_path = os.path.join(out, "log.csv")
+    losses = [float(r["val_loss"]) for r in finished_epochs(log_path)] if resume else []
+    return [
+        # The backup is removed once model.keras is written, not when fit ends.
+        keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), delete_checkpoint=False,
+                                         double_checkpoint=True),
+        BestCheckpoint(os.path.join(out, "best.keras"), min(losses, default=math.inf)),
+        keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.CSVLogger(log_path, append=True),
+        keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
+        timer,
+    ]
+
+
+def save_best(name, model, model_config, out):
+    """Writes OUT/model.keras with the best epoch's weights (uncompiled: no optimizer
+    state); returns that model and where its weights came from."""
+    weights, weights_from = best_weights(os.path.join(out, "best.keras"), model)
+    final = build_model(name, model_config)
+    final.build()
+    final.set_weights(weights)
+    with staged_file(os.path.join(out, "model.keras")) as temp:
+        final.save(temp)
+    return final, weights_from
+
+
+def epochs_summary(rows):
+    """The summary's epoch figures from the finished epochs' log rows: how many, the best
+    (from 1) by validation loss, its loss and perplexity, and every validation loss."""
+    val_losses = [float(r["val_loss"]) for r in rows]
+    best = min(range(len(val_losses)), key=val_losses.__getitem__) if val_losses else None
+    return {
+        "epochs": len(rows),
+        "best_epoch": None if best is None else best + 1,
+        "best_val_loss": None if best is None else val_losses[best],
+        "best_val_perplexity": None if best is None else math.exp(float(rows[best]["val_nll"])),
+        "val_loss": val_losses,
+    }

@@ -1,6 +1,6 @@
 """The copy-last and adj anchors on a tiny made-up training set."""
 
-from mtn_keras.evaluation import Adj, CopyLast, batched
+from mtn_keras.scorecard import Adj, CopyLast, batched
 
 TRAIN = [
     ["apple pie", "apple pie recipe", "easy apple pie recipe"],

@@ -10,7 +10,7 @@ import math
 
 from sacrebleu.metrics import BLEU
 
-from mtn_keras.evaluation.quality import is_new, repeats_a_word, repeats_session
+from mtn_keras.scorecard.quality import is_new, repeats_a_word, repeats_session
 from mtn_keras.ranking.blocklist import blocks
 
 _BLEU = BLEU(tokenize="none", smooth_method="none", force=True)

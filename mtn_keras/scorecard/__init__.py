@@ -1,9 +1,10 @@
-"""Evaluation of next-query suggesters: BLEU, n-gram precision, SR@k, anchors and reports."""
+"""The scorecard of next-query suggesters, what the `evaluate` and `compare` commands score
+with: BLEU, n-gram precision, SR@k, anchors and reports."""
 
-from mtn_keras.evaluation.anchors import ANCHORS, Adj, CopyLast, batched
-from mtn_keras.evaluation.metrics import corpus_scores, perplexity, success_rate
-from mtn_keras.evaluation.pairs import session_pairs
-from mtn_keras.evaluation.report import (
+from mtn_keras.scorecard.anchors import ANCHORS, Adj, CopyLast, batched
+from mtn_keras.scorecard.metrics import corpus_scores, perplexity, success_rate
+from mtn_keras.scorecard.pairs import session_pairs
+from mtn_keras.scorecard.report import (
     bleu_chart,
     evaluate_suggesters,
     markdown_table,
