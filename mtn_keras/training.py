@@ -11,6 +11,7 @@ import time
 
 import keras
 
+from mtn_keras import distribute
 from mtn_keras.models import build_model
 from mtn_keras.outputs import staged_file
 
@@ -95,9 +96,11 @@ def use_accelerator():
     return "gpu" if has_gpu else "cpu"
 
 
-def compile_model(model, model_config, train_config):
+def compile_model(model, model_config, train_config, replicas=1):
+    """Adam on the Transformer schedule; its warm-up counts sessions at any replica count."""
     schedule = TransformerSchedule(
-        model_config.d_model, train_config.warmup_steps, train_config.learning_rate_scale
+        model_config.d_model, distribute.warmup_for(train_config.warmup_steps, replicas),
+        train_config.learning_rate_scale,
     )
     optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
     model.compile(optimizer=optimizer)
@@ -113,35 +116,47 @@ def read_log(log_path):
 
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
               out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
-              extra_callbacks=()):
-    """Train, keep the best epoch by validation loss, and write the model directory."""
+              extra_callbacks=(), strategy="one", chief=True):
+    """Train, keep the best epoch by validation loss, and write the model directory.
+
+    `strategy` names a tf.distribute strategy (mtn_keras.distribute); a worker that is not
+    the `chief` writes to a temporary directory instead of `out`, removed at the end."""
     from mtn_keras.data.pipeline import make_dataset
 
+    strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work
+    replicas = strategy.num_replicas_in_sync
+    global_batch = train_config.batch_size * replicas
     keras.utils.set_random_seed(train_config.seed)
     device = use_accelerator()
     n = model_config.max_query_tokens
-    train = make_dataset(train_sessions, vocab, n, train_config.batch_size, shuffle=True,
+    train = make_dataset(train_sessions, vocab, n, global_batch, shuffle=True,
                          seed=train_config.seed)
-    valid = make_dataset(valid_sessions, vocab, n, train_config.batch_size, shuffle=False)
+    valid = make_dataset(valid_sessions, vocab, n, global_batch, shuffle=False)
     if steps_per_epoch:
         train = train.take(steps_per_epoch)
-    model = build_model(name, model_config)
-    model.build()
-    compile_model(model, model_config, train_config)
+    train, valid = distribute.shard(train), distribute.shard(valid)
+    with strategy.scope():
+        model = build_model(name, model_config)
+        model.build()
+        compile_model(model, model_config, train_config, replicas)
+        model.optimizer.build(model.trainable_variables)
 
-    best_path = os.path.join(out, "best.keras")
-    log_path = os.path.join(out, "log.csv")
-    backup_dir = os.path.join(out, "backup")
-    best = min((float(r["val_loss"]) for r in read_log(log_path)), default=math.inf) if resume else math.inf
+    directory = distribute.write_dir(out, chief)
+    best_path = os.path.join(directory, "best.keras")
+    log_path = os.path.join(directory, "log.csv")
+    backup_dir = os.path.join(directory, "backup")
+    best = min((float(r["val_loss"]) for r in read_log(os.path.join(out, "log.csv"))),
+               default=math.inf) if resume else math.inf
     timer = EpochTimer()
     callbacks = [
-        # The backup is removed below, once model.keras is written, not when fit ends.
-        keras.callbacks.BackupAndRestore(backup_dir, delete_checkpoint=False, double_checkpoint=True),
+        # Every worker restores the chief's backup; it is removed below, once model.keras
+        # is written, not when fit ends.
+        distribute.WorkerBackup(os.path.join(out, "backup"), backup_dir),
         BestCheckpoint(best_path, best),
         keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
         keras.callbacks.TerminateOnNaN(),
         keras.callbacks.CSVLogger(log_path, append=True),
-        keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
+        keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
         timer,
         *extra_callbacks,
     ]
@@ -154,10 +169,10 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     final = build_model(name, model_config)  # uncompiled: saved without optimizer state
     final.build()
     final.set_weights(weights)
-    with staged_file(os.path.join(out, "model.keras")) as temp:
+    with staged_file(os.path.join(directory, "model.keras")) as temp:
         final.save(temp)
-    vocab.save(os.path.join(out, "vocab.txt"))
-    with open(os.path.join(out, "config.json"), "w") as handle:
+    vocab.save(os.path.join(directory, "vocab.txt"))
+    with open(os.path.join(directory, "config.json"), "w") as handle:
         json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
                    "model_config": dataclasses.asdict(model_config),
                    "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
@@ -166,7 +181,7 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     val_losses = [float(r["val_loss"]) for r in rows]
     val_nll = [float(r["val_nll"]) for r in rows]
     best_epoch = min(range(len(val_losses)), key=val_losses.__getitem__) if val_losses else None
-    sessions_seen = len(train_sessions) if not steps_per_epoch else steps_per_epoch * train_config.batch_size
+    sessions_seen = len(train_sessions) if not steps_per_epoch else steps_per_epoch * global_batch
     epoch_seconds = timer.seconds or [seconds]
     summary = {
         "model": name,
@@ -182,11 +197,17 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
         "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
         "train_sessions": len(train_sessions),
         "weights_from": weights_from,
+        "strategy": strategy_name,
+        "replicas": replicas,
+        "batch_size_per_replica": train_config.batch_size,
+        "global_batch_size": global_batch,
+        "warmup_steps": distribute.warmup_for(train_config.warmup_steps, replicas),
     }
-    with open(os.path.join(out, "train_summary.json"), "w") as handle:
+    with open(os.path.join(directory, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     # model.keras is written: the checkpoint and the backup are no longer needed.
     if os.path.isfile(best_path):
         os.remove(best_path)
     shutil.rmtree(backup_dir, ignore_errors=True)
+    distribute.finish(directory, out)
     return summary

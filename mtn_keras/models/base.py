@@ -6,6 +6,7 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.config import model_config_from_dict
+from mtn_keras.distribute import global_sum, reducible_logs
 from mtn_keras.layers import CopyHead
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -66,6 +67,17 @@ class SuggestionModel(keras.Model):
 
     # --- training -------------------------------------------------------------------
 
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        """Keras builds a model under a tf.distribute strategy from a first batch reduced
+        across replicas, which fails for dict inputs across workers (keras-team/keras#20329);
+        a built model with a built optimizer needs nothing from that batch."""
+        if self.built and self.optimizer is not None and self.optimizer.built:
+            return
+        super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        return reducible_logs(super().compute_metrics(x, y, y_pred, sample_weight))
+
     def call(self, inputs, training=False):
         """Decoder states (B, P, m, d) of every pair, and with the copy head its copy
         attention (B, P*m, S*n) over the session's tokens and its gate (B, P*m, 1)."""
@@ -91,7 +103,9 @@ class SuggestionModel(keras.Model):
             per_token = per_token - self.config.entropy_weight * entropy
         total = ops.maximum(ops.sum(weight), 1.0)
         self.nll_tracker.update_state(ops.sum(nll * weight) / total, sample_weight=total)
-        return ops.sum(per_token * weight) / total
+        # Per target token of the whole global batch: the replicas' gradients are summed.
+        global_total = ops.maximum(ops.stop_gradient(global_sum(ops.sum(weight))), 1.0)
+        return ops.sum(per_token * weight) / global_total
 
     def token_losses(self, x, y, y_pred):
         """Per real target token: NLL, smoothing term, vocabulary entropy, and weight."""
