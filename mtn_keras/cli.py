@@ -28,3 +28,17 @@ def add_verbose(parser):
     """--verbose: show TensorFlow's log lines and the traceback of an error (for a bug report)."""
     parser.add_argument("--verbose", action="store_true",
                         help="show TensorFlow's start-up and log lines and the traceback of an error")
+
+
+def needs_tensorflow(prog):
+    """Exit code 2, with the convention's one line, when Keras runs on a backend other than
+    TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it."""
+    import keras
+
+    backend = keras.config.backend()
+    if backend == "tensorflow":
+        return None
+    print(f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
+          "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
+          file=sys.stderr)
+    return 2

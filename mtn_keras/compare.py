@@ -20,7 +20,7 @@ import sys
 from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.cli import add_verbose
+from mtn_keras.cli import add_verbose, needs_tensorflow
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.train import configure
 
@@ -103,6 +103,8 @@ def training_table(results):
 
 def main(argv=None):
     args = parse_args(argv)
+    if code := needs_tensorflow("compare"):
+        return code
     vocab = Vocabulary.load(os.path.join(args.data, "vocab.txt"))
     stats = load_stats(args.data)
     splits = {name: load_split(args.data, name) for name in QUICK_SESSIONS}

@@ -62,11 +62,11 @@ def resolve(requested, cluster, gpus):
     worker, mirrored when more than one GPU is visible, else one."""
     if requested not in STRATEGIES:
         raise StrategyError(f"--strategy {requested}: choose one of {', '.join(STRATEGIES)}")
-    if keras.backend.backend() != "tensorflow":
+    if keras.config.backend() != "tensorflow":
         if requested in ("auto", "one"):
             return "one"
         raise StrategyError(f"--strategy {requested} needs the TensorFlow backend "
-                            f"(KERAS_BACKEND is {keras.backend.backend()})")
+                            f"(KERAS_BACKEND is {keras.config.backend()})")
     if on_cluster(requested, cluster):
         return "multi-worker"
     if requested == "auto":
@@ -108,7 +108,7 @@ def warmup_for(warmup_steps, replicas):
 def global_sum(value):
     """`value` summed over the replicas that train in sync (itself without a strategy), so
     that a loss can be normalised by the whole global batch."""
-    if keras.backend.backend() != "tensorflow":
+    if keras.config.backend() != "tensorflow":
         return value
     import tensorflow as tf
 
@@ -123,7 +123,7 @@ def reducible_logs(logs):
     mean of each along axis 0 under MultiWorkerMirroredStrategy, which a scalar lacks
     (tensorflow/tensorflow#72388), so there they become vectors of one value. The epoch's
     logs are read from the metrics themselves, as scalars."""
-    if keras.backend.backend() != "tensorflow":
+    if keras.config.backend() != "tensorflow":
         return logs
     import tensorflow as tf
 

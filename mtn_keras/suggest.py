@@ -8,7 +8,7 @@ import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail
+from mtn_keras.cli import add_verbose, fail, needs_tensorflow
 from mtn_keras.config import add_decode_arguments, decode_config
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
@@ -44,6 +44,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     show_tensorflow_logs(args.verbose)
+    if code := needs_tensorflow("suggest"):
+        return code
     if not any(normalise(query) for query in args.queries):
         print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
         return 1
