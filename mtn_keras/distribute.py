@@ -105,17 +105,22 @@ def warmup_for(warmup_steps, replicas):
     return max(1, round(warmup_steps / replicas))
 
 
-def global_sum(value):
-    """`value` summed over the replicas that train in sync (itself without a strategy), so
-    that a loss can be normalised by the whole global batch."""
+def replica_loss(loss_sum, tokens):
+    """This replica's part of the mean loss per target token of the global batch, from its
+    own sum and token count, as Keras expects under tf.distribute: the replicas' gradients,
+    summed, are those of the global mean, and the value is that mean divided by the number
+    of replicas (Keras multiplies it back to log it), however unevenly the batch is split."""
     if keras.config.backend() != "tensorflow":
-        return value
+        return loss_sum / keras.ops.maximum(tokens, 1.0)
     import tensorflow as tf
 
     context = tf.distribute.get_replica_context()
     if context is None or context.num_replicas_in_sync == 1:
-        return value
-    return context.all_reduce(tf.distribute.ReduceOp.SUM, value)
+        return loss_sum / tf.maximum(tokens, 1.0)
+    total = tf.maximum(context.all_reduce("sum", tf.stop_gradient(tokens)), 1.0)
+    share = loss_sum / total
+    mean = context.all_reduce("sum", tf.stop_gradient(share))
+    return share + tf.stop_gradient(mean / context.num_replicas_in_sync - share)
 
 
 def reducible_logs(logs):

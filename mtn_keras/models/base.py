@@ -6,7 +6,7 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.config import model_config_from_dict
-from mtn_keras.distribute import global_sum, reducible_logs
+from mtn_keras.distribute import reducible_logs, replica_loss
 from mtn_keras.layers import CopyHead
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -103,9 +103,7 @@ class SuggestionModel(keras.Model):
             per_token = per_token - self.config.entropy_weight * entropy
         total = ops.maximum(ops.sum(weight), 1.0)
         self.nll_tracker.update_state(ops.sum(nll * weight) / total, sample_weight=total)
-        # Per target token of the whole global batch: the replicas' gradients are summed.
-        global_total = ops.maximum(ops.stop_gradient(global_sum(ops.sum(weight))), 1.0)
-        return ops.sum(per_token * weight) / global_total
+        return replica_loss(ops.sum(per_token * weight), ops.sum(weight))
 
     def token_losses(self, x, y, y_pred):
         """Per real target token: NLL, smoothing term, vocabulary entropy, and weight."""

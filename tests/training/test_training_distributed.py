@@ -3,7 +3,8 @@ from TF_CONFIG), a job killed and resumed, and MirroredStrategy over two logical
 checked against one process training on the same global batch.
 
 The runs share one made-up dataset of 224 training sessions of three queries: one bucket,
-seven full global batches of 32, so each process traces its step once.
+seven full global batches of 32, so each process traces its step once; 29 validation
+sessions, split 15/14 between two replicas, so their losses must be weighted right.
 """
 
 import csv
@@ -45,6 +46,9 @@ def three_query_data(tmp_path_factory):
     train = (out / "train.tsv").read_text().splitlines()
     assert len(train) >= 7 * GLOBAL_BATCH
     (out / "train.tsv").write_text("\n".join(train[: 7 * GLOBAL_BATCH]) + "\n")
+    # An odd number: the two replicas get unequal shares of the validation batch.
+    valid = (out / "valid.tsv").read_text().splitlines()
+    (out / "valid.tsv").write_text("\n".join(valid[:29]) + "\n")
     return out
 
 
