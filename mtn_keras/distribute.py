@@ -29,7 +29,6 @@ class Cluster:
     """This worker's view of TF_CONFIG: how many workers, and whether it is the chief."""
 
     workers: int = 1
-    task: str = "worker 0"
     chief: bool = True
 
 
@@ -49,7 +48,7 @@ def read_cluster(environ=None):
     # The TF convention: the task `chief` if the cluster has one, else worker 0.
     chief = task_type == "chief" or (task_type == "worker" and task_index == 0
                                      and not cluster.get("chief"))
-    return Cluster(workers=workers, task=f"{task_type} {task_index}", chief=chief)
+    return Cluster(workers=workers, chief=chief)
 
 
 def on_cluster(requested, cluster):

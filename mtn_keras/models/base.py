@@ -76,6 +76,7 @@ class SuggestionModel(keras.Model):
         super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """The step's logs, shaped so that Keras can reduce them across workers."""
         return reducible_logs(super().compute_metrics(x, y, y_pred, sample_weight))
 
     def call(self, inputs, training=False):

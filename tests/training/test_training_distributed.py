@@ -82,16 +82,18 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def worker_env(task=None, cluster=None):
+def worker_env(tmp, task=None, cluster=None):
+    """The environment of a worker; its temporary files (a non-chief's outputs, left behind
+    when it is killed) go under the test's `tmp`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "TF_CPP_MIN_LOG_LEVEL": "3"}
+           "TF_CPP_MIN_LOG_LEVEL": "3", "TMPDIR": str(tmp)}
     if task is not None:
         env["TF_CONFIG"] = json.dumps({"cluster": {"worker": cluster},
                                        "task": {"type": "worker", "index": task}})
     return env
 
 
-def start_job(outs, args, die_after=None):
+def start_job(tmp, outs, args, die_after=None):
     """Two workers of one job on loopback, worker i writing to outs[i]; worker 0 (the chief)
     killed at the end of epoch `die_after` if given."""
     cluster = [f"127.0.0.1:{free_port()}" for _ in outs]
@@ -101,7 +103,7 @@ def start_job(outs, args, die_after=None):
         workers.append(subprocess.Popen(
             [sys.executable, str(WORKER), *killer, *args, "--strategy", "multi-worker",
              "--out", str(out)],
-            env=worker_env(index, cluster), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env=worker_env(tmp, index, cluster), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True))
     return workers
 
@@ -118,7 +120,7 @@ def test_two_workers_train_as_one_process_and_resume_after_a_kill(three_query_da
 
     # The chief dies at the end of its first epoch; the job's other worker is then stopped,
     # as a cluster manager restarts a failed job.
-    chief, other = start_job([chief_out, other_out], args, die_after=1)
+    chief, other = start_job(tmp_path, [chief_out, other_out], args, die_after=1)
     code, output = finish(chief)
     assert code == 137, output
     other.kill()
@@ -129,7 +131,7 @@ def test_two_workers_train_as_one_process_and_resume_after_a_kill(three_query_da
     assert_same_epoch(first[0], one_process_log)
 
     # Restarted with --resume: every worker reads the chief's backup, so both see its --out.
-    workers = start_job([chief_out, chief_out], [*args, "--resume"])
+    workers = start_job(tmp_path, [chief_out, chief_out], [*args, "--resume"])
     for worker in workers:
         code, output = finish(worker)
         assert code == 0, output
@@ -141,6 +143,8 @@ def test_two_workers_train_as_one_process_and_resume_after_a_kill(three_query_da
     assert (summary["strategy"], summary["replicas"], summary["global_batch_size"],
             summary["warmup_steps"]) == ("multi-worker", 2, GLOBAL_BATCH, 5)
     assert not other_out.exists()
+    leftovers = [path.name for path in tmp_path.glob("mtn-keras-worker-*")]
+    assert len(leftovers) == 1, "only the killed worker leaves its temporary directory"
 
 
 def test_mirrored_on_two_logical_cpus_trains_as_one_process(three_query_data, one_process_log,
@@ -149,7 +153,7 @@ def test_mirrored_on_two_logical_cpus_trains_as_one_process(three_query_data, on
     result = subprocess.run(
         [sys.executable, str(WORKER), "--cpus", "2", *common_args(three_query_data, 1),
          *TWO_REPLICA_ARGS, "--strategy", "mirrored", "--out", str(out)],
-        env=worker_env(), capture_output=True, text=True, timeout=240)
+        env=worker_env(tmp_path), capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads((out / "train_summary.json").read_text())
     assert (summary["strategy"], summary["replicas"]) == ("mirrored", 2)
