@@ -33,6 +33,9 @@ def add_verbose(parser):
 def needs_tensorflow(prog):
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it."""
+    from mtn_keras.quiet import import_tensorflow
+
+    import_tensorflow()  # before Keras, which imports it loudly
     import keras
 
     backend = keras.config.backend()

@@ -1,5 +1,8 @@
 """Which `tf.distribute` strategy trains a model, and what that means for each worker.
 
+Imports Keras only inside its functions: `train` reads --strategy and TF_CONFIG before it
+imports TensorFlow (quietly).
+
 `--strategy auto|one|mirrored|multi-worker` of `python -m mtn_keras.train`. A cluster is
 described the standard way, by the `TF_CONFIG` environment variable that Kubernetes (the
 TF operator), Slurm scripts or plain ssh set on every worker; only its chief writes
@@ -11,8 +14,6 @@ import json
 import os
 import shutil
 import tempfile
-
-import keras
 
 STRATEGIES = ("auto", "one", "mirrored", "multi-worker")
 # Each worker builds the same seeded dataset and keeps its share of every global batch:
@@ -59,12 +60,15 @@ def on_cluster(requested, cluster):
 def resolve(requested, cluster, gpus):
     """The strategy to use: `auto` is multi-worker when TF_CONFIG names more than one
     worker, mirrored when more than one GPU is visible, else one."""
+    import keras
+
     if requested not in STRATEGIES:
         raise StrategyError(f"--strategy {requested}: choose one of {', '.join(STRATEGIES)}")
     if keras.config.backend() != "tensorflow":
-        if requested in ("auto", "one"):
+        if requested == "one" or (requested == "auto" and not on_cluster(requested, cluster)):
             return "one"
-        raise StrategyError(f"--strategy {requested} needs the TensorFlow backend "
+        what = "TF_CONFIG's cluster" if requested == "auto" else f"--strategy {requested}"
+        raise StrategyError(f"{what} needs the TensorFlow backend "
                             f"(KERAS_BACKEND is {keras.config.backend()})")
     if on_cluster(requested, cluster):
         return "multi-worker"
@@ -109,6 +113,8 @@ def replica_loss(loss_sum, tokens):
     own sum and token count, as Keras expects under tf.distribute: the replicas' gradients,
     summed, are those of the global mean, and the value is that mean divided by the number
     of replicas (Keras multiplies it back to log it), however unevenly the batch is split."""
+    import keras
+
     if keras.config.backend() != "tensorflow":
         return loss_sum / keras.ops.maximum(tokens, 1.0)
     import tensorflow as tf
@@ -127,6 +133,8 @@ def reducible_logs(logs):
     mean of each along axis 0 under MultiWorkerMirroredStrategy, which a scalar lacks
     (tensorflow/tensorflow#72388), so there they become vectors of one value. The epoch's
     logs are read from the metrics themselves, as scalars."""
+    import keras
+
     if keras.config.backend() != "tensorflow":
         return logs
     import tensorflow as tf
@@ -146,26 +154,3 @@ def finish(directory, out):
     """Removes a non-chief worker's temporary directory once training is done."""
     if os.path.abspath(directory) != os.path.abspath(out):
         shutil.rmtree(directory, ignore_errors=True)
-
-
-class WorkerBackup(keras.callbacks.Callback):
-    """BackupAndRestore for one worker of a job: every worker restores the chief's backup
-    (`read_dir`, on a file system all workers see) so that all resume at the same epoch,
-    and writes its own (`write_dir`: a temporary one for the non-chief workers)."""
-
-    def __init__(self, read_dir, write_dir):
-        super().__init__()
-        options = dict(delete_checkpoint=False, double_checkpoint=True)
-        self.reader = keras.callbacks.BackupAndRestore(read_dir, **options)
-        self.writer = keras.callbacks.BackupAndRestore(write_dir, **options)
-
-    def set_model(self, model):
-        super().set_model(model)
-        self.reader.set_model(model)
-        self.writer.set_model(model)
-
-    def on_train_begin(self, logs=None):
-        self.reader.on_train_begin(logs)
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.writer.on_epoch_end(epoch, logs)

@@ -44,11 +44,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     show_tensorflow_logs(args.verbose)
-    if code := needs_tensorflow("suggest"):
-        return code
     if not any(normalise(query) for query in args.queries):
         print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
         return 1
+    if code := needs_tensorflow("suggest"):
+        return code
     trained_dir = os.path.isfile(os.path.join(args.model, "model.keras"))
     if not trained_dir and (resolve(args.model) / "saved_model.pb").is_file():
         try:

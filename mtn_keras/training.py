@@ -65,6 +65,29 @@ class BestCheckpoint(keras.callbacks.Callback):
                 self.model.save(temp)
 
 
+class WorkerBackup(keras.callbacks.Callback):
+    """BackupAndRestore for one worker of a job: every worker restores the chief's backup
+    (`read_dir`, on a file system all workers see) so that all resume at the same epoch,
+    and writes its own (`write_dir`: a temporary one for the non-chief workers)."""
+
+    def __init__(self, read_dir, write_dir):
+        super().__init__()
+        options = dict(delete_checkpoint=False, double_checkpoint=True)
+        self.reader = keras.callbacks.BackupAndRestore(read_dir, **options)
+        self.writer = keras.callbacks.BackupAndRestore(write_dir, **options)
+
+    def set_model(self, model):
+        super().set_model(model)
+        self.reader.set_model(model)
+        self.writer.set_model(model)
+
+    def on_train_begin(self, logs=None):
+        self.reader.on_train_begin(logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.writer.on_epoch_end(epoch, logs)
+
+
 def best_weights(path, model):
     """The weights in the checkpoint `path`; the model's own (its last epoch's), with a
     warning on stderr, when the checkpoint is missing or cannot be read."""
@@ -151,7 +174,7 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     callbacks = [
         # Every worker restores the chief's backup; it is removed below, once model.keras
         # is written, not when fit ends.
-        distribute.WorkerBackup(os.path.join(out, "backup"), backup_dir),
+        WorkerBackup(os.path.join(out, "backup"), backup_dir),
         BestCheckpoint(best_path, best),
         keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
         keras.callbacks.TerminateOnNaN(),
