@@ -10,6 +10,7 @@ sessions, split 15/14 between two replicas, so their losses must be weighted rig
 import csv
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -31,17 +32,29 @@ ONE_PROCESS_ARGS = ["--batch-size", "32", "--set", "warmup_steps=5"]
 TOLERANCE = 1e-4
 
 
+def write_three_query_log(path, users=300):
+    """An AOL-format log of made-up sessions, one per user, of three queries on one topic."""
+    topics = ["cheap flights", "hotel deals", "used cars", "pizza delivery", "weather forecast",
+              "guitar lessons", "running shoes", "garden tools"]
+    edits = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
+    rng = random.Random(0)
+    lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
+    for user in range(users):
+        topic = rng.choice(topics)
+        for minute, edit in enumerate(rng.sample(edits, 3)):
+            stamp = f"2006-03-01 {user % 24:02d}:{minute:02d}:00"
+            lines.append(f"{user}\t{edit.format(q=topic)}\t{stamp}\t\t")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 @pytest.fixture(scope="module")
 def three_query_data(tmp_path_factory):
-    from conftest import write_made_up_log
-
     from mtn_keras.data.prepare import prepare
-    from mtn_keras.data.sessions import Protocol
 
     root = tmp_path_factory.mktemp("distributed")
-    log = write_made_up_log(root / "log.txt", users=150)
     out = root / "data"
-    prepare([str(log)], str(out), protocol=Protocol(max_queries=3), min_count=2,
+    prepare([str(write_three_query_log(root / "log.txt"))], str(out), min_count=2,
             split=(80, 10, 10), progress=False)
     train = (out / "train.tsv").read_text().splitlines()
     assert len(train) >= 7 * GLOBAL_BATCH
