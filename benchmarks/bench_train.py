@@ -15,6 +15,7 @@ fewer, larger steps; the learning-rate schedule is per step, so a larger batch a
 its schedule checked on validation perplexity before it is adopted).
 
 Run: python benchmarks/bench_train.py [--sessions 1536] [--rounds 2] [--options fp32-64,...]
+[--preset small]
 """
 
 import argparse
@@ -69,11 +70,11 @@ def batches(sessions, vocab, batch_size):
     return [(({k: v.numpy() for k, v in x.items()}), y.numpy()) for x, y in dataset]
 
 
-def make_trainer(policy, vocab_size):
-    """A fresh `small` MTN under `policy`, compiled as training compiles it."""
+def make_trainer(policy, vocab_size, preset_name="small"):
+    """A fresh MTN of the preset under `policy`, compiled as training compiles it."""
     keras.mixed_precision.set_global_policy(policy)
     try:
-        model_config, train_config = preset("small")
+        model_config, train_config = preset(preset_name)
         model_config.vocab_size = vocab_size
         keras.utils.set_random_seed(0)
         model = build_model("mtn", model_config)
@@ -103,6 +104,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--options", default=",".join(OPTIONS))
     parser.add_argument("--workdir", default="/tmp/bench_train")
+    parser.add_argument("--preset", default="small", help="the MTN's preset (default small)")
     args = parser.parse_args(argv)
     options = args.options.split(",")
     sessions, vocab, source = real_sessions(args.sessions, args.workdir)
@@ -113,7 +115,7 @@ def main(argv=None):
     models = {}
     for option in options:
         precision, size = option.split("-")
-        models[option] = make_trainer(POLICIES[precision], len(vocab))
+        models[option] = make_trainer(POLICIES[precision], len(vocab), args.preset)
         shapes = {x["session_tokens"].shape: (x, y) for x, y in streams[int(size)]}
         run_stream(models[option], list(shapes.values()))  # trace the graph of each shape
     count = min(len(stream) for stream in streams.values())

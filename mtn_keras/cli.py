@@ -91,3 +91,20 @@ def non_negative_float(text):
     if not 0 <= value < math.inf:
         raise ValueError(text)
     return value
+
+
+def needs_tensorflow(prog):
+    """Exit code 2, with the convention's one line, when Keras runs on a backend other than
+    TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it."""
+    from mtn_keras.quiet import import_tensorflow
+
+    import_tensorflow()  # before Keras, which imports it loudly
+    import keras
+
+    backend = keras.config.backend()
+    if backend == "tensorflow":
+        return None
+    print(f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
+          "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
+          file=sys.stderr)
+    return BAD_INPUT

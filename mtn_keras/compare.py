@@ -20,7 +20,7 @@ import sys
 from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.cli import add_verbose, fail
+from mtn_keras.cli import add_verbose, fail, needs_tensorflow
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.train import configure
 
@@ -104,6 +104,8 @@ def training_table(results):
 
 def main(argv=None):
     args = parse_args(argv)
+    if code := needs_tensorflow("compare"):
+        return code
     try:
         vocab = Vocabulary.load(os.path.join(args.data, "vocab.txt"))
         stats = load_stats(args.data)

@@ -9,7 +9,7 @@ import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, positive_int
+from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, positive_int
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
@@ -102,6 +102,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     show_tensorflow_logs(args.verbose)
+    if code := needs_tensorflow("evaluate"):
+        return code
     try:
         for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
             if getattr(args, flag):

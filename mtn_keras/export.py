@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail
+from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
 from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.quiet import show_tensorflow_logs
@@ -49,6 +49,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     show_tensorflow_logs(args.verbose)
+    if code := needs_tensorflow("export"):
+        return code
     try:
         check_out_path(args.out)
         if os.path.exists(args.out) and os.listdir(args.out) and not args.force:

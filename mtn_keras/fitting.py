@@ -12,6 +12,7 @@ import time
 
 import keras
 
+from mtn_keras import distribute
 from mtn_keras.models import build_model
 from mtn_keras.outputs import staged_file
 
@@ -65,6 +66,29 @@ class BestCheckpoint(keras.callbacks.Callback):
                 self.model.save(temp)
 
 
+class WorkerBackup(keras.callbacks.Callback):
+    """BackupAndRestore for one worker of a job: every worker restores the chief's backup
+    (`read_dir`, on a file system all workers see) so that all resume at the same epoch,
+    and writes its own (`write_dir`: a temporary one for the non-chief workers)."""
+
+    def __init__(self, read_dir, write_dir):
+        super().__init__()
+        options = dict(delete_checkpoint=False, double_checkpoint=True)
+        self.reader = keras.callbacks.BackupAndRestore(read_dir, **options)
+        self.writer = keras.callbacks.BackupAndRestore(write_dir, **options)
+
+    def set_model(self, model):
+        super().set_model(model)
+        self.reader.set_model(model)
+        self.writer.set_model(model)
+
+    def on_train_begin(self, logs=None):
+        self.reader.on_train_begin(logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.writer.on_epoch_end(epoch, logs)
+
+
 def best_weights(path, model):
     """The weights in the checkpoint `path`; the model's own (its last epoch's), with a
     warning on stderr, when the checkpoint is missing or cannot be read."""
@@ -96,9 +120,11 @@ def use_accelerator():
     return "gpu" if has_gpu else "cpu"
 
 
-def compile_model(model, model_config, train_config):
+def compile_model(model, model_config, train_config, replicas=1):
+    """Adam on the Transformer schedule; its warm-up counts sessions at any replica count."""
     schedule = TransformerSchedule(
-        model_config.d_model, train_config.warmup_steps, train_config.learning_rate_scale
+        model_config.d_model, distribute.warmup_for(train_config.warmup_steps, replicas),
+        train_config.learning_rate_scale,
     )
     optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
     model.compile(optimizer=optimizer)
@@ -114,68 +140,85 @@ def finished_epochs(log_path):
 
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
               out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
-              extra_callbacks=()):
-    """Train, keep the best epoch by validation loss, and write the model directory."""
+              extra_callbacks=(), strategy="one", chief=True):
+    """Train, keep the best epoch by validation loss, and write the model directory.
+
+    `strategy` names a tf.distribute strategy (mtn_keras.distribute); a worker that is not
+    the `chief` writes to a temporary directory instead of `out`, removed at the end."""
+    strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work
+    replicas = strategy.num_replicas_in_sync
     keras.utils.set_random_seed(train_config.seed)
     device = use_accelerator()
     train, valid = datasets(vocab, model_config, train_config, train_sessions, valid_sessions,
-                            steps_per_epoch)
-    model = build_model(name, model_config)
-    model.build()
-    compile_model(model, model_config, train_config)
+                            steps_per_epoch, replicas)
+    with strategy.scope():
+        model = build_model(name, model_config)
+        model.build()
+        compile_model(model, model_config, train_config, replicas)
+        model.optimizer.build(model.trainable_variables)
+    directory = distribute.write_dir(out, chief)
     timer = EpochTimer()
-    callbacks = fit_callbacks(out, train_config, resume, timer) + list(extra_callbacks)
+    callbacks = fit_callbacks(out, directory, train_config, resume, timer) + list(extra_callbacks)
     started = time.perf_counter()
     model.fit(train, validation_data=valid, epochs=train_config.epochs,
               callbacks=callbacks, verbose=verbose, shuffle=False)
     epoch_seconds = timer.seconds or [time.perf_counter() - started]
 
-    final, weights_from = save_best(name, model, model_config, out)
-    vocab.save(os.path.join(out, "vocab.txt"))
-    with open(os.path.join(out, "config.json"), "w") as handle:
+    final, weights_from = save_best(name, model, model_config, directory)
+    vocab.save(os.path.join(directory, "vocab.txt"))
+    with open(os.path.join(directory, "config.json"), "w") as handle:
         json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
                    "model_config": dataclasses.asdict(model_config),
                    "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
-    sessions_seen = steps_per_epoch * train_config.batch_size if steps_per_epoch else len(train_sessions)
+    global_batch = train_config.batch_size * replicas
+    sessions_seen = steps_per_epoch * global_batch if steps_per_epoch else len(train_sessions)
     summary = {"model": name, "device": device, "parameters": int(final.count_params()),
                "size_mb": round(final.size_mb, 3),
-               **epochs_summary(finished_epochs(os.path.join(out, "log.csv"))),
+               **epochs_summary(finished_epochs(os.path.join(directory, "log.csv"))),
                "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
                "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
-               "train_sessions": len(train_sessions), "weights_from": weights_from}
-    with open(os.path.join(out, "train_summary.json"), "w") as handle:
+               "train_sessions": len(train_sessions), "weights_from": weights_from,
+               "strategy": strategy_name, "replicas": replicas,
+               "batch_size_per_replica": train_config.batch_size, "global_batch_size": global_batch,
+               "warmup_steps": distribute.warmup_for(train_config.warmup_steps, replicas)}
+    with open(os.path.join(directory, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     # model.keras is written: the checkpoint and the backup are no longer needed.
-    if os.path.isfile(os.path.join(out, "best.keras")):
-        os.remove(os.path.join(out, "best.keras"))
-    shutil.rmtree(os.path.join(out, "backup"), ignore_errors=True)
+    if os.path.isfile(os.path.join(directory, "best.keras")):
+        os.remove(os.path.join(directory, "best.keras"))
+    shutil.rmtree(os.path.join(directory, "backup"), ignore_errors=True)
+    distribute.finish(directory, out)
     return summary
 
 
-def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch):
-    """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets."""
+def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch,
+             replicas=1):
+    """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
+    in global batches of `replicas` x the batch size, sharded across workers."""
     from mtn_keras.data.pipeline import make_dataset
 
-    n, batch_size = model_config.max_query_tokens, train_config.batch_size
+    n, batch_size = model_config.max_query_tokens, train_config.batch_size * replicas
     train = make_dataset(train_sessions, vocab, n, batch_size, shuffle=True, seed=train_config.seed)
     valid = make_dataset(valid_sessions, vocab, n, batch_size, shuffle=False)
-    return (train.take(steps_per_epoch) if steps_per_epoch else train), valid
+    if steps_per_epoch:
+        train = train.take(steps_per_epoch)
+    return distribute.shard(train), distribute.shard(valid)
 
 
-def fit_callbacks(out, train_config, resume, timer):
+def fit_callbacks(out, directory, train_config, resume, timer):
     """Backup for --resume, best checkpoint, early stopping, NaN guard, CSV and TensorBoard
-    logs, and the epoch timer; a resumed run's best checkpoint starts at its log's best."""
-    log_path = os.path.join(out, "log.csv")
-    losses = [float(r["val_loss"]) for r in finished_epochs(log_path)] if resume else []
+    logs, and the epoch timer, written in this worker's `directory`; a resumed run's best
+    checkpoint starts at the best of the chief's log in `out`."""
+    losses = [float(r["val_loss"]) for r in finished_epochs(os.path.join(out, "log.csv"))] if resume else []
     return [
-        # The backup is removed once model.keras is written, not when fit ends.
-        keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), delete_checkpoint=False,
-                                         double_checkpoint=True),
-        BestCheckpoint(os.path.join(out, "best.keras"), min(losses, default=math.inf)),
+        # Every worker restores the chief's backup; it is removed once model.keras is
+        # written, not when fit ends.
+        WorkerBackup(os.path.join(out, "backup"), os.path.join(directory, "backup")),
+        BestCheckpoint(os.path.join(directory, "best.keras"), min(losses, default=math.inf)),
         keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
         keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(log_path, append=True),
-        keras.callbacks.TensorBoard(os.path.join(out, "tensorboard")),
+        keras.callbacks.CSVLogger(os.path.join(directory, "log.csv"), append=True),
+        keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
         timer,
     ]
 

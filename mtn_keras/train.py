@@ -2,7 +2,9 @@
 
 Writes OUT/model.keras (the best epoch by validation loss), OUT/vocab.txt, OUT/config.json
 and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run, and is
-removed only once model.keras is written.
+removed only once model.keras is written. `--strategy` trains on several devices or machines
+through tf.distribute (see mtn_keras/distribute.py and docs/scaling.md); then only the chief
+writes OUT.
 """
 
 import argparse
@@ -15,6 +17,7 @@ from mtn_keras.cli import fail, positive_int
 from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
+from mtn_keras.distribute import STRATEGIES, on_cluster, read_cluster, resolve
 from mtn_keras.outputs import OutputError, check_out_path
 from mtn_keras.quiet import import_tensorflow
 
@@ -36,6 +39,10 @@ def parse_args(argv=None):
                         help="override any config field, e.g. --set copy=false")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run in --out from its last finished epoch")
+    parser.add_argument("--strategy", default="auto", choices=STRATEGIES,
+                        help="auto (default): multi-worker when TF_CONFIG names more than one "
+                        "worker, mirrored when more than one GPU is visible, else one; "
+                        "--batch-size is per replica")
     parser.add_argument("--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)")
     parser.add_argument("--verbose", type=int, default=1, choices=range(4),
                         help="Keras progress: 0 none, 1 a bar, 2 a line per epoch; "
@@ -133,28 +140,34 @@ def main(argv=None):
     args = parse_args(argv)
     try:
         vocab, stats, splits = load_data(args.data)
-        check_out(args.out, args.resume)
+        cluster = read_cluster()
+        # Only the chief writes --out; the other workers of a job only read its backup.
+        chief = cluster.chief or not on_cluster(args.strategy, cluster)
+        if chief or args.resume:
+            check_out(args.out, args.resume)
         model_config, train_config = configure(
             args.preset, stats, len(vocab), epochs=args.epochs, batch_size=args.batch_size,
             seed=args.seed, overrides=args.set,
         )
         if args.resume:
             check_resume(args.out, args.model, model_config)
-        os.makedirs(args.out, exist_ok=True)
-        if not args.resume:
+        tf = import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
+        strategy = resolve(args.strategy, cluster, len(tf.config.list_physical_devices("GPU")))
+        if chief:
+            os.makedirs(args.out, exist_ok=True)
+        if chief and not args.resume:
             with open(os.path.join(args.out, "config.json"), "w", encoding="utf-8") as handle:
                 json.dump(run_config(args.model, model_config), handle, indent=2)
-    except (TrainInputError, ValueError, OSError) as error:
+    except (TrainInputError, ValueError, OSError) as error:  # StrategyError is a ValueError
         return fail("train", error, args.verbose >= 3)
 
-    import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
     from mtn_keras.fitting import fit_model
 
     summary = fit_model(
         args.model, model_config, train_config, vocab,
         train_sessions=splits["train"], valid_sessions=splits["valid"],
         out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-        verbose=min(args.verbose, 2), data_dir=args.data,
+        verbose=min(args.verbose, 2), data_dir=args.data, strategy=strategy, chief=chief,
     )
     print(json.dumps(summary, indent=2))
     return 0

@@ -7,6 +7,7 @@ from keras import ops
 
 from mtn_keras.config import model_config_from_dict
 from mtn_keras.data.vocab import PAD, UNK
+from mtn_keras.distribute import reducible_logs, replica_loss
 from mtn_keras.layers import CopyHead
 
 
@@ -69,6 +70,18 @@ class SuggestionModel(keras.Model):
 
     # --- training -------------------------------------------------------------------
 
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        """Keras builds a model under a tf.distribute strategy from a first batch reduced
+        across replicas, which fails for dict inputs across workers (keras-team/keras#20329);
+        a built model with a built optimizer needs nothing from that batch."""
+        if self.built and self.optimizer is not None and self.optimizer.built:
+            return
+        super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """The step's logs, shaped so that Keras can reduce them across workers."""
+        return reducible_logs(super().compute_metrics(x, y, y_pred, sample_weight))
+
     def call(self, inputs, training=False):
         """Decoder states (B, P, m, d) of every pair, and with the copy head its copy
         attention (B, P*m, S*n) over the session's tokens and its gate (B, P*m, 1)."""
@@ -94,7 +107,7 @@ class SuggestionModel(keras.Model):
             per_token = per_token - self.config.entropy_weight * entropy
         total = ops.maximum(ops.sum(weight), 1.0)
         self.nll_tracker.update_state(ops.sum(nll * weight) / total, sample_weight=total)
-        return ops.sum(per_token * weight) / total
+        return replica_loss(ops.sum(per_token * weight), ops.sum(weight))
 
     def token_losses(self, x, y, y_pred):
         """Per real target token: NLL, smoothing term, vocabulary entropy, and weight."""

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.cli import needs_tensorflow
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepare import load_split
@@ -19,6 +20,8 @@ def main(argv=None):
                         "ranker (default: --data's; its users must be unseen by the model and the index)")
     parser.add_argument("--hidden", type=int, default=16, help="hidden units of the ranker (0: linear)")
     args = parser.parse_args(argv)
+    if code := needs_tensorflow("ranking"):
+        return code
     try:
         trained = load_trained(args.model, ranking=False)
         data = args.data or trained.data_dir
