@@ -93,11 +93,13 @@ def non_negative_float(text):
     return value
 
 
-def needs_tensorflow(prog):
+def needs_tensorflow(prog, verbose=False):
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
-    TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it."""
-    from mtn_keras.quiet import import_tensorflow
+    TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
+    TensorFlow's own log lines show only when `verbose`."""
+    from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 
+    show_tensorflow_logs(verbose)
     import_tensorflow()  # before Keras, which imports it loudly
     import keras
 

@@ -14,7 +14,6 @@ from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import PROTOCOLS, Protocol, protocol_lines, sessions_from_logs
-from mtn_keras.quiet import show_tensorflow_logs
 from mtn_keras.scorecard import (
     Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
     perplexity, quality_table, session_pairs, table_rows, write_json,
@@ -101,8 +100,7 @@ def main(argv=None):
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
-    show_tensorflow_logs(args.verbose)
-    if code := needs_tensorflow("evaluate"):
+    if code := needs_tensorflow("evaluate", args.verbose):
         return code
     try:
         for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it

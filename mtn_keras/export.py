@@ -11,7 +11,6 @@ from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
 from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
-from mtn_keras.quiet import show_tensorflow_logs
 
 
 def export(trained, out, decoding=DecodeConfig()):
@@ -47,16 +46,14 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
     add_verbose(parser)
     args = parser.parse_args(argv)
-    decoding = decode_config(args)
-    show_tensorflow_logs(args.verbose)
-    if code := needs_tensorflow("export"):
+    if code := needs_tensorflow("export", args.verbose):
         return code
     try:
         check_out_path(args.out)
         if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
             raise OutputError(f"{args.out} exists; pass --force to replace it")
         trained = load_trained(args.model)
-        export(trained, args.out, decoding)
+        export(trained, args.out, decode_config(args))
     except (ModelDirError, OutputError, OSError) as error:
         return fail("export", error, args.verbose)
     print(f"wrote {args.out}")

@@ -10,7 +10,7 @@ import sys
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
 from mtn_keras.data.text import normalise
-from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
+from mtn_keras.quiet import import_tensorflow
 from mtn_keras.savedmodel import SavedModelError, call, load, resolve
 
 
@@ -42,11 +42,10 @@ def main(argv=None):
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
-    show_tensorflow_logs(args.verbose)
     if not any(normalise(query) for query in args.queries):
         print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
         return NOTHING_TO_SHOW
-    if code := needs_tensorflow("suggest"):
+    if code := needs_tensorflow("suggest", args.verbose):
         return code
     trained_dir = os.path.isfile(os.path.join(args.model, "model.keras"))
     if not trained_dir and (resolve(args.model) / "saved_model.pb").is_file():

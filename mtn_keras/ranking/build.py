@@ -41,8 +41,8 @@ def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, 
     on the candidates of `valid_sessions` (decoded with `decoding`, threshold 0), where the
     threshold is tuned too. Those are users the model never saw, as the product meets them:
     held-out sessions of training users, added, made a worse ranker (SR@5 0.82 against 0.94
-    on the AOL dev log's test users; 0.75 on them alone): the model remembers them, and its
-    scores of their next queries mislead."""
+    on the AOL dev log's test users, same candidates; 0.75 on them alone): the model
+    remembers them, and its scores of their next queries mislead."""
     from mtn_keras.serving import SuggestionService
 
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
