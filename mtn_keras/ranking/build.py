@@ -57,13 +57,14 @@ def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, 
     curve = threshold_curve(probabilities, groups, keys, labels, len(pairs), decoding.k)
     threshold = choose_threshold(curve)
     at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
+    all_shown = curve[0][1] if curve else 0.0
     info = {
         "features": list(FEATURES), "hidden": hidden, "index": index.sizes(),
         "fitted_on": {"pairs": len(pairs), "candidates": len(labels), "positives": int(labels.sum())},
-        f"sr@{decoding.k}_all_shown": curve[0][1] if curve else 0.0, f"sr@{decoding.k}": at[1], "coverage": at[2],
+        f"sr@{decoding.k}_all_shown": all_shown, f"sr@{decoding.k}": at[1], "coverage": at[2],
         "decoding": {"beam": decoding.beam, "alpha": decoding.length_alpha(ranked=True),
                      "filters": list(decoding.filters)},
     }
-    progress(f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {info[f'sr@{decoding.k}_all_shown']:.2f}%), "
+    progress(f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {all_shown:.2f}%), "
              f"coverage {at[2]:.1f}% on the validation pairs")
     return Ranking(index, ranker, threshold, info)
