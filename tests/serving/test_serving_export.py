@@ -160,6 +160,7 @@ def test_suggest_command(trained_model_dir):
     assert scores == sorted(scores, reverse=True) and all(line.split("\t")[1] for line in lines)
 
 
+@pytest.mark.slow  # a fresh process that imports TensorFlow: about 6 s
 def test_suggest_command_on_a_missing_model(tmp_path):
     done = run_command("mtn_keras.suggest", "--model", str(tmp_path / "nope"), "a query")
     assert done.returncode == 2 and "no such model directory" in done.stderr
