@@ -4,7 +4,8 @@ Built from a prepared dataset's training split (numpy only, no TensorFlow): ever
 query with its count; the consecutive (query, next query) pairs and the within-session
 (query, later query) pairs with their counts; each query's best neighbours (followers
 first, then later queries of its sessions); and for each word the most frequent queries
-holding it, whose followers lend evidence to a candidate after a query the log never saw. Queries with a blocked word or a word twice are never offered as candidates.
+holding it, offered as candidates after the session's rarest words and whose followers lend
+evidence to a candidate. Queries with a blocked word or a word twice are never offered.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 

@@ -1,7 +1,7 @@
 """The query-log index inside the serving graph: lookup tables and core TensorFlow ops only,
 so that the SavedModel carries it. Offers candidates for a session (what followed its
-queries in the log, the log's queries on its words; never globally popular queries) and scores the log's evidence for any
-candidate, whether the index or the beam proposed it."""
+queries in the log, the log's queries on its words; never globally popular queries) and
+scores the log's evidence for any candidate, whether the index or the beam proposed it."""
 
 import tensorflow as tf
 
@@ -66,8 +66,9 @@ class LogLookup(tf.Module):
         later = self._pair_counts(self.later, ids, cand)
         follow_last = follow[:, -1]
         total = tf.gather(self.follow_totals, tf.maximum(ids[:, -1:], 0))
-        kin = self._rows(self.word_splits, self.word_queries, self.rare_word_ids(queries))
-        idf = tf.gather(self.word_idf, tf.maximum(self.rare_word_ids(queries), 0))
+        rare = self.rare_word_ids(queries)
+        kin = self._rows(self.word_splits, self.word_queries, rare)
+        idf = tf.gather(self.word_idf, tf.maximum(rare, 0))
         kin_ids = kin.to_tensor(-1)  # [B, R, P]
         kin_follow = self._pair_counts(self.follow, tf.reshape(kin_ids, [tf.shape(kin_ids)[0], -1]), cand)
         kin_follow = tf.reshape(kin_follow, tf.concat([tf.shape(kin_ids), tf.shape(cand)[1:]], 0))

@@ -1,6 +1,6 @@
 """The ranker: a small Keras model from a candidate's features to the logit of its being the
-next query, fitted with `model.fit` on the candidates of held-out pairs (`build.py`); and the
-choice of the confidence threshold below which a suggestion is not shown."""
+next query, fitted with `model.fit` on the validation split's candidates (`build.py`); and
+the choice of the confidence threshold below which a suggestion is not shown."""
 
 import keras
 import numpy as np
