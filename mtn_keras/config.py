@@ -45,6 +45,7 @@ class TrainConfig:
     batch_size: int = 64
     warmup_steps: int = 1000
     learning_rate_scale: float = 1.0
+    weight_decay: float = 0.0  # decoupled (AdamW-style) decay of the weights; 0 is plain Adam
     patience: int = 2
     seed: int = 0
 

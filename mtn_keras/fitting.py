@@ -121,12 +121,16 @@ def use_accelerator():
 
 
 def compile_model(model, model_config, train_config, replicas=1):
-    """Adam on the Transformer schedule; its warm-up counts sessions at any replica count."""
+    """Adam on the Transformer schedule, with decoupled weight decay when asked; its warm-up
+    counts sessions at any replica count."""
     schedule = TransformerSchedule(
         model_config.d_model, distribute.warmup_for(train_config.warmup_steps, replicas),
         train_config.learning_rate_scale,
     )
-    optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
+    optimizer = keras.optimizers.Adam(
+        schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9,
+        weight_decay=train_config.weight_decay or None,
+    )
     model.compile(optimizer=optimizer)
 
 

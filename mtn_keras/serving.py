@@ -29,7 +29,7 @@ from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
-from mtn_keras.ranking.scoring import candidate_log_probs
+from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 from mtn_keras.serving_input import SUGGEST_OUTPUTS, checked_inputs, unless_empty
 from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser, joined
 
@@ -134,8 +134,10 @@ class SuggestionService(tf.Module):
                 beam[key] = tf.where(last, float("-inf"), beam[key])
         log = None
         if log_texts is not None:
-            log = {"words": tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n]),
-                   **found["candidates"]}
+            scored = candidate_log_probs(
+                self.model, {"context": found["context"]}, args["candidates"], found["candidate_hidden"]
+            )
+            log = {"words": tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n]), **scored}
         return inputs, beam, log
 
     def check(self, inputs, typed=False):
@@ -177,7 +179,7 @@ class SuggestionService(tf.Module):
                 log_texts = tf.where(self.starts_with_typed(log_texts, prefix), log_texts, "")
             log_words = tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n])
             ids = self.word_ids(tf.reshape(log_words, [tf.shape(log_words)[0], -1]), inputs)
-            args["candidates"] = tf.reshape(ids, tf.shape(log_words))
+            args["candidates"] = tf.reshape(ids, [tf.shape(log_words)[0], -1, self.n])
         return args, typed, log_texts
 
     def known_words(self, inputs):
@@ -191,7 +193,7 @@ class SuggestionService(tf.Module):
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
         """The numeric core of `decode`, XLA-compiled unless switched off: the model's
         start, the beam search (with the copy weights of each result as its trace) and the
-        model's scores of the log's candidates."""
+        decoder states of the log's candidates (scored outside, see ranking/scoring.py)."""
         start = self.model.start(tokens, ext)
         state = {"model": start}
         if allowed is not None:
@@ -203,7 +205,8 @@ class SuggestionService(tf.Module):
             banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
         )
         if candidates is not None:
-            found["candidates"] = candidate_log_probs(self.model, start, candidates)
+            found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
+            found["context"] = start["context"]
         return found
 
     def constrained_step(self, tokens, state, t):

@@ -1,5 +1,6 @@
-"""Step-by-step decoding through a stack of keras-hub TransformerDecoder layers with a
-key/value cache: the cross-attention keys and values are computed once per session."""
+"""Decoding through a stack of keras-hub TransformerDecoder layers with a key/value cache,
+a step at a time or a whole target at once: the cross-attention keys and values are
+computed once per session."""
 
 from keras import ops
 
@@ -25,7 +26,8 @@ def start_decoder_cache(layers, memory, memory_mask, max_length, num_heads):
 
 
 def cached_decoder_step(layers, inputs, state, t):
-    """Run embedded inputs (N, 1, d) at position t through the layers; (outputs, state)."""
+    """Run embedded inputs (N, T, d) at positions t..t+T-1 through the layers, each seeing
+    the positions before it (causal); (outputs, state)."""
     state = dict(state)
     context = state["context"]
     y = inputs

@@ -9,6 +9,7 @@ from mtn_keras.config import model_config_from_dict
 from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.distribute import reducible_logs, replica_loss
 from mtn_keras.layers import CopyHead
+from mtn_keras.layers.cached_decoder import cached_decoder_step
 
 
 def pair_mask(real, n, num_pairs):
@@ -173,6 +174,34 @@ class SuggestionModel(keras.Model):
         log_probs = ops.concatenate([log_probs + ops.log(gate), padding], axis=-1)
         return add_copy_mass(log_probs, copy, source_ext), copy
 
+    def target_log_probs(self, hidden, targets, state):
+        """`next_log_probs` of one given target per row: log probabilities (N,) of `targets`
+        (N,; extended ids) from decoder states (N, d), and the copy weights (N, S*n) (None
+        without the copy head). No distribution over the extended vocabulary is built."""
+        logits = ops.cast(self.vocab_logits(hidden), "float32")
+        in_vocab = targets < self.config.vocab_size
+        picked = ops.take_along_axis(logits, ops.where(in_vocab, targets, UNK)[:, None], axis=1)[:, 0]
+        log_p = ops.where(in_vocab, picked - ops.logsumexp(logits, axis=-1), -float("inf"))
+        if self.copy_head is None:
+            return log_p, None
+        attention, gate = self.copy_attention(hidden, state)
+        copy = (1.0 - gate) * attention
+        hits = targets[:, None] == state["context"]["source_ext"]
+        mass = ops.sum(ops.where(hits, copy, 0.0), axis=-1)
+        log_p = log_p + ops.log(gate[:, 0])
+        mixed = ops.logaddexp(log_p, ops.log(ops.maximum(mass, 1e-30)))
+        return ops.where(mass > 0, mixed, log_p), copy
+
+    def teacher_forced_hidden(self, tokens, state):
+        """Decoder states (N, L, d) after each of `tokens` (N, L; L static) from `start`'s
+        state: what L calls of `next_hidden` give (here step by step; models whose decoder
+        allows it run all positions in one pass). Scores whole candidates at once."""
+        hidden = []
+        for t in range(tokens.shape[1]):
+            h, state = self.next_hidden(tokens[:, t], state, t)
+            hidden.append(h)
+        return ops.stack(hidden, axis=1)
+
     def next_hidden(self, tokens, state, t):
         """Decoder state (N, d) after `tokens` (N,) at position t; a copied word outside the
         vocabulary is fed back as <unk>."""
@@ -208,10 +237,12 @@ class SuggestionModel(keras.Model):
         return self.count_params() * 4 / 2**20
 
 
-class TransformerInputs:
-    """Mixin of the Transformer-style models: learned positions of a token within its query
-    (n) and within a target (n + 1) added to the shared token embedding, then a projection
-    to d_model when the embedding is narrower. Call `add_transformer_inputs()` in __init__."""
+class TransformerParts:
+    """Mixin of the Transformer-style models (`decoder_layers`: keras-hub
+    TransformerDecoders): learned positions of a token within its query (n) and within a
+    target (n + 1) added to the shared token embedding, then a projection to d_model when
+    the embedding is narrower; and the decoder run through its key/value cache, a step at a
+    time or over a whole target at once. Call `add_transformer_inputs()` in __init__."""
 
     def add_transformer_inputs(self):
         c = self.config
@@ -231,6 +262,18 @@ class TransformerInputs:
         if self.embed_projection is not None:
             x = self.embed_projection(x)
         return x
+
+    def decoder_step(self, tokens, state, t):
+        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
+        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
+        return y[:, 0], state
+
+    def teacher_forced_hidden(self, tokens, state):
+        """All positions in one causal pass: the whole target written into the empty
+        self-attention caches at position 0, against the cached memory keys and values."""
+        tokens = ops.where(tokens >= self.config.vocab_size, UNK, tokens)
+        y, _ = cached_decoder_step(self.decoder_layers, self.embed(self.target_positions, tokens), state, 0)
+        return y
 
 
 def add_copy_mass(log_probs, copy, source_ext):

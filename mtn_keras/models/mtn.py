@@ -10,13 +10,13 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
-from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
+from mtn_keras.layers.cached_decoder import start_decoder_cache
 from mtn_keras.data.vocab import PAD
-from mtn_keras.models.base import SuggestionModel, TransformerInputs
+from mtn_keras.models.base import SuggestionModel, TransformerParts
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class MTN(TransformerInputs, SuggestionModel):
+class MTN(TransformerParts, SuggestionModel):
     """K-level MTN with a Transformer decoder and (optionally) the copy head.
 
     Args:
@@ -112,8 +112,3 @@ class MTN(TransformerInputs, SuggestionModel):
         )
         state["context"]["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
         return state
-
-    def decoder_step(self, tokens, state, t):
-        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
-        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
-        return y[:, 0], state

@@ -14,9 +14,9 @@ import keras
 import keras_hub
 from keras import ops
 
-from mtn_keras.layers.cached_decoder import cached_decoder_step, start_decoder_cache
+from mtn_keras.layers.cached_decoder import start_decoder_cache
 from mtn_keras.data.vocab import PAD
-from mtn_keras.models.base import SuggestionModel, TransformerInputs, pair_mask
+from mtn_keras.models.base import SuggestionModel, TransformerParts, pair_mask
 
 
 def block_causal_mask(token_mask, n):
@@ -30,7 +30,7 @@ def block_causal_mask(token_mask, n):
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class Transformer(TransformerInputs, SuggestionModel):
+class Transformer(TransformerParts, SuggestionModel):
     """Encoder-decoder Transformer over the concatenated session, with the copy head.
 
     Args:
@@ -106,8 +106,3 @@ class Transformer(TransformerInputs, SuggestionModel):
         )
         state["context"]["copy_memory"] = codes
         return state
-
-    def decoder_step(self, tokens, state, t):
-        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
-        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
-        return y[:, 0], state

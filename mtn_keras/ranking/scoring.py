@@ -1,41 +1,63 @@
-"""The model's own score of given candidates: teacher-forced log-probabilities through the
-decoding step interface (`start`/`step`), so every model scores candidates the way its beam
-search scores hypotheses."""
+"""The model's own score of given candidates: their teacher-forced log-probabilities, equal
+to what the decoding step interface (`start`/`step`), and so the beam search, gives them.
+
+Two parts, so that the costly one does only real work: `candidate_hidden` runs the decoder
+over every candidate slot in one pass (static shapes, inside the XLA-compiled search);
+`candidate_log_probs` projects only the real positions of the candidates offered onto the
+vocabulary (dynamic shapes, outside XLA). Most slots are empty or short, and the projection
+onto the vocabulary is most of the cost."""
 
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD
 
 
-def candidate_log_probs(model, state, ids):
-    """Log-probabilities of candidate queries after the sessions whose `model.start` state
-    is `state` (leading dimension B).
+def decoder_io(ids):
+    """Candidate ids [N, L] (0-padded, no eos) -> decoder inputs and targets [N, L + 1]
+    (<bos> + words; words + <eos>) and lengths [N]."""
+    length = ids.shape[1]
+    lengths = tf.reduce_sum(tf.cast(ids != PAD, tf.int32), axis=1)
+    inputs = tf.concat([tf.fill([tf.shape(ids)[0], 1], BOS), ids], axis=1)
+    ends = tf.range(length + 1)[None, :] == lengths[:, None]
+    targets = tf.where(ends, EOS, tf.pad(ids, [[0, 0], [0, 1]]))
+    return inputs, targets, lengths
 
-    ids int32 [B, C, L]: the candidates' (source-extended) ids, 0-padded, no eos.
-    Returns `log_probs` [B, C], the sum over the words and eos, `lengths` [B, C], and
-    `copied` [B, C, X]: the copy weights summed over the words (the beam search's trace).
-    """
-    batch, count, length = tf.shape(ids)[0], tf.shape(ids)[1], tf.shape(ids)[2]
-    flat = tf.reshape(ids, [-1, length])
-    lengths = tf.reduce_sum(tf.cast(flat != PAD, tf.int32), axis=1)
-    inputs = tf.concat([tf.fill([tf.shape(flat)[0], 1], BOS), flat], axis=1)
-    targets = tf.pad(flat, [[0, 0], [0, 1]])
-    targets = tf.where(tf.range(length + 1)[None, :] == lengths[:, None], EOS, targets)
+
+def candidate_hidden(model, state, ids):
+    """Decoder states [B*C, L+1, d] of the candidates ids [B, C, L] after the sessions
+    whose `model.start` state is `state` (leading dimension B), all in one pass."""
+    count = tf.shape(ids)[1]
+    inputs, _, _ = decoder_io(tf.reshape(ids, [-1, ids.shape[2]]))
     state = tf.nest.map_structure(lambda x: tf.repeat(x, count, axis=0), state)
+    return model.teacher_forced_hidden(inputs, state)
 
-    def body(t, state, total, copied):
-        log_probs, state = model.step(inputs[:, t], state, t)
-        picked = tf.gather(tf.cast(log_probs, tf.float32), targets[:, t], batch_dims=1)
-        total += tf.where(t <= lengths, picked, 0.0)
-        copied = tf.where((t < lengths)[:, None], state["copied"], copied)
-        return t + 1, state, total, copied
 
-    total = tf.zeros([tf.shape(flat)[0]])
-    copied = tf.zeros_like(state["copied"])
-    _, _, total, copied = tf.while_loop(
-        lambda t, *_: t <= tf.reduce_max(lengths), body, (tf.constant(0), state, total, copied),
-        maximum_iterations=length + 1,
-    )
+def candidate_log_probs(model, state, ids, hidden):
+    """Log-probabilities of the candidates ids [B, C, L] (source-extended, 0-padded, no
+    eos) from their decoder states `hidden` (candidate_hidden) and the `start` state.
+
+    Returns `log_probs` [B, C], the sum over the words and eos (-inf for an empty slot),
+    `lengths` [B, C], and `copied` [B, C, X]: the copy weights summed over the words
+    (the beam search's trace)."""
+    batch, count = tf.shape(ids)[0], tf.shape(ids)[1]
+    _, targets, lengths = decoder_io(tf.reshape(ids, [-1, ids.shape[2]]))
+    positions = tf.range(ids.shape[2] + 1)[None, :]
+    real = tf.where((positions <= lengths[:, None]) & (lengths[:, None] > 0))  # [T, 2]
+    row = real[:, 0]
+    context = {
+        key: tf.gather(value, row // tf.cast(count, tf.int64))
+        for key, value in state["context"].items()
+        if key in ("source_ext", "copy_keys", "copy_memory")
+    }
+    picked, copy = model.target_log_probs(tf.gather_nd(hidden, real), tf.gather_nd(targets, real), {"context": context})
+    rows = tf.shape(lengths, out_type=tf.int64)[0]
+    total = tf.math.unsorted_segment_sum(picked, row, rows)
+    total = tf.where(lengths > 0, total, float("-inf"))
+    if copy is None:  # no copy head
+        copied = tf.zeros([rows, tf.shape(state["context"]["source_ext"])[1]])
+    else:
+        word = tf.gather_nd(tf.broadcast_to(positions < lengths[:, None], tf.shape(targets)), real)
+        copied = tf.math.unsorted_segment_sum(tf.where(word[:, None], copy, 0.0), row, rows)
     return {
         "log_probs": tf.reshape(total, [batch, count]),
         "lengths": tf.reshape(lengths, [batch, count]),

@@ -11,7 +11,7 @@ def test_candidate_scores_equal_the_models_own_loss(trained):
 
     from mtn_keras.config import DecodeConfig
     from mtn_keras.data.encode import encode_buckets
-    from mtn_keras.ranking.scoring import candidate_log_probs
+    from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
     from mtn_keras.serving import SuggestionService
 
     model, n = trained.model, trained.config.max_query_tokens
@@ -19,7 +19,8 @@ def test_candidate_scores_equal_the_models_own_loss(trained):
     inputs = service.prepare(tf.constant([CONTEXT]))
     words = tf.constant([[(c.split() + [""] * n)[:n] for c in CANDIDATES]])
     ids = tf.reshape(service.word_ids(tf.reshape(words, [1, -1]), inputs), [1, len(CANDIDATES), n])
-    scored = candidate_log_probs(model, model.start(inputs["tokens"], inputs["ext"]), ids)
+    state = model.start(inputs["tokens"], inputs["ext"])
+    scored = candidate_log_probs(model, state, ids, candidate_hidden(model, state, ids))
     assert scored["lengths"].numpy().tolist() == [[3, 2, 4, 1]]
     for candidate, got in zip(CANDIDATES, scored["log_probs"].numpy()[0]):
         bucket = encode_buckets([CONTEXT + [candidate]], trained.vocab, n)[3]
