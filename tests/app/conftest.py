@@ -112,3 +112,26 @@ def fake_model(tmp_path_factory):
 def fake_model_with_sources(tmp_path_factory):
     """The fake model whose suggestions say where they came from (`sources`)."""
     return save_fake_model(tmp_path_factory.mktemp("models") / "ranked" / "savedmodel", sources=True)
+
+
+@pytest.fixture(scope="session")
+def loaded_backends():
+    """Backends by model path, loaded once per test run and shared by the app's tests."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def load_each_model_once(monkeypatch, loaded_backends):
+    """The app opens each fake model once per test run, not once per test: loading a
+    SavedModel and compiling its signatures takes about a second, and what the app does with
+    a model once loaded is what these tests check. A failed load is never kept."""
+    from app import tui
+    from app.model import Backend, resolve_model_path
+
+    def backend(path=None, progress=None):
+        key = str(resolve_model_path(path))
+        if key not in loaded_backends:
+            loaded_backends[key] = Backend(path, progress)
+        return loaded_backends[key]
+
+    monkeypatch.setattr(tui, "Backend", backend)

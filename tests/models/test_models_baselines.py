@@ -11,21 +11,14 @@ from keras import ops
 
 from mtn_keras import compare as compare_command
 from mtn_keras import train as train_command
-from mtn_keras.config import preset
 from mtn_keras.data import __main__ as data_command
-from mtn_keras.models import MODELS, build_model
+from mtn_keras.models import MODELS
 from copy_reference import scatter_rows
+from tiny_models import N, V, fresh, shared, tiny_config
 from mtn_keras.data.vocab import BOS, EOS, UNK
 
 NAMES = ["transformer", "hred", "mnsrf", "seq2seq"]
-V, N = 30, 4  # vocabulary size, tokens per query
 M = N + 1
-
-
-def tiny_config(copy=True):
-    config, _ = preset("tiny")
-    config.vocab_size, config.max_query_tokens, config.copy = V, N, copy
-    return config
 
 
 def make_batch(seed=0, batch=2, size=3):
@@ -49,15 +42,9 @@ def numpy(tree):
     return keras.tree.map_structure(ops.convert_to_numpy, tree)
 
 
-def built(name, copy=True):
-    model = build_model(name, tiny_config(copy))
-    model.build()
-    return model
-
-
 @pytest.fixture(scope="module", params=NAMES)
 def model(request):
-    return built(request.param)
+    return shared(request.param)
 
 
 def teacher_forced_log_probs(model, x, outputs, pair):
@@ -96,7 +83,7 @@ def assert_same_log_probs(actual, expected):
 @pytest.mark.parametrize("copy", [True, False], ids=["copy", "no_copy"])
 @pytest.mark.parametrize("name", NAMES)
 def test_models_forward_shapes_and_loss(name, copy):
-    model = built(name, copy)
+    model = shared(name, copy)
     x, y = make_batch()
     outputs = model(x)
     assert tuple(outputs["hidden"].shape) == (2, 2, M, 16)
@@ -112,7 +99,7 @@ def test_models_forward_shapes_and_loss(name, copy):
 @pytest.mark.parametrize("name", NAMES)
 def test_models_fit_lowers_the_loss(name):
     keras.utils.set_random_seed(0)
-    model = built(name)
+    model = fresh(name)
     # Eagerly: tracing a train step costs more than these steps; the train command test
     # below runs a traced fit.
     model.compile(optimizer=keras.optimizers.Adam(1e-2), run_eagerly=True)
@@ -125,7 +112,7 @@ def test_models_fit_lowers_the_loss(name):
 @pytest.mark.parametrize("copy", [True, False], ids=["copy", "no_copy"])
 @pytest.mark.parametrize("name", NAMES)
 def test_models_steps_match_teacher_forcing(name, copy):
-    model = built(name, copy)
+    model = shared(name, copy)
     x, _ = make_batch(seed=1)
     pair = 1  # the last pair: its context is queries 0 and 1
     expected = teacher_forced_log_probs(model, x, numpy(model(x)), pair)

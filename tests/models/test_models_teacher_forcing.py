@@ -5,11 +5,8 @@ import numpy as np
 import pytest
 from keras import ops
 
-from mtn_keras.config import preset
 from mtn_keras.data.vocab import BOS, EOS, UNK
-from mtn_keras.models import build_model
-
-V, N = 30, 4  # vocabulary size, tokens per query
+from tiny_models import N, V, shared
 # Two candidates per session: the copied word V + 0 then a vocabulary word; four words; an
 # empty slot.
 CANDIDATES = np.array([[[V, 9, 0, 0], [7, 8, 11, 12], [0, 0, 0, 0]]] * 2, "int32")
@@ -26,15 +23,16 @@ def session(batch=2, size=3, seed=0):
 
 
 def step_by_step(model, tokens, ext, candidate):
-    """A candidate's log-probability (words and eos) and summed copy weights by `step`."""
+    """A candidate's log-probability (words and eos) and the copy weights summed over its
+    words, by `step`."""
     state = model.start(tokens, ext)
-    inputs = [BOS, *candidate]
-    targets = [*candidate, EOS]
     total = np.zeros(len(tokens))
-    for t, (token, target) in enumerate(zip(inputs, targets)):
+    for t, (token, target) in enumerate(zip([BOS, *candidate], [*candidate, EOS])):
+        if target == EOS:
+            copied = ops.convert_to_numpy(state["copied"])
         log_probs, state = model.step(np.full(len(tokens), token, "int32"), state, t)
         total += ops.convert_to_numpy(log_probs)[:, target]
-    return total, ops.convert_to_numpy(state["copied"])  # copies while predicting the words
+    return total, copied
 
 
 @pytest.mark.parametrize(
@@ -46,18 +44,14 @@ def test_candidates_scored_at_once_equal_the_steps(name, copy):
 
     from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 
-    config, _ = preset("tiny")
-    config.vocab_size, config.max_query_tokens, config.copy = V, N, copy
-    model = build_model(name, config)
-    model.build()
+    model = shared(name, copy)
     tokens, ext = session()
     state = model.start(tokens, ext)
     ids = tf.constant(CANDIDATES)
     scored = candidate_log_probs(model, state, ids, candidate_hidden(model, state, ids))
     for c in range(2):
         words = [w for w in CANDIDATES[0, c] if w]
-        expected, _ = step_by_step(model, tokens, ext, words)
-        _, copied = step_by_step(model, tokens, ext, words[:-1])  # the steps before the eos
+        expected, copied = step_by_step(model, tokens, ext, words)
         np.testing.assert_allclose(scored["log_probs"].numpy()[:, c], expected, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(scored["copied"].numpy()[:, c], copied, atol=1e-5)
     assert np.isfinite(scored["log_probs"].numpy()[:, 0]).all() == copy  # only a copy gives V + 0
