@@ -5,6 +5,7 @@ import pytest
 from tools import app_pilot, screenshot
 
 
+@pytest.mark.slow
 def test_screenshot_script_writes_an_svg_of_a_scripted_session(fake_model, tmp_path):
     out = tmp_path / "mtn-tui.svg"
     screenshot.main([str(out), "--model", str(fake_model)])

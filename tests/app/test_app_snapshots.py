@@ -22,6 +22,7 @@ async def a_long_session(pilot):
     await pilot.press("f3", "f4", "down", "down")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
 def test_snapshot_main_screen(snap_compare, fake_model, size):
     app = MtnApp(fake_model, show_load_time=False)

@@ -112,6 +112,7 @@ async def test_attention_labels_are_the_queries_the_model_kept(make_app):
         assert session_lines(app)[1] == " 2 ???  (no words)"
 
 
+@pytest.mark.slow
 async def test_every_panel_uses_the_session_numbers(make_app):
     # Issue 12, item 2: 5 queries, the fake model reads the last 4; the first is dimmed.
     app = make_app()
@@ -127,6 +128,7 @@ async def test_every_panel_uses_the_session_numbers(make_app):
         assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
 
 
+@pytest.mark.slow
 async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
     # Issue 12, item 3
     app = make_app()
@@ -146,6 +148,7 @@ async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
         assert suggestion_texts(app)[0].endswith("lisbon hotels near me")
 
 
+@pytest.mark.slow
 async def test_enter_adds_the_highlighted_suggestion(make_app):
     # Issue 12, item 4
     app = make_app()
@@ -178,6 +181,7 @@ async def test_keys_sent_in_a_burst_keep_their_order(make_app):
         assert app.session == ("rome", "oslo", "?")
 
 
+@pytest.mark.slow
 async def test_typed_text_stays_as_typed(make_app):
     # Issue 12, item 5: the model reads "h&r" as "h r"; the input and the session keep "h&r".
     app = make_app()
@@ -210,6 +214,7 @@ def test_continue_typed_keeps_the_typed_characters(typed, suggestion, taken):
     assert continue_typed(typed, suggestion) == taken
 
 
+@pytest.mark.slow
 async def test_a_multi_line_paste_adds_each_line(make_app):
     # Issue 12, item 10
     app = make_app()
@@ -225,6 +230,7 @@ async def test_a_multi_line_paste_adds_each_line(make_app):
         assert app.query_one("#query", Input).value == "one line"
 
 
+@pytest.mark.slow
 async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_model_with_sources):
     app = MtnApp(fake_model_with_sources, show_load_time=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -241,6 +247,7 @@ def test_score_shares_read_log_probabilities_and_confidences():
     assert score_shares([]) == []
 
 
+@pytest.mark.slow
 async def test_ctrl_n_starts_a_new_session(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -255,6 +262,7 @@ async def test_ctrl_n_starts_a_new_session(make_app):
         assert "No queries yet" in str(app.query_one("#session", Static).content)
 
 
+@pytest.mark.slow
 async def test_attention_layers_heads_and_toggle(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -272,6 +280,7 @@ async def test_attention_layers_heads_and_toggle(make_app):
         assert panel.display
 
 
+@pytest.mark.slow
 async def test_a_bad_model_path_shows_the_error_screen_then_another_opens(fake_model, tmp_path):
     app = MtnApp(tmp_path / "nowhere", show_load_time=False)
     async with app.run_test(size=SIZE) as pilot:

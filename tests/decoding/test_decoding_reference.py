@@ -78,6 +78,7 @@ def test_batch_rows_with_different_states_and_prefixes():
         assert_same(decoded(result, row), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jit_compile", [False, True])
 def test_traced_with_dynamic_batch_prefix_and_vocabulary(jit_compile):
     """Inside a tf.function with unknown batch, prefix length and V_ext (as V + S*n)."""
@@ -104,6 +105,7 @@ def test_traced_with_dynamic_batch_prefix_and_vocabulary(jit_compile):
     assert np.isfinite(eager["scores"].numpy()).all()
 
 
+@pytest.mark.slow
 def test_saved_model_round_trip(tmp_path):
     """A SavedModel holding the search reloads and gives the same suggestions."""
     module = tf.Module()

@@ -80,7 +80,7 @@ def assert_same_log_probs(actual, expected):
     np.testing.assert_allclose(actual[finite], expected[finite], atol=1e-5)
 
 
-@pytest.mark.parametrize("copy", [True, False], ids=["copy", "no_copy"])
+@pytest.mark.parametrize("copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"])
 @pytest.mark.parametrize("name", NAMES)
 def test_models_forward_shapes_and_loss(name, copy):
     model = shared(name, copy)
@@ -109,7 +109,7 @@ def test_models_fit_lowers_the_loss(name):
     assert losses[-1] < 0.9 * losses[0]
 
 
-@pytest.mark.parametrize("copy", [True, False], ids=["copy", "no_copy"])
+@pytest.mark.parametrize("copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"])
 @pytest.mark.parametrize("name", NAMES)
 def test_models_steps_match_teacher_forcing(name, copy):
     model = shared(name, copy)
@@ -157,6 +157,7 @@ def test_models_front_padding_changes_nothing(model):
         assert np.all(np.isneginf(actual[:, width:]))
 
 
+@pytest.mark.slow
 def test_models_keras_round_trip(model, tmp_path):
     x, _ = make_batch(seed=5)
     path = tmp_path / "model.keras"

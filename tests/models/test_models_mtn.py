@@ -151,6 +151,7 @@ def test_pair_t_sees_the_real_slots_of_queries_0_to_t():
     assert mask.astype(int).tolist() == [[[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 1, 1]]]
 
 
+@pytest.mark.slow
 def test_gate_forced_to_zero_only_repeats_session_words():
     keras.utils.set_random_seed(2)
     model = build_model("mtn", tiny_config())
@@ -183,6 +184,7 @@ def test_loss_with_a_hand_built_copy_case():
     np.testing.assert_allclose(float(nll[0]), expected, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_serialization_round_trip(model, tmp_path):
     x, _ = batch()
     model.save(tmp_path / "m.keras")

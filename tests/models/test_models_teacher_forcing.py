@@ -37,7 +37,8 @@ def step_by_step(model, tokens, ext, candidate):
 
 @pytest.mark.parametrize(
     "name, copy",
-    [("mtn", True), ("mtn", False), ("transformer", True), ("hred", True), ("mnsrf", True), ("seq2seq", True)],
+    [("mtn", True), pytest.param("mtn", False, marks=pytest.mark.slow), ("transformer", True),
+     ("hred", True), pytest.param("mnsrf", True, marks=pytest.mark.slow), ("seq2seq", True)],
 )
 def test_candidates_scored_at_once_equal_the_steps(name, copy):
     import tensorflow as tf

@@ -84,6 +84,7 @@ def test_bleu_chart_writes_a_png(results, tmp_path):
     assert matplotlib.image.imread(path).ndim == 3
 
 
+@pytest.mark.slow
 def test_no_tensorflow_import():
     code = "import sys, mtn_keras.scorecard; sys.exit('tensorflow' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -44,6 +44,7 @@ def numpy_twin(session):
     return encode_session(queries, VOCAB, N)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(QUERY, max_size=5))
 def test_prepare_encodes_a_session_as_encode_session(prepare, session):

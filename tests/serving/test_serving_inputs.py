@@ -32,6 +32,7 @@ def test_a_nul_byte_separates_words_in_both(normaliser):
     assert graph(normaliser, ["wea\x00ther", "A\x00"]) == ["wea ther", "a"]
 
 
+@pytest.mark.slow
 def test_every_character_maps_as_in_prepare(normaliser):
     texts = [f"A{chr(code)}b" for code in range(0x30000) if not 0xD800 <= code < 0xE000]
     got = graph(normaliser, texts)
@@ -39,6 +40,7 @@ def test_every_character_maps_as_in_prepare(normaliser):
     assert not wrong, wrong[:10]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(st.text(), min_size=1, max_size=8))
 def test_random_unicode_normalises_as_in_prepare(normaliser, texts):
