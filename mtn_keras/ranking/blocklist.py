@@ -1,6 +1,7 @@
 """Words no suggestion may hold: better-profanity's maintained list, read when a ranking
 is built (the model directory and the SavedModel then carry it; nothing reads the package
-at serving time), less the words whose everyday sense in a search box is innocent."""
+at serving time), less the words whose everyday sense in a search box is innocent, plus a
+few adult words it lacks."""
 
 from importlib import resources
 
@@ -23,10 +24,15 @@ EVERYDAY_WORDS = frozenset("""
 """.split())
 
 
+# Words the list lacks whose sense in a search box is adult: "britney sexy pictures" was
+# suggested after "britney spears".
+ADULT_WORDS = frozenset("sexy topless upskirt nudity erotica nsfw".split())
+
+
 def blocked_phrases():
     """The blocked words and phrases, normalised as queries are (one or more words each)."""
     text = resources.files("better_profanity").joinpath("profanity_wordlist.txt").read_text("utf-8")
-    phrases = {normalise(line) for line in text.splitlines()}
+    phrases = {normalise(line) for line in text.splitlines()} | ADULT_WORDS
     return sorted(p for p in phrases if p and p not in EVERYDAY_WORDS)
 
 

@@ -71,9 +71,10 @@ def test_the_k_shown_differ():
     assert beaten.tolist() == [True, False, False]
 
 
-def test_the_block_list_comes_from_the_package_less_everyday_words():
+def test_the_block_list_comes_from_the_package_less_everyday_words_plus_adult_ones():
     phrases = blocked_phrases()
     assert "nude" in phrases and "porn" in phrases and "blow job" in phrases
+    assert blocks("britney sexy pictures", phrases) and not blocks("vera wang wedding dresses", phrases)
     assert not EVERYDAY_WORDS & set(phrases)
     assert not blocks("hiv test results", phrases) and not blocks("pawn shop", phrases)
     assert blocks("actor name nude", phrases) and not blocks("nudes are art", ["nude"])
