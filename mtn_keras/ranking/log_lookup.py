@@ -45,31 +45,18 @@ class LogLookup(tf.Module):
 
     def candidates(self, queries):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
-        candidates [B, C] ("" padding): the last query's neighbours, then its `kin`: the log's
-        most frequent queries on its rarest words (what people searched about the same
-        thing, worded by people: most of the last queries of new users are not in the log),
-        then the earlier queries' neighbours (latest first). The followers of those
+        candidates [B, C] ("" padding): the last query's neighbours, then the log's most
+        frequent queries holding one of its rarest words (what people searched about the
+        same thing, worded by people: most of the last queries of new users are not in the
+        log), then the earlier queries' neighbours (latest first). The followers of those
         kin queries proved to be mostly popular sites ("google", "myspace"), so they only
         lend evidence."""
         ids = self.ids(queries)
         last = self._rows(self.neighbour_splits, self.neighbours, ids[:, -1])
-        earlier = self._rows(self.neighbour_splits, self.neighbours, tf.reverse(ids[:, :-1], [1]))
-        offered = tf.concat([last, self.kin(queries), earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
-        return tf.gather(self.queries, self._first_distinct(offered))
-
-    def kin(self, queries):
-        """Ids [B, (K)] of the log's frequent queries holding the last query's rarest known
-        word, then of those holding a rarer-but-one word together with another word of the
-        last query: alone, a second word brought queries about something else ("lupus
-        movies" after "tom hanks movies", "cheap tickets" after "boston red sox tickets")."""
         kin = self._rows(self.word_splits, self.word_queries, self.rare_word_ids(queries))
-        flat = kin.merge_dims(1, 2)  # [B, (R * P)], rarest word's queries first
-        rank = kin.values.value_rowids() % self.rare_words
-        words = tf.strings.split(tf.gather(self.queries, flat.flat_values)).to_tensor("")
-        last = tf.gather(tf.strings.split(queries[:, -1]).to_tensor(""), flat.value_rowids())
-        held = tf.reduce_any(words[:, :, None] == last[:, None, :], axis=1) & (last != "")
-        shared = tf.reduce_sum(tf.cast(held, tf.int32), axis=1)
-        return tf.ragged.boolean_mask(flat, flat.with_flat_values((rank == 0) | (shared >= 2)))
+        earlier = self._rows(self.neighbour_splits, self.neighbours, tf.reverse(ids[:, :-1], [1]))
+        offered = tf.concat([last, kin.merge_dims(1, 2), earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
+        return tf.gather(self.queries, self._first_distinct(offered))
 
     def evidence(self, queries, candidates):
         """What the log says of each candidate [B, C] after the session [B, S]: a float32
