@@ -188,9 +188,7 @@ class SuggestionModel(keras.Model):
         copy = (1.0 - gate) * attention
         hits = targets[:, None] == state["context"]["source_ext"]
         mass = ops.sum(ops.where(hits, copy, 0.0), axis=-1)
-        log_p = log_p + ops.log(gate[:, 0])
-        mixed = ops.logaddexp(log_p, ops.log(ops.maximum(mass, 1e-30)))
-        return ops.where(mass > 0, mixed, log_p), copy
+        return with_copy_mass(log_p + ops.log(gate[:, 0]), mass), copy
 
     def teacher_forced_hidden(self, tokens, state):
         """Decoder states (N, L, d) after each of `tokens` (N, L; L static) from `start`'s
@@ -284,13 +282,16 @@ def add_copy_mass(log_probs, copy, source_ext):
     same = ops.cast(source_ext[:, :, None] == source_ext[:, None, :], copy.dtype)
     mass = ops.sum(copy[:, None, :] * same, axis=-1)  # each source's id's total
     current = ops.take_along_axis(log_probs, source_ext, axis=1)
-    mixed = ops.where(
-        mass > 0, ops.logaddexp(current, ops.log(ops.maximum(mass, 1e-30))), current
-    )
+    mixed = with_copy_mass(current, mass)
     index = ops.stack(
         [ops.repeat(ops.arange(rows), num_sources), ops.reshape(source_ext, (-1,))], axis=1
     )
     return ops.scatter_update(log_probs, index, ops.reshape(mixed, (-1,)))
+
+
+def with_copy_mass(log_probs, mass):
+    """log(exp(log_probs) + mass), elementwise; log_probs where no mass was copied."""
+    return ops.where(mass > 0, ops.logaddexp(log_probs, ops.log(ops.maximum(mass, 1e-30))), log_probs)
 
 
 def _select(valid, columns):

@@ -56,7 +56,7 @@ def candidate_log_probs(model, state, ids, hidden):
     if copy is None:  # no copy head
         copied = tf.zeros([rows, tf.shape(state["context"]["source_ext"])[1]])
     else:
-        word = tf.gather_nd(tf.broadcast_to(positions < lengths[:, None], tf.shape(targets)), real)
+        word = tf.gather_nd(positions < lengths[:, None], real)
         copied = tf.math.unsorted_segment_sum(tf.where(word[:, None], copy, 0.0), row, rows)
     return {
         "log_probs": tf.reshape(total, [batch, count]),
