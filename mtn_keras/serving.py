@@ -7,9 +7,12 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - queries are normalised like the data pipeline (lowercase, punctuation to spaces);
 - empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
   their order and only the last `max_queries` are used (the longest session trained on);
-- a query's words past `max_query_tokens` are cut off, and so are the characters of a word
+- a query's tokens past `max_query_tokens` are cut off, and so are the characters of a word
   past 64 (or the longest vocabulary word), in the session and in a prefix alike;
-- words outside the vocabulary can be copied from the session and come out verbatim;
+- under a WordPiece vocabulary a word is spelt from pieces (serving_text.Tokeniser) and the
+  suggestions' pieces are joined back into words;
+- words outside the vocabulary (or that no piece spells) can be copied from the session and
+  come out verbatim;
 - a session with no query left gets k empty suggestions with score -inf;
 - the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
   repeated or blocked words); with a ranking, fewer than k may pass its threshold;
@@ -31,7 +34,8 @@ from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 from mtn_keras.serving_input import SUGGEST_OUTPUTS, checked_inputs, unless_empty
-from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser, joined
+from mtn_keras.data.wordpiece import SUFFIX
+from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised, joined
 
 class SuggestionService(tf.Module):
     """A trained model with its vocabulary, decoding settings and string signatures.
@@ -61,6 +65,8 @@ class SuggestionService(tf.Module):
             tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
         )
         self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
+        self.tokenise = Tokeniser(vocab_tokens)
+        self.continuing_ids = [i for i, t in enumerate(vocab_tokens) if t.startswith(SUFFIX)]
         phrases = blocked_phrases() if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
         ids = {word: i for i, word in enumerate(vocab_tokens)}
@@ -72,7 +78,8 @@ class SuggestionService(tf.Module):
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
 
     def prepare(self, session):
-        """[B, S] strings -> right-aligned words [B, S', n], token ids and extended ids."""
+        """[B, S] strings -> right-aligned queries [B, S'], their words [B, S', n], tokens
+        (`source`, the words or their pieces) [B, S', n], token ids and extended ids."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
         queries = self.normalise(tf.concat([tf.fill([tf.shape(session)[0], 1], ""), session], axis=1))
         real = queries != ""
@@ -80,11 +87,13 @@ class SuggestionService(tf.Module):
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
         queries = tf.gather(queries, order, batch_dims=1)[:, -self.max_queries :]
         words = tf.strings.split(queries).to_tensor("", shape=[None, None, self.n])
-        ids = tf.where(words == "", PAD, self.table.lookup(words))
-        return {"queries": queries, "words": words, "tokens": ids, "ext": self.extend(words, ids)}
+        source = self.tokenise(queries).to_tensor("", shape=[None, None, self.n])
+        ids = tf.where(source == "", PAD, self.table.lookup(source))
+        return {"queries": queries, "words": words, "source": source, "tokens": ids,
+                "ext": self.extend(source, ids)}
 
     def extend(self, words, ids):
-        """Extended ids: the j-th distinct out-of-vocabulary word of a session gets V + j."""
+        """Extended ids: the j-th distinct out-of-vocabulary token of a session gets V + j."""
         batch = tf.shape(words)[0]
         flat = tf.reshape(words, [batch, -1])
         oov = tf.reshape((ids == UNK) & (words != ""), [batch, -1])
@@ -109,14 +118,14 @@ class SuggestionService(tf.Module):
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), scores)
         found_any = scores > float("-inf")
-        batch, size = tf.shape(session)[0], tf.shape(inputs["words"])[1]
+        batch, size = tf.shape(session)[0], tf.shape(inputs["source"])[1]
         copied = tf.where(found_any[:, :, None], copied[:, :, -size * self.n :], 0.0)
         return {
             "suggestions": tf.where(found_any, text, ""),
             "scores": scores,
             "sources": tf.where(found_any, sources, ""),
             "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
-            "source_tokens": inputs["words"],
+            "source_tokens": inputs["source"],
         }
 
     def candidates(self, session, prefix=None):
@@ -164,7 +173,7 @@ class SuggestionService(tf.Module):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the prefix constraint; the log's
         candidates as ids), the typed words and the log's candidate texts."""
-        size = tf.shape(inputs["words"])[1]
+        size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
         typed = log_texts = None
@@ -177,14 +186,14 @@ class SuggestionService(tf.Module):
             log_texts = self.hybrid.lookup.candidates(inputs["queries"])
             if prefix is not None:
                 log_texts = tf.where(self.starts_with_typed(log_texts, prefix), log_texts, "")
-            log_words = tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n])
-            ids = self.word_ids(tf.reshape(log_words, [tf.shape(log_words)[0], -1]), inputs)
-            args["candidates"] = tf.reshape(ids, [tf.shape(log_words)[0], -1, self.n])
+            log_tokens = self.tokenise(log_texts).to_tensor("", shape=[None, None, self.n])
+            ids = self.word_ids(tf.reshape(log_tokens, [tf.shape(log_tokens)[0], -1]), inputs)
+            args["candidates"] = tf.reshape(ids, [tf.shape(log_tokens)[0], -1, self.n])
         return args, typed, log_texts
 
     def known_words(self, inputs):
-        """[B]: the share of the last query's words in the vocabulary."""
-        last = inputs["words"][:, -1] != ""
+        """[B]: the share of the last query's tokens in the vocabulary."""
+        last = inputs["source"][:, -1] != ""
         known = last & (inputs["tokens"][:, -1] != UNK)
         return tf.math.divide_no_nan(
             tf.reduce_sum(tf.cast(known, tf.float32), -1), tf.reduce_sum(tf.cast(last, tf.float32), -1)
@@ -203,6 +212,7 @@ class SuggestionService(tf.Module):
             num_results=self.beam, max_length=self.n + 1, length_alpha=self.alpha,
             prefix=forced, trace=lambda s: s["model"]["copied"], exact_stop=self.exact_stop,
             banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
+            continuing_ids=self.continuing_ids,
         )
         if candidates is not None:
             found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
@@ -220,9 +230,11 @@ class SuggestionService(tf.Module):
         return tf.where(block, float("-inf"), log_probs), {**state, "model": model_state}
 
     def typed_words(self, prefix, inputs):
-        """What the user typed of the next query -> (words to force [B, n], allowed [B, V_ext],
+        """What the user typed of the next query -> (tokens to force [B, n], allowed [B, V_ext],
         allowed_at [B]). A last word not followed by a space is taken as unfinished: it is
-        completed by the vocabulary or session words that start with it, when there are any."""
+        completed by the vocabulary or session tokens that start with it (a word's first
+        piece, under WordPiece), when there are any. Under WordPiece a finished last word
+        is not continued by pieces, and an unfinished one that nothing completes may be."""
         words = tf.strings.split(self.normalise(prefix)).to_tensor("", shape=[None, self.n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
@@ -230,11 +242,20 @@ class SuggestionService(tf.Module):
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(self.tokens[None, :], [batch, self.vocab_size])
-        sources = tf.reshape(inputs["words"], [batch, -1])
+        sources = tf.reshape(inputs["source"], [batch, -1])
         allowed = tf.concat([self.starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1)
         completes = open_word & tf.reduce_any(allowed, axis=1)
-        at = tf.where(completes, count - 1, -1)
-        typed = tf.where(tf.range(self.n)[None, :] == at[:, None], "", words)
+        finished = tf.where((tf.range(self.n)[None, :] == count[:, None] - 1) & completes[:, None], "", words)
+        typed = self.tokenise(joined(finished)).to_tensor("", shape=[None, self.n])
+        at = tf.where(completes, tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1), -1)
+        if self.tokenise.pieces:
+            ends_word = (count > 0) & ~open_word
+            starts = tf.tensor_scatter_nd_update(
+                tf.ones_like(allowed[0]), [[i] for i in self.continuing_ids],
+                tf.zeros([len(self.continuing_ids)], tf.bool),
+            )
+            allowed = tf.where(ends_word[:, None], starts[None, :], allowed)
+            at = tf.where(ends_word, tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1), at)
         return typed, allowed, at
 
     @staticmethod
@@ -252,10 +273,10 @@ class SuggestionService(tf.Module):
         return tf.reduce_any(slots, axis=1)
 
     def word_ids(self, words, inputs):
-        """Words [B, X] -> ids: vocabulary ids, a session's copyable word's extended id,
+        """Tokens [B, X] -> ids: vocabulary ids, a session's copyable token's extended id,
         else <unk> (printed back as the typed word); 0 for ""."""
         ids = tf.where(words == "", PAD, self.table.lookup(words))
-        flat_words = tf.reshape(inputs["words"], [tf.shape(words)[0], -1])
+        flat_words = tf.reshape(inputs["source"], [tf.shape(words)[0], -1])
         flat_ext = tf.reshape(inputs["ext"], [tf.shape(words)[0], -1])
         match = words[:, :, None] == flat_words[:, None, :]
         source = tf.gather(flat_ext, tf.argmax(tf.cast(match, tf.int32), axis=2), batch_dims=1)
@@ -263,11 +284,20 @@ class SuggestionService(tf.Module):
         return tf.where(copyable, source, ids)
 
     def to_words(self, ids, inputs, typed):
-        """Ids [B, k, L] -> words: vocabulary tokens, copied words, typed prefix words."""
+        """Ids [B, k, L] -> words [B, k, L]: vocabulary tokens, copied words, typed prefix
+        words; under WordPiece, the pieces joined into words."""
+        tokens = self.to_tokens(ids, inputs, typed)
+        if not self.tokenise.pieces:
+            return tokens
+        words = tf.strings.split(detokenised(tokens)).to_tensor("")
+        return tf.pad(words, [[0, 0], [0, 0], [0, tf.shape(ids)[2] - tf.shape(words)[2]]])
+
+    def to_tokens(self, ids, inputs, typed):
+        """Ids [B, k, L] -> tokens: vocabulary tokens, copied words, typed prefix tokens."""
         batch = tf.shape(ids)[0]
         vocab_words = tf.gather(self.tokens, tf.minimum(ids, self.vocab_size - 1))
         flat_ext = tf.reshape(inputs["ext"], [batch, 1, 1, -1])
-        flat_words = tf.reshape(inputs["words"], [batch, -1])
+        flat_words = tf.reshape(inputs["source"], [batch, -1])
         position = tf.argmax(tf.cast(ids[..., None] == flat_ext, tf.int32), axis=-1)
         copied = tf.gather(flat_words, tf.reshape(position, [batch, -1]), batch_dims=1)
         copied = tf.reshape(copied, tf.shape(ids))

@@ -1,11 +1,13 @@
 """Query normalisation in TensorFlow ops, from `data.text`'s own character tables, so that the
 SavedModel reads a query exactly as `prepare` did (TensorFlow's lower-casing and regular
-expressions use other Unicode tables, and `tf.strings.lower` stops at a NUL byte); and words
-joined back into queries."""
+expressions use other Unicode tables, and `tf.strings.lower` stops at a NUL byte); queries
+to tokens (words, or WordPiece pieces) as `Vocabulary.split` makes them; tokens joined back
+into queries."""
 
 import tensorflow as tf
 
 from mtn_keras.data.text import character_tables
+from mtn_keras.data.wordpiece import SUFFIX, is_piece_vocabulary
 
 # Words longer than this (and than every vocabulary word) are cut: a 100,000-character
 # "word" would otherwise come back whole in every suggestion that copies or completes it.
@@ -61,3 +63,66 @@ def single_spaced(text):
 def joined(words):
     """Words [..., L] -> the strings they make, single-spaced."""
     return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
+
+
+class Tokeniser(tf.Module):
+    """`Vocabulary.split` for string tensors: texts [...] -> ragged tokens [..., (tokens)].
+
+    Under a WordPiece vocabulary each word is spelt greedily, longest piece first, in a loop
+    over all the words at once (core ops only: substrings and a hash table); a word that
+    cannot be spelt stays whole. Under a word vocabulary the tokens are the words.
+    """
+
+    def __init__(self, vocab_tokens):
+        super().__init__()
+        self.pieces = is_piece_vocabulary(vocab_tokens)
+        if self.pieces:
+            self.table = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(list(vocab_tokens), tf.ones([len(vocab_tokens)], tf.bool)),
+                False,
+            )
+            self.longest = max(len(t.removeprefix(SUFFIX)) for t in vocab_tokens)
+
+    def __call__(self, texts):
+        words = tf.strings.split(texts)
+        if not self.pieces:
+            return words
+        return words.with_flat_values(self.spell(words.flat_values)).merge_dims(-2, -1)
+
+    def spell(self, words):
+        """Words [W] -> their pieces, ragged [W, (pieces)]; an unspellable word whole."""
+        length = tf.strings.length(words, unit="UTF8_CHAR")
+        sizes = tf.range(1, self.longest + 1)[None, :]
+
+        def step(position, failed, spelt):
+            active = (position < length) & ~failed
+            shape = [tf.size(words), self.longest]
+            heads = tf.strings.substr(
+                tf.broadcast_to(words[:, None], shape), tf.broadcast_to(position[:, None], shape),
+                tf.broadcast_to(sizes, shape), unit="UTF8_CHAR",
+            )
+            heads = tf.where(position[:, None] > 0, SUFFIX + heads, heads)
+            fits = self.table.lookup(heads) & (position[:, None] + sizes <= length[:, None])
+            best = tf.reduce_max(tf.where(fits, sizes, 0), axis=1)
+            piece = tf.gather(heads, tf.maximum(best - 1, 0), batch_dims=1)
+            spelt = tf.concat([spelt, tf.where(active & (best > 0), piece, "")[:, None]], axis=1)
+            return position + best, failed | (active & (best == 0)), spelt
+
+        position = tf.zeros_like(length)
+        failed = tf.zeros_like(length, tf.bool)
+        spelt = tf.zeros([tf.size(words), 0], tf.string)  # a column per piece
+        _, failed, pieces = tf.while_loop(
+            lambda position, failed, spelt: tf.reduce_any((position < length) & ~failed),
+            step, (position, failed, spelt),
+            shape_invariants=(position.shape, failed.shape, tf.TensorShape([None, None])),
+        )
+        pieces = tf.pad(pieces, [[0, 0], [0, 1]])  # a column even where no word is
+        whole = tf.concat([words[:, None], tf.zeros_like(pieces[:, 1:])], axis=1)
+        pieces = tf.where(failed[:, None], whole, pieces)
+        return tf.RaggedTensor.from_tensor(pieces, padding="")
+
+
+def detokenised(tokens):
+    """Tokens [..., L] -> the texts they make: WordPiece pieces joined into their words."""
+    text = joined(tokens)
+    return tf.strings.regex_replace(tf.strings.regex_replace(text, " " + SUFFIX, ""), "^" + SUFFIX, "")

@@ -58,7 +58,8 @@ def configure(preset_name, stats, vocab_size, *, epochs=None, batch_size=None, s
     model_config, train_config = preset(preset_name)
     options = stats.get("options", {})
     model_config.vocab_size = vocab_size
-    model_config.max_query_tokens = options.get("max_query_tokens", model_config.max_query_tokens)
+    model_config.max_query_tokens = options.get(
+        "max_query_pieces", options.get("max_query_tokens", model_config.max_query_tokens))
     model_config.max_queries = options.get("max_queries", model_config.max_queries)
     for name, value in (("epochs", epochs), ("batch_size", batch_size), ("seed", seed)):
         if value is not None:

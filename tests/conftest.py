@@ -45,9 +45,9 @@ def _stamp(seconds):
 
 
 def pytest_collection_modifyitems(items):
-    """A test that needs the trained model is slow: training it costs tens of seconds."""
+    """A test that needs a trained model is slow: training it costs tens of seconds."""
     for item in items:
-        if "trained_model_dir" in getattr(item, "fixturenames", ()):
+        if {"trained_model_dir", "pieces_model_dir"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 

@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
                    "queries are truncated (default: 10)")
     p.add_argument("--min-count", type=int, metavar="N", default=3,
                    help="vocabulary: least count of a word in training (default: 3)")
+    p.add_argument("--subwords", type=int, metavar="SIZE", default=0,
+                   help="a WordPiece vocabulary of about SIZE pieces instead of words, so that "
+                   "unseen words are spelt from pieces (default: 0, words)")
     p.add_argument("--split", type=_split, default=(95, 2.5, 2.5), metavar="TRAIN/VALID/TEST",
                    help="split shares (default: 95/2.5/2.5)")
     p.add_argument("--split-by", choices=("session", "user"), default="session",
@@ -91,10 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     if args.min_count < 1:
         parser.error("--min-count must be at least 1")
+    if args.subwords and args.subwords < 50:
+        parser.error("--subwords must be 0 (words) or at least 50 pieces")
     try:
         stats = prepare(
             args.input, args.out, args.format, protocol, args.min_count, args.split,
-            args.split_by, args.seed, args.force,
+            args.split_by, args.seed, args.force, subwords=args.subwords,
         )
     except (InputError, PrepareError, OSError) as error:
         return fail("error", error, args.verbose)

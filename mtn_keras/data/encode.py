@@ -1,7 +1,8 @@
 """Sessions to the int32 arrays the models train on (docs/contracts.md, "Encoded sessions").
 
-Pure numpy. Pair t predicts query t+1 from queries 0..t; out-of-vocabulary words get ids
-V + j in the source-extended vocabulary of the copy head.
+Pure numpy. Pair t predicts query t+1 from queries 0..t; out-of-vocabulary tokens (words,
+or under a WordPiece vocabulary the words it cannot spell) get ids V + j in the
+source-extended vocabulary of the copy head.
 """
 
 from typing import NamedTuple, Sequence
@@ -22,9 +23,9 @@ class EncodedSession(NamedTuple):
 
 
 def encode_session(queries: Sequence[str], vocab: Vocabulary, max_tokens: int) -> EncodedSession:
-    """The arrays of one session of normalised queries, each truncated to `max_tokens` words."""
+    """The arrays of one session of normalised queries, each truncated to `max_tokens` tokens."""
     size, n = len(vocab), max_tokens
-    words = [query.split()[:n] for query in queries]
+    words = [vocab.split(query)[:n] for query in queries]
     ids = [vocab.encode(query_words) for query_words in words]
     oov: dict[str, int] = {}  # unknown word -> j, in order of first appearance
     first_seen: dict[str, int] = {}  # unknown word -> index of the first query holding it

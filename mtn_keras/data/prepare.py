@@ -13,7 +13,9 @@ session_too_long, session_long_query) and `dropped_sessions` those sessions. Eac
 its sessions, lines (sessions, or their windows under `all`), pairs (k-1 for a line of k
 queries), queries (of its sessions, each once) and users. `queries_truncated` counts the
 queries cut to `max_query_tokens` words (`all` only). `options.protocol` names the
-protocol. `vocab_size` counts the four special tokens.
+protocol. `vocab_size` counts the four special tokens. With `subwords`, the vocabulary is
+WordPiece pieces and `options.max_query_pieces` is the most pieces of a training query
+(at most twice `max_query_tokens`): the query length the models are built for.
 """
 
 import dataclasses
@@ -54,8 +56,10 @@ def prepare(
     seed: int = 0,
     force: bool = False,
     progress: bool | None = None,
+    subwords: int = 0,
 ) -> dict:
     """Reads the logs, runs the session protocol and writes the directory `out`; returns stats.
+    `subwords`: learn a WordPiece vocabulary of about this many tokens instead (0: words).
 
     Raises InputError (an unreadable log) or PrepareError before anything is written.
     """
@@ -68,12 +72,19 @@ def prepare(
     splits = split_sessions(sessions, split, split_by, seed, users=tally.users)
     lines = {name: protocol_lines((s.queries for s in kept), protocol)
              for name, kept in splits.items()}
-    vocab = Vocabulary.from_sessions((s.queries for s in splits["train"]), min_count)
     fields = {k: v for k, v in dataclasses.asdict(protocol).items() if k != "name"}
     options = {
         "inputs": inputs, "format": fmt, "protocol": protocol.name, **fields,
         "min_count": min_count, "split": list(split), "split_by": split_by, "seed": seed,
     }
+    train_queries = [q for s in splits["train"] for q in s.queries]
+    if subwords:
+        vocab = Vocabulary.from_pieces([train_queries], subwords)
+        longest = max(len(vocab.split(q)) for q in train_queries)
+        options |= {"subwords": subwords,
+                    "max_query_pieces": min(longest, 2 * protocol.max_query_tokens)}
+    else:
+        vocab = Vocabulary.from_sessions([train_queries], min_count)
     stats = _stats(tally, splits, lines, vocab, options)
     _write(out, lines, vocab, stats)
     return stats
@@ -153,8 +164,13 @@ def format_stats(stats: dict) -> str:
     lines.append(row("  kept in sessions", stats["queries_kept"]))
     gap = unaccounted_rows(stats)
     lines.append(row("  unaccounted", gap) + ("" if gap == 0 else "  (!)"))
-    lines += ["", row(f"vocabulary (training split, min count {options['min_count']})",
-                      stats["vocab_size"])]
+    if options.get("subwords"):
+        lines += ["", row(f"WordPiece vocabulary (training split, asked {options['subwords']:,})",
+                          stats["vocab_size"]),
+                  row("  longest training query, pieces", options["max_query_pieces"])]
+    else:
+        lines += ["", row(f"vocabulary (training split, min count {options['min_count']})",
+                          stats["vocab_size"])]
     if stats["malformed_examples"]:
         lines += ["", "first malformed rows:"] + [f"  {e}" for e in stats["malformed_examples"]]
     return "\n".join(lines)

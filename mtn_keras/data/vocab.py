@@ -1,7 +1,10 @@
-"""The word vocabulary: special tokens first, then words by falling count; vocab.txt I/O."""
+"""The vocabulary: special tokens first, then words by falling count (or WordPiece pieces,
+see `wordpiece.py`); queries to tokens and back; vocab.txt I/O."""
 
 from collections import Counter
 from typing import Iterable, Mapping
+
+from mtn_keras.data import wordpiece
 
 # The special tokens and their ids: the one definition, imported wherever an id is meant.
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
@@ -9,7 +12,8 @@ PAD, UNK, BOS, EOS = 0, 1, 2, 3
 
 
 class Vocabulary:
-    """Maps words to ids and back; id = position in `tokens`, the four specials first."""
+    """Maps tokens to ids and back; id = position in `tokens`, the four specials first.
+    The tokens are words, or WordPiece pieces when the vocabulary holds `##` pieces."""
 
     def __init__(self, tokens: Iterable[str]):
         self._tokens = list(tokens)
@@ -20,6 +24,8 @@ class Vocabulary:
         self._ids = {token: i for i, token in enumerate(self._tokens)}
         if len(self._ids) != len(self._tokens):
             raise ValueError("a vocabulary lists each token once")
+        self.pieces = wordpiece.is_piece_vocabulary(self._tokens)
+        self._spelt: dict[str, list[str]] = {}  # word -> its tokens, as `split` makes them
 
     @classmethod
     def from_counts(cls, counts: Mapping[str, int], min_count: int = 1) -> "Vocabulary":
@@ -33,6 +39,11 @@ class Vocabulary:
         """The vocabulary of the words in these sessions' queries (see `from_counts`)."""
         counts = Counter(w for queries in sessions for query in queries for w in query.split())
         return cls.from_counts(counts, min_count)
+
+    @classmethod
+    def from_pieces(cls, sessions: Iterable[Iterable[str]], size: int) -> "Vocabulary":
+        """A WordPiece vocabulary of about `size` tokens learnt from these sessions' queries."""
+        return cls(wordpiece.learn((q for queries in sessions for q in queries), size, SPECIALS))
 
     @classmethod
     def load(cls, path: str) -> "Vocabulary":
@@ -61,6 +72,22 @@ class Vocabulary:
 
     def __contains__(self, word: str) -> bool:
         return word in self._ids
+
+    def split(self, query: str) -> list[str]:
+        """The tokens of a normalised query: its words, or their pieces (a word that cannot
+        be spelt stays whole, and is unknown)."""
+        if not self.pieces:
+            return query.split()
+        tokens = []
+        for word in query.split():
+            if word not in self._spelt:
+                self._spelt[word] = wordpiece.spell(word, self._ids) or [word]
+            tokens += self._spelt[word]
+        return tokens
+
+    def join(self, tokens: Iterable[str]) -> str:
+        """Tokens back to a query (pieces joined into their words)."""
+        return wordpiece.join(tokens) if self.pieces else " ".join(t for t in tokens if t)
 
     def id(self, word: str) -> int:
         """The id of `word`, `<unk>`'s if it is not in the vocabulary."""

@@ -1,4 +1,5 @@
-"""The serving tests' shared fixtures: the tiny model's service (no XLA) and its SavedModel."""
+"""The serving tests' shared fixtures: the tiny model's service (no XLA) and its SavedModel;
+a tiny MTN on WordPiece pieces of made-up words, its service and its SavedModel."""
 
 import pytest
 
@@ -21,4 +22,47 @@ def exported(trained, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("export") / "savedmodel"
     export(trained, str(out), DecodeConfig(k=K, beam=6))
+    return out
+
+
+@pytest.fixture(scope="session")
+def pieces_model_dir(tmp_path_factory):
+    """A tiny MTN trained on WordPiece pieces of the syllable log (`train`'s own code)."""
+    from syllable_log import write_syllable_log
+    from mtn_keras.data.prepare import prepare
+    from mtn_keras.train import main
+
+    root = tmp_path_factory.mktemp("pieces")
+    log = write_syllable_log(root / "syllables.txt")
+    prepare([str(log)], str(root / "data"), min_count=2, split=(80, 10, 10), progress=False,
+            subwords=60)
+    main(["--data", str(root / "data"), "--preset", "tiny", "--out", str(root / "model"),
+          "--epochs", "4", "--verbose", "0", "--set", "learning_rate_scale=4",
+          "--set", "warmup_steps=20"])
+    return root
+
+
+@pytest.fixture(scope="session")
+def pieces_trained(pieces_model_dir):
+    from mtn_keras.artifacts import load_trained
+
+    return load_trained(str(pieces_model_dir / "model"))
+
+
+@pytest.fixture(scope="session")
+def pieces_service(pieces_trained):
+    from mtn_keras.config import DecodeConfig
+    from mtn_keras.serving import SuggestionService
+
+    return SuggestionService(pieces_trained.model, pieces_trained.vocab.tokens,
+                             DecodeConfig(k=K, beam=6, xla=False))
+
+
+@pytest.fixture(scope="session")
+def pieces_exported(pieces_trained, tmp_path_factory):
+    from mtn_keras.config import DecodeConfig
+    from mtn_keras.export import export
+
+    out = tmp_path_factory.mktemp("export") / "pieces"
+    export(pieces_trained, str(out), DecodeConfig(k=K, beam=6))
     return out

@@ -1,6 +1,7 @@
 """The session encoding's twins agree: the numpy one the models train on
 (`data.encode.encode_session`) and the graph's (`SuggestionService.prepare`, its `extend`),
-on random sessions of known, unknown, repeated and odd words (hypothesis)."""
+on random sessions of known, unknown, repeated and odd words (hypothesis), under a word
+vocabulary and a WordPiece one (words spelt from pieces in the graph)."""
 
 from types import SimpleNamespace
 
@@ -17,7 +18,12 @@ from mtn_keras.data.vocab import PAD, SPECIALS, Vocabulary
 from mtn_keras.serving import SuggestionService
 
 N, MAX_QUERIES = 4, 3
-VOCAB = Vocabulary([*SPECIALS, "cheap", "flights", "rome", "hotels"])
+VOCABS = {
+    "words": Vocabulary([*SPECIALS, "cheap", "flights", "rome", "hotels"]),
+    # "lisbon" and "x" are spelt from pieces; "porto", "crème" and the Greek word are not.
+    "pieces": Vocabulary([*SPECIALS, "cheap", "flight", "##s", "rome", "hotel", "l", "##is",
+                          "##bo", "##b", "##on", "##o", "x", "p", "##r", "c", "##è", "ς", "<unk>x"]),
+}
 # Known words in any case, unknown ones (some repeated across queries), punctuation, a
 # special token's spelling, and non-ASCII words.
 WORDS = ["cheap", "Flights", "ROME", "hotels", "lisbon", "porto", "Lisbon", "x", "?!", "-",
@@ -28,33 +34,35 @@ QUERY = st.one_of(
 )
 
 
-@pytest.fixture(scope="module")
-def prepare():
-    """The graph's encoder, traced once for every session shape as the signatures run it;
-    `prepare` reads only the model's sizes, so no model is built."""
+@pytest.fixture(scope="module", params=list(VOCABS))
+def vocab_and_prepare(request):
+    """A vocabulary and the graph's encoder for it, traced once for every session shape as
+    the signatures run it; `prepare` reads only the model's sizes, so no model is built."""
+    vocab = VOCABS[request.param]
     model = SimpleNamespace(config=ModelConfig(max_query_tokens=N, max_queries=MAX_QUERIES))
-    service = SuggestionService(model, VOCAB.tokens, DecodeConfig(filters=()))
-    return tf.function(service.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
+    service = SuggestionService(model, vocab.tokens, DecodeConfig(filters=()))
+    return vocab, tf.function(service.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
 
 
-def numpy_twin(session):
+def numpy_twin(session, vocab):
     """What `prepare` should make of a raw session, by the training encoder: the session's
     non-empty normalised queries, the last MAX_QUERIES of them, encoded."""
     queries = [q for q in map(normalise, session) if q][-MAX_QUERIES:]
-    return encode_session(queries, VOCAB, N)
+    return encode_session(queries, vocab, N)
 
 
 @pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(QUERY, max_size=5))
-def test_prepare_encodes_a_session_as_encode_session(prepare, session):
+def test_prepare_encodes_a_session_as_encode_session(vocab_and_prepare, session):
+    vocab, prepare = vocab_and_prepare
     prepared = prepare(tf.constant([session], tf.string, shape=[1, len(session)]))
     tokens, ext = prepared["tokens"].numpy()[0], prepared["ext"].numpy()[0]
-    encoded = numpy_twin(session)
+    encoded = numpy_twin(session, vocab)
     padding = len(tokens) - len(encoded.tokens)  # real queries are right-aligned
     assert padding >= 0 and (tokens[:padding] == PAD).all() and (ext[:padding] == PAD).all()
     np.testing.assert_array_equal(tokens[padding:], encoded.tokens)
     np.testing.assert_array_equal(ext[padding:], encoded.ext)
-    words = prepared["words"].numpy()[0, padding:]
-    oov = [w.decode() for w, i in zip(words.ravel(), ext.ravel()[padding * N:]) if i >= len(VOCAB)]
+    source = prepared["source"].numpy()[0, padding:]
+    oov = [w.decode() for w, i in zip(source.ravel(), ext.ravel()[padding * N:]) if i >= len(vocab)]
     assert list(dict.fromkeys(oov)) == encoded.oov
