@@ -47,6 +47,9 @@ class TrainConfig:
     learning_rate_scale: float = 1.0
     weight_decay: float = 0.0  # decoupled (AdamW-style) decay of the weights; 0 is plain Adam
     patience: int = 2
+    # What picks the best epoch and stops early: "loss" (validation loss) or "bleu" (BLEU
+    # of the beam's top suggestion on the validation pairs, for users the model never saw).
+    select: str = "loss"
     seed: int = 0
 
 
@@ -80,6 +83,7 @@ POSITIVE = ("vocab_size", "max_query_tokens", "max_queries", "embed_dim", "d_mod
             "num_heads", "query_layers", "session_layers", "decoder_layers", "levels",
             "rnn_units", "epochs", "batch_size", "warmup_steps")
 FRACTIONS = ("dropout", "label_smoothing")  # in [0, 1)
+SELECT = ("loss", "bleu")  # TrainConfig.select: the validation column that picks the best epoch
 
 
 def check_configs(model_config, train_config):
@@ -96,6 +100,8 @@ def check_configs(model_config, train_config):
             raise ValueError(f"{key} must be a finite number of at least 0, not {values[key]}")
     if values["learning_rate_scale"] == 0:
         raise ValueError("learning_rate_scale must be above 0")
+    if values["select"] not in SELECT:
+        raise ValueError(f"select must be one of {', '.join(SELECT)}, not {values['select']!r}")
 
 
 PRESETS = {

@@ -49,19 +49,56 @@ class EpochTimer(keras.callbacks.Callback):
         self.seconds.append(time.perf_counter() - self._start)
 
 
-class BestCheckpoint(keras.callbacks.Callback):
-    """Saves the model to `path` after each epoch whose validation loss is the lowest so far;
-    written beside it and renamed, so a kill during the write never truncates `path`."""
+class ValidationBleu(keras.callbacks.Callback):
+    """Adds `val_bleu` to each epoch's logs: corpus BLEU of the beam's top suggestion on the
+    validation pairs (unfiltered, as evaluate's Table 2). Under a split by user these are
+    users the model never saw, whose BLEU the validation loss does not follow."""
 
-    def __init__(self, path, best=math.inf):
+    def __init__(self, vocab, sessions, batch_size=64):
         super().__init__()
-        self.path = path
-        self.best = best
+        from mtn_keras.scorecard import session_pairs
+
+        self.vocab, self.batch_size = vocab, batch_size
+        self.pairs = session_pairs(sessions)
+
+    def on_train_begin(self, logs=None):
+        from mtn_keras.config import DecodeConfig
+        from mtn_keras.evaluate import model_suggester
+        from mtn_keras.serving import SuggestionService
+
+        decoding = DecodeConfig(k=1, source="beam", filters=())
+        self.suggest = model_suggester(SuggestionService(self.model, self.vocab.tokens, decoding))
 
     def on_epoch_end(self, epoch, logs=None):
-        loss = (logs or {}).get("val_loss")
-        if loss is not None and loss < self.best:
-            self.best = loss
+        if logs is not None:
+            logs["val_bleu"] = self.scores()["bleu"]
+
+    def scores(self):
+        """The model's corpus scores now (BLEU, n-gram precisions: scorecard.metrics)."""
+        from mtn_keras.scorecard.metrics import corpus_scores
+
+        tops = []
+        for start in range(0, len(self.pairs), self.batch_size):
+            lists = self.suggest([context for context, _ in self.pairs[start : start + self.batch_size]])
+            tops += [texts[0][0] if texts else "" for texts in lists]
+        return corpus_scores(tops, [reference for _, reference in self.pairs])
+
+
+class BestCheckpoint(keras.callbacks.Callback):
+    """Saves the model to `path` after each epoch whose `monitor` (a validation column of the
+    logs) is the best so far, the lowest or with `mode="max"` the highest; written beside it
+    and renamed, so a kill during the write never truncates `path`."""
+
+    def __init__(self, path, monitor="val_loss", mode="min", best=None):
+        super().__init__()
+        self.path, self.monitor = path, monitor
+        self.sign = 1 if mode == "min" else -1
+        self.best = math.inf if best is None else self.sign * best
+
+    def on_epoch_end(self, epoch, logs=None):
+        value = (logs or {}).get(self.monitor)
+        if value is not None and self.sign * value < self.best:
+            self.best = self.sign * value
             with staged_file(self.path) as temp:
                 self.model.save(temp)
 
@@ -145,7 +182,8 @@ def finished_epochs(log_path):
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
               out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
               extra_callbacks=(), strategy="one", chief=True):
-    """Train, keep the best epoch by validation loss, and write the model directory.
+    """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
+    write the model directory.
 
     `strategy` names a tf.distribute strategy (mtn_keras.distribute); a worker that is not
     the `chief` writes to a temporary directory instead of `out`, removed at the end."""
@@ -162,7 +200,8 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
         model.optimizer.build(model.trainable_variables)
     directory = distribute.write_dir(out, chief)
     timer = EpochTimer()
-    callbacks = fit_callbacks(out, directory, train_config, resume, timer) + list(extra_callbacks)
+    bleu = [ValidationBleu(vocab, valid_sessions)] if train_config.select == "bleu" else []
+    callbacks = bleu + fit_callbacks(out, directory, train_config, resume, timer) + list(extra_callbacks)
     started = time.perf_counter()
     model.fit(train, validation_data=valid, epochs=train_config.epochs,
               callbacks=callbacks, verbose=verbose, shuffle=False)
@@ -178,7 +217,7 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     sessions_seen = steps_per_epoch * global_batch if steps_per_epoch else len(train_sessions)
     summary = {"model": name, "device": device, "parameters": int(final.count_params()),
                "size_mb": round(final.size_mb, 3),
-               **epochs_summary(finished_epochs(os.path.join(directory, "log.csv"))),
+               **epochs_summary(finished_epochs(os.path.join(directory, "log.csv")), train_config.select),
                "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
                "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
                "train_sessions": len(train_sessions), "weights_from": weights_from,
@@ -210,16 +249,20 @@ def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, 
 
 
 def fit_callbacks(out, directory, train_config, resume, timer):
-    """Backup for --resume, best checkpoint, early stopping, NaN guard, CSV and TensorBoard
-    logs, and the epoch timer, written in this worker's `directory`; a resumed run's best
-    checkpoint starts at the best of the chief's log in `out`."""
-    losses = [float(r["val_loss"]) for r in finished_epochs(os.path.join(out, "log.csv"))] if resume else []
+    """Backup for --resume, best checkpoint, early stopping (both on the validation column
+    that TrainConfig.select names), NaN guard, CSV and TensorBoard logs, and the epoch timer,
+    written in this worker's `directory`; a resumed run's best checkpoint starts at the best
+    of the chief's log in `out`."""
+    monitor, mode = selected(train_config.select)
+    rows = finished_epochs(os.path.join(out, "log.csv")) if resume else []
+    values = [float(r[monitor]) for r in rows if r.get(monitor)]
+    best = (min if mode == "min" else max)(values, default=None)
     return [
         # Every worker restores the chief's backup; it is removed once model.keras is
         # written, not when fit ends.
         WorkerBackup(os.path.join(out, "backup"), os.path.join(directory, "backup")),
-        BestCheckpoint(os.path.join(directory, "best.keras"), min(losses, default=math.inf)),
-        keras.callbacks.EarlyStopping(monitor="val_loss", patience=train_config.patience),
+        BestCheckpoint(os.path.join(directory, "best.keras"), monitor, mode, best),
+        keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=train_config.patience),
         keras.callbacks.TerminateOnNaN(),
         keras.callbacks.CSVLogger(os.path.join(directory, "log.csv"), append=True),
         keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
@@ -239,15 +282,25 @@ def save_best(name, model, model_config, out):
     return final, weights_from
 
 
-def epochs_summary(rows):
+def selected(select):
+    """The log column and direction that pick the best epoch under TrainConfig.select."""
+    return ("val_bleu", "max") if select == "bleu" else ("val_loss", "min")
+
+
+def epochs_summary(rows, select="loss"):
     """The summary's epoch figures from the finished epochs' log rows: how many, the best
-    (from 1) by validation loss, its loss and perplexity, and every validation loss."""
+    (from 1) by the selected column, its loss and perplexity, every validation loss (and
+    BLEU, when selected by it)."""
+    monitor, mode = selected(select)
     val_losses = [float(r["val_loss"]) for r in rows]
-    best = min(range(len(val_losses)), key=val_losses.__getitem__) if val_losses else None
+    values = [float(r[monitor]) for r in rows]
+    best = (min if mode == "min" else max)(range(len(values)), key=values.__getitem__) if values else None
     return {
         "epochs": len(rows),
+        "selected_by": monitor,
         "best_epoch": None if best is None else best + 1,
         "best_val_loss": None if best is None else val_losses[best],
         "best_val_perplexity": None if best is None else math.exp(float(rows[best]["val_nll"])),
         "val_loss": val_losses,
+        **({"val_bleu": values} if monitor == "val_bleu" else {}),
     }

@@ -64,3 +64,59 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
         epochs = [int(row["epoch"]) for row in csv.DictReader(handle)]
     assert epochs == [0, 1, 2], "no finished epoch is lost or repeated"
     assert summary["epochs"] == 3
+
+
+
+def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
+    from mtn_keras.fitting import BestCheckpoint
+
+    class Saved:
+        def __init__(self):
+            self.saves = 0
+
+        def save(self, path):
+            self.saves += 1
+            open(path, "w").close()
+
+    checkpoint = BestCheckpoint(str(tmp_path / "best.keras"), "val_bleu", "max", best=0.2)
+    checkpoint.set_model(Saved())
+    for epoch, bleu in enumerate([0.1, 0.3, 0.25, 0.4]):
+        checkpoint.on_epoch_end(epoch, {"val_loss": 9.0, "val_bleu": bleu})
+    assert checkpoint.model.saves == 2 and checkpoint.best == -0.4
+
+
+def test_validation_bleu_is_evaluate_s_bleu_of_the_top_suggestion(trained, prepared_data):
+    from mtn_keras.config import DecodeConfig
+    from mtn_keras.data.prepare import load_split
+    from mtn_keras.evaluate import evaluate
+    from mtn_keras.fitting import ValidationBleu
+
+    valid = load_split(str(prepared_data), "valid")
+    scorer = ValidationBleu(trained.vocab, valid)
+    scorer.set_model(trained.model)
+    scorer.on_train_begin()
+    logs = {}
+    scorer.on_epoch_end(0, logs)
+    report = evaluate(trained, valid, decoding=DecodeConfig(source="beam", filters=(), xla=False))
+    assert logs["val_bleu"] == pytest.approx(report["bleu"], abs=1e-6)
+    precisions = scorer.scores()["precisions"]
+    assert precisions[0] > 0 and precisions == pytest.approx(report["precisions"], abs=1e-6)
+
+
+@pytest.mark.slow
+def test_the_best_epoch_can_be_chosen_by_validation_bleu(prepared_data, tmp_path, capsys):
+    """--set select=bleu: every epoch logs the validation pairs' BLEU, the kept model is
+    the (first) epoch with the highest, and early stopping watches it too."""
+    out = tmp_path / "bleu"
+    assert main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(out), "--epochs", "3",
+                 "--verbose", "0", "--set", "select=bleu", "--set", "learning_rate_scale=4",
+                 "--set", "warmup_steps=20"]) == 0
+    summary = json.loads((out / "train_summary.json").read_text())
+    bleu = summary["val_bleu"]
+    assert summary["selected_by"] == "val_bleu" and len(bleu) == summary["epochs"] >= 1
+    assert summary["best_epoch"] == 1 + bleu.index(max(bleu))
+    with open(out / "log.csv") as handle:
+        assert [float(row["val_bleu"]) for row in csv.DictReader(handle)] == pytest.approx(bleu)
+    bad = ["--data", str(prepared_data), "--preset", "tiny", "--out", str(tmp_path / "x")]
+    assert main([*bad, "--set", "select=accuracy"]) == 2
+    assert "select must be one of loss, bleu" in capsys.readouterr().err
