@@ -247,7 +247,8 @@ class SuggestionService(tf.Module):
         completes = open_word & tf.reduce_any(allowed, axis=1)
         finished = tf.where((tf.range(self.n)[None, :] == count[:, None] - 1) & completes[:, None], "", words)
         typed = self.tokenise(joined(finished)).to_tensor("", shape=[None, self.n])
-        at = tf.where(completes, tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1), -1)
+        typed_count = tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1)
+        at = tf.where(completes, typed_count, -1)
         if self.tokenise.pieces:
             ends_word = (count > 0) & ~open_word
             starts = tf.tensor_scatter_nd_update(
@@ -255,7 +256,7 @@ class SuggestionService(tf.Module):
                 tf.zeros([len(self.continuing_ids)], tf.bool),
             )
             allowed = tf.where(ends_word[:, None], starts[None, :], allowed)
-            at = tf.where(ends_word, tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1), at)
+            at = tf.where(ends_word, typed_count, at)
         return typed, allowed, at
 
     @staticmethod
