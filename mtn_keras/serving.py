@@ -65,8 +65,9 @@ class SuggestionService(tf.Module):
             tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
         )
         self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
-        self.tokenise = Tokeniser(vocab_tokens)
-        self.continuing_ids = [i for i, t in enumerate(vocab_tokens) if t.startswith(SUFFIX)]
+        self.tokenise = Tokeniser(vocab_tokens, self.table)
+        # [V]: the WordPiece pieces that continue a word ("##s"); all False for words.
+        self.continuing = tf.constant([t.startswith(SUFFIX) for t in vocab_tokens])
         phrases = blocked_phrases() if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
         ids = {word: i for i, word in enumerate(vocab_tokens)}
@@ -86,8 +87,9 @@ class SuggestionService(tf.Module):
         # Move the real queries to the end, in order, so the last query is always at S'-1.
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
         queries = tf.gather(queries, order, batch_dims=1)[:, -self.max_queries :]
-        words = tf.strings.split(queries).to_tensor("", shape=[None, None, self.n])
-        source = self.tokenise(queries).to_tensor("", shape=[None, None, self.n])
+        split = tf.strings.split(queries)
+        words = split.to_tensor("", shape=[None, None, self.n])
+        source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
         ids = tf.where(source == "", PAD, self.table.lookup(source))
         return {"queries": queries, "words": words, "source": source, "tokens": ids,
                 "ext": self.extend(source, ids)}
@@ -212,7 +214,7 @@ class SuggestionService(tf.Module):
             num_results=self.beam, max_length=self.n + 1, length_alpha=self.alpha,
             prefix=forced, trace=lambda s: s["model"]["copied"], exact_stop=self.exact_stop,
             banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
-            continuing_ids=self.continuing_ids,
+            continuing=self.continuing if self.tokenise.pieces else None,
         )
         if candidates is not None:
             found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
@@ -251,10 +253,8 @@ class SuggestionService(tf.Module):
         at = tf.where(completes, typed_count, -1)
         if self.tokenise.pieces:
             ends_word = (count > 0) & ~open_word
-            starts = tf.tensor_scatter_nd_update(
-                tf.ones_like(allowed[0]), [[i] for i in self.continuing_ids],
-                tf.zeros([len(self.continuing_ids)], tf.bool),
-            )
+            copied = tf.ones([tf.shape(allowed)[1] - self.vocab_size], tf.bool)
+            starts = tf.concat([~self.continuing, copied], axis=0)
             allowed = tf.where(ends_word[:, None], starts[None, :], allowed)
             at = tf.where(ends_word, typed_count, at)
         return typed, allowed, at

@@ -7,6 +7,7 @@ into queries."""
 import tensorflow as tf
 
 from mtn_keras.data.text import character_tables
+from mtn_keras.data.vocab import UNK
 from mtn_keras.data.wordpiece import SUFFIX, is_piece_vocabulary
 
 # Words longer than this (and than every vocabulary word) are cut: a 100,000-character
@@ -69,22 +70,22 @@ class Tokeniser(tf.Module):
     """`Vocabulary.split` for string tensors: texts [...] -> ragged tokens [..., (tokens)].
 
     Under a WordPiece vocabulary each word is spelt greedily, longest piece first, in a loop
-    over all the words at once (core ops only: substrings and a hash table); a word that
-    cannot be spelt stays whole. Under a word vocabulary the tokens are the words.
+    over all the words at once (core ops only: substrings and the vocabulary's hash table,
+    `table`: token -> id, <unk> for the others); a word that cannot be spelt stays whole.
+    Under a word vocabulary the tokens are the words.
     """
 
-    def __init__(self, vocab_tokens):
+    def __init__(self, vocab_tokens, table):
         super().__init__()
         self.pieces = is_piece_vocabulary(vocab_tokens)
-        if self.pieces:
-            self.table = tf.lookup.StaticHashTable(
-                tf.lookup.KeyValueTensorInitializer(list(vocab_tokens), tf.ones([len(vocab_tokens)], tf.bool)),
-                False,
-            )
-            self.longest = max(len(t.removeprefix(SUFFIX)) for t in vocab_tokens)
+        self.table = table
+        self.longest = max(len(t.removeprefix(SUFFIX)) for t in vocab_tokens)
 
     def __call__(self, texts):
-        words = tf.strings.split(texts)
+        return self.of_words(tf.strings.split(texts))
+
+    def of_words(self, words):
+        """Words, ragged [..., (words)] -> their tokens, ragged [..., (tokens)]."""
         if not self.pieces:
             return words
         return words.with_flat_values(self.spell(words.flat_values)).merge_dims(-2, -1)
@@ -92,17 +93,16 @@ class Tokeniser(tf.Module):
     def spell(self, words):
         """Words [W] -> their pieces, ragged [W, (pieces)]; an unspellable word whole."""
         length = tf.strings.length(words, unit="UTF8_CHAR")
-        sizes = tf.range(1, self.longest + 1)[None, :]
+        shape = [tf.size(words), self.longest]
+        sizes = tf.broadcast_to(tf.range(1, self.longest + 1)[None, :], shape)
+        texts = tf.broadcast_to(words[:, None], shape)
 
         def step(position, failed, spelt):
             active = (position < length) & ~failed
-            shape = [tf.size(words), self.longest]
-            heads = tf.strings.substr(
-                tf.broadcast_to(words[:, None], shape), tf.broadcast_to(position[:, None], shape),
-                tf.broadcast_to(sizes, shape), unit="UTF8_CHAR",
-            )
+            heads = tf.strings.substr(texts, tf.broadcast_to(position[:, None], shape), sizes,
+                                      unit="UTF8_CHAR")
             heads = tf.where(position[:, None] > 0, SUFFIX + heads, heads)
-            fits = self.table.lookup(heads) & (position[:, None] + sizes <= length[:, None])
+            fits = (self.table.lookup(heads) != UNK) & (position[:, None] + sizes <= length[:, None])
             best = tf.reduce_max(tf.where(fits, sizes, 0), axis=1)
             piece = tf.gather(heads, tf.maximum(best - 1, 0), batch_dims=1)
             spelt = tf.concat([spelt, tf.where(active & (best > 0), piece, "")[:, None]], axis=1)

@@ -56,8 +56,8 @@ def beaten(same, scores):
 
 def block_repeated_words(log_probs, seqs, t, continuing=None):
     """-inf for every token already in its hypothesis (`seqs` [N, L], generated before
-    step t): no word twice in a suggestion. `continuing` [V] (bool) marks the WordPiece
-    pieces that continue a word ("##s"): they may come back."""
+    step t): no word twice in a suggestion. `continuing` (bool, by id; ids past its end take
+    its last entry) marks the WordPiece pieces that continue a word ("##s"): they may come back."""
     earlier = tf.range(tf.shape(seqs)[1])[None, :] < t
     if continuing is not None:
         earlier &= ~tf.gather(continuing, tf.minimum(seqs, tf.shape(continuing)[0] - 1))
@@ -108,17 +108,14 @@ class BeamSearch:
 
     def __init__(self, step_fn, *, batch_size, beam_size, num_results, max_length, bos_id,
                  eos_id, banned_ids, length_alpha, prefix, dedupe, no_repeat_bigrams,
-                 no_repeat_words, continuing_ids, trace, exact_stop):
+                 no_repeat_words, continuing, trace, exact_stop):
         self.step_fn, self.trace = step_fn, trace
         self.B, self.K, self.F, self.L = batch_size, beam_size, num_results, max_length
         self.bos_id, self.eos_id, self.alpha = bos_id, eos_id, length_alpha
         self.dedupe, self.exact_stop = dedupe, exact_stop
         self.no_repeat_bigrams, self.no_repeat_words = no_repeat_bigrams, no_repeat_words
-        self.continuing = None
-        if continuing_ids:  # ids past the last of them (copied words) never continue one
-            size = max(continuing_ids) + 2
-            self.continuing = tf.scatter_nd([[i] for i in continuing_ids],
-                                            tf.ones([len(continuing_ids)], tf.bool), [size])
+        # One False past the vocabulary, for the ids of copied words, which never continue one.
+        self.continuing = None if continuing is None else tf.pad(continuing, [[0, 1]])
         self.blocked_ids = tf.constant(sorted(set(banned_ids) | {eos_id}), tf.int32)
         self.blocked_inf = tf.fill(tf.shape(self.blocked_ids), NEG_INF)
         self.max_penalty = length_penalty(max_length, length_alpha)
@@ -254,7 +251,7 @@ def beam_search(
     dedupe=True,
     no_repeat_bigrams=True,
     no_repeat_words=False,
-    continuing_ids=(),
+    continuing=None,
     trace=None,
     exact_stop=True,
 ):
@@ -270,7 +267,7 @@ def beam_search(
     `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
     in a row: queries hardly ever do, and long-favouring length normalisation otherwise
     lets beams loop. `no_repeat_words` is stricter: no word twice at all; under a WordPiece
-    vocabulary `continuing_ids` names the pieces that continue a word, which may repeat.
+    vocabulary `continuing` (bool [V]) marks the pieces that continue a word, which may repeat.
 
     `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
     along each hypothesis (e.g. how much it copied from each source token); the result then
@@ -287,7 +284,7 @@ def beam_search(
         max_length=max_length, bos_id=bos_id, eos_id=eos_id, banned_ids=banned_ids,
         length_alpha=length_alpha, prefix=prefix, dedupe=dedupe,
         no_repeat_bigrams=no_repeat_bigrams, no_repeat_words=no_repeat_words,
-        continuing_ids=continuing_ids, trace=trace, exact_stop=exact_stop,
+        continuing=continuing, trace=trace, exact_stop=exact_stop,
     )
     beams, pool = search.initialize(state)
     loop = (tf.constant(0), beams, pool, tf.constant(False))

@@ -15,7 +15,7 @@ def searcher(**kwargs):
     options = dict(batch_size=1, beam_size=2, num_results=2, max_length=4, bos_id=BOS,
                    eos_id=EOS, banned_ids=(PAD, UNK, BOS), length_alpha=0.0, prefix=None,
                    dedupe=True, no_repeat_bigrams=True, no_repeat_words=False,
-                   continuing_ids=(), trace=None,
+                   continuing=None, trace=None,
                    exact_stop=True)
     return BeamSearch(None, **{**options, **kwargs})
 
