@@ -15,8 +15,8 @@ import numpy as np
 
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
-from mtn_keras.savedmodel import SavedModelError as ModelError
-from mtn_keras.savedmodel import call, check, load, resolve
+from mtn_keras.serving.savedmodel import SavedModelError as ModelError
+from mtn_keras.serving.savedmodel import call, check, load, resolve
 
 APP_DIR = Path(__file__).resolve().parent
 # Installed, the bundled model is package data beside this file; in a clone, in saved_models/.

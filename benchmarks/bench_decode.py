@@ -62,7 +62,7 @@ from mtn_keras.data.vocab import SPECIALS, Vocabulary
 from mtn_keras.decoding import beam_search
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 from mtn_keras.models.mtn import MTN
-from mtn_keras.serving import SuggestionService
+from mtn_keras.serving.service import SuggestionService
 
 SESSION = ["cheap flights", "cheap flights to paris", "paris hotels"]
 VOCAB_SIZE = 10289  # the vocabulary of the AOL training split

@@ -27,7 +27,7 @@ class TrainedModel:
 
 def load_trained(path, ranking=True):
     """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
-    its ranking (`python -m mtn_keras.ranking`) when it has one and `ranking` is on."""
+    its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on."""
     if not os.path.isdir(path):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}

@@ -58,7 +58,7 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
     suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)")."""
     from dataclasses import replace
 
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     pairs = session_pairs(sessions)
     if not pairs:

@@ -18,7 +18,7 @@ def export(trained, out, decoding=DecodeConfig()):
     beside `out` and renamed into place, so a killed export leaves no half of one."""
     import tensorflow as tf
 
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     signatures = {

@@ -64,7 +64,7 @@ class ValidationBleu(keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
         from mtn_keras.config import DecodeConfig
         from mtn_keras.evaluate import model_suggester
-        from mtn_keras.serving import SuggestionService
+        from mtn_keras.serving.service import SuggestionService
 
         decoding = DecodeConfig(k=1, source="beam", filters=())
         self.suggest = model_suggester(SuggestionService(self.model, self.vocab.tokens, decoding))

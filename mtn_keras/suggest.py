@@ -11,7 +11,7 @@ from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
-from mtn_keras.savedmodel import SavedModelError, call, load, resolve
+from mtn_keras.serving.savedmodel import SavedModelError, call, load, resolve
 
 
 def savedmodel_suggestions(path, queries, prefix):
@@ -61,7 +61,7 @@ def main(argv=None):
             return fail("suggest", error, args.verbose)
         import tensorflow as tf
 
-        from mtn_keras.serving import SuggestionService
+        from mtn_keras.serving.service import SuggestionService
 
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
         session = tf.constant([args.queries])

@@ -89,14 +89,14 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.artifacts import load_trained
     from mtn_keras.config import DecodeConfig
     from mtn_keras.data.prepare import load_split
-    from mtn_keras.ranking.build import build_ranking
+    from mtn_keras.rank import rank
 
     out = tmp_path_factory.mktemp("ranked") / "tiny"
     shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
     trained = load_trained(str(out), ranking=False)
     decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
-    ranking = build_ranking(trained, load_split(prepared_data, "train"), load_split(prepared_data, "valid"),
-                            decoding, hidden=4, progress=lambda _: None)
+    ranking = rank(trained, load_split(prepared_data, "train"), load_split(prepared_data, "valid"),
+                   decoding, hidden=4, progress=lambda _: None)
     ranking.save(str(out))
     return out
 

@@ -6,7 +6,7 @@ import keras_hub
 from keras import ops
 
 from mtn_keras.config import model_config_from_dict
-from mtn_keras.data.vocab import PAD, UNK
+from mtn_keras.data.vocab import PAD, SPECIALS, UNK
 from mtn_keras.distribute import reducible_logs, replica_loss
 from mtn_keras.layers import CopyHead
 from mtn_keras.layers.cached_decoder import cached_decoder_step
@@ -164,7 +164,7 @@ class SuggestionModel(keras.Model):
     def next_log_probs(self, hidden, state):
         """Log probabilities (N, V + S*n) of the next token from decoder states (N, d), and
         the copy weights (1 - g) * attention (N, S*n) (None without the copy head)."""
-        log_probs = ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
+        log_probs = unknown_as_rarest(ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1))
         source_ext = state["context"]["source_ext"]
         padding = ops.full(ops.shape(source_ext), -float("inf"), "float32")
         if self.copy_head is None:
@@ -180,7 +180,8 @@ class SuggestionModel(keras.Model):
         without the copy head). No distribution over the extended vocabulary is built."""
         logits = ops.cast(self.vocab_logits(hidden), "float32")
         in_vocab = targets < self.config.vocab_size
-        picked = ops.take_along_axis(logits, ops.where(in_vocab, targets, UNK)[:, None], axis=1)[:, 0]
+        ids = ops.where(in_vocab, targets, UNK)[:, None]
+        picked = ops.take_along_axis(unknown_as_rarest(logits), ids, axis=1)[:, 0]
         log_p = ops.where(in_vocab, picked - ops.logsumexp(logits, axis=-1), -float("inf"))
         if self.copy_head is None:
             return log_p, None
@@ -272,6 +273,16 @@ class TransformerParts:
         tokens = ops.where(tokens >= self.config.vocab_size, UNK, tokens)
         y, _ = cached_decoder_step(self.decoder_layers, self.embed(self.target_positions, tokens), state, 0)
         return y
+
+
+def unknown_as_rarest(scores):
+    """Logits or log-probabilities [N, V] with the <unk> column set to the row's least likely
+    word. Decoding scores a word outside the vocabulary (a typed word, a log candidate's) as
+    no likelier than any word the model knows: the <unk> logit is the mass of every rare
+    word, which the beam never proposes. Training still learns <unk> as it is."""
+    words = scores[:, len(SPECIALS) :]
+    column = ops.arange(ops.shape(scores)[-1]) == UNK
+    return ops.where(column[None, :], ops.min(words, axis=-1, keepdims=True), scores)
 
 
 def add_copy_mass(log_probs, copy, source_ext):

@@ -1,6 +1,6 @@
 """Ranked suggestions: the query-log index, the model's scores of candidates, the ranker and
 the filters. A model directory's `ranking/` folder holds the index, `ranker.keras` and
-`ranking.json` (threshold, features, figures); `python -m mtn_keras.ranking` builds it."""
+`ranking.json` (threshold, features, figures); `python -m mtn_keras.rank` builds it."""
 
 import json
 import os

@@ -1,46 +1,9 @@
-"""`python -m mtn_keras.ranking --model DIR [--data DIR] [--valid-data DIR]`: build the model's ranking (the
-query-log index of the training split, the ranker fitted on the validation split, the
-confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
+"""`python -m mtn_keras.ranking`: the same command as `python -m mtn_keras.rank`, under the
+name of the folder it builds (the command lives at the package root with the others)."""
 
-import argparse
 import sys
 
-from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import needs_tensorflow
-from mtn_keras.config import DecodeConfig
-from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepare import load_split
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mtn_keras.ranking", description=__doc__)
-    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
-    parser.add_argument("--data", help="the prepared dataset (default: the one the model was trained on)")
-    parser.add_argument("--valid-data", help="the prepared dataset whose validation split fits the "
-                        "ranker (default: --data's; its users must be unseen by the model and the index)")
-    parser.add_argument("--hidden", type=int, default=16, help="hidden units of the ranker (0: linear)")
-    args = parser.parse_args(argv)
-    if code := needs_tensorflow("ranking"):
-        return code
-    try:
-        trained = load_trained(args.model, ranking=False)
-        data = args.data or trained.data_dir
-        if not data:
-            raise ValueError("the model's training data is not at hand; pass --data")
-        valid_data = args.valid_data or data
-        train, valid = load_split(data, "train"), load_split(valid_data, "valid")
-        if not valid:
-            raise ValueError(f"{valid_data}: the validation split is empty; the ranker is fitted on it")
-    except (ModelDirError, InputError, OSError, ValueError) as error:
-        print(f"ranking: {error}", file=sys.stderr)
-        return 2
-    from mtn_keras.ranking.build import build_ranking
-
-    ranking = build_ranking(trained, train, valid, DecodeConfig(threshold=0.0), args.hidden)
-    ranking.save(args.model)
-    print(f"wrote {args.model}/ranking")
-    return 0
-
+from mtn_keras.rank import main
 
 if __name__ == "__main__":
     sys.exit(main())

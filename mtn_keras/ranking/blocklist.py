@@ -35,8 +35,3 @@ def blocked_phrases():
     phrases = {normalise(line) for line in text.splitlines()} | ADULT_WORDS
     return sorted(p for p in phrases if p and p not in EVERYDAY_WORDS)
 
-
-def blocks(text, phrases):
-    """True when the normalised `text` holds one of `phrases` as whole words."""
-    padded = f" {text} "
-    return any(f" {phrase} " in padded for phrase in phrases)

@@ -9,14 +9,17 @@ from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
+from mtn_keras.ranking.rules import word_set
 
 
-def candidate_rows(service, pairs, batch_size=64):
+def candidate_rows(candidate_table, pairs, batch_size=64):
     """The valid candidates of every pair: features [N, F], labels [N] (the candidate is
-    the next query), groups [N] (the pair's number) and keys [N] (its sorted words)."""
+    the next query), groups [N] (the pair's number) and keys [N] (its word set).
+    `candidate_table(sessions)` gives every candidate of a batch of sessions with its
+    features, as the serving graph ranks them (SuggestionService.candidate_table)."""
     import tensorflow as tf
 
-    table = tf.function(service.candidate_table)
+    table = tf.function(candidate_table)
     features, labels, groups, keys = [], [], [], []
     for start in range(0, len(pairs), batch_size):
         batch = pairs[start : start + batch_size]
@@ -32,24 +35,23 @@ def candidate_rows(service, pairs, batch_size=64):
                 features.append(values[row, column])
                 labels.append(texts[row][column] == reference)
                 groups.append(start + row)
-                keys.append(" ".join(sorted(texts[row][column].split())))
+                keys.append(word_set(texts[row][column]))
     return np.array(features, np.float32), np.array(labels), np.array(groups), keys
 
 
-def build_ranking(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
-    """The `Ranking` of a trained model: its index of `train_sessions`, and its ranker fitted
-    on the candidates of `valid_sessions` (decoded with `decoding`, threshold 0), where the
-    threshold is tuned too. Those are users the model never saw, as the product meets them:
-    held-out sessions of training users, added, made a worse ranker (SR@5 0.82 against 0.94
-    on the AOL dev log's test users, same candidates; 0.75 on them alone): the model
-    remembers them, and its scores of their next queries mislead."""
-    from mtn_keras.serving import SuggestionService
-
+def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
+    """A model's `Ranking`: the index of `train_sessions`, and the ranker fitted on the
+    candidates of `valid_sessions`, where the threshold is tuned too. `table_for(index)`
+    gives the candidate table function of the model ranked with that index (decoded with
+    `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
+    model never saw, as the product meets them: held-out sessions of training users, added,
+    made a worse ranker (SR@5 0.82 against 0.94 on the AOL dev log's test users, same
+    candidates; 0.75 on them alone): the model remembers them, and its scores of their
+    next queries mislead."""
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
-    features, labels, groups, keys = candidate_rows(service, pairs)
+    features, labels, groups, keys = candidate_rows(table_for(index), pairs)
     progress(f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query")
     ranker = fit_ranker(features, labels, hidden)
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]

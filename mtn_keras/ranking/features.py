@@ -2,6 +2,8 @@
 
 - `model_score`: the model's log-probability of the candidate per token (eos included);
 - `model_log_prob`: the same, summed (floored at -30);
+- `unknown_words`: the share of its words the model cannot write (outside the vocabulary
+  and the session), which the model scores as its rarest word;
 - `in_beam`, `from_log`: which source proposed it (1 or 0);
 - the log's evidence (`log_lookup.EVIDENCE`): log(1 + how often it directly followed the
   last query), its share of the last query's followers, log(1 + how often it followed the
@@ -19,13 +21,13 @@ from mtn_keras.ranking.filters import in_session
 from mtn_keras.ranking.log_lookup import EVIDENCE
 
 FEATURES = (
-    "model_score", "model_log_prob", "in_beam", "from_log", *EVIDENCE,
+    "model_score", "model_log_prob", "unknown_words", "in_beam", "from_log", *EVIDENCE,
     "words", "new_words", "known_last", "known_words",
 )
 
 
-def candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, session, known):
-    """Stack the features. log_probs, lengths [B, M]; in_beam, from_log bool [B, M];
+def candidate_features(log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known):
+    """Stack the features. log_probs, lengths, unknown [B, M]; in_beam, from_log bool [B, M];
     evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
     known: `known_last` and `known_words` [B, 2]."""
     count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
@@ -34,6 +36,7 @@ def candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, s
     columns = [
         log_probs / tf.cast(lengths + 1, tf.float32),
         tf.maximum(log_probs, -30.0),
+        tf.math.divide_no_nan(tf.cast(unknown, tf.float32), tf.cast(lengths, tf.float32)),
         tf.cast(in_beam, tf.float32),
         tf.cast(from_log, tf.float32),
     ]

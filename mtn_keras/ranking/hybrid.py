@@ -3,10 +3,10 @@ ranked together by the ranker, after the filters, above the confidence threshold
 
 import tensorflow as tf
 
-from mtn_keras.serving_text import joined
 from mtn_keras.ranking.features import candidate_features
 from mtn_keras.ranking.filters import same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
+from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
 
@@ -53,6 +53,7 @@ class HybridRanker(tf.Module):
         texts = joined(words)
         log_probs = tf.concat([beam["log_probs"], log["log_probs"]], axis=1)
         lengths = tf.concat([beam["lengths"], log["lengths"]], axis=1)
+        unknown = tf.concat([beam["unknown"], log["unknown"]], axis=1)
         beam_part = tf.range(tf.shape(texts)[1]) < tf.shape(beam["words"])[1]
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
@@ -63,7 +64,9 @@ class HybridRanker(tf.Module):
         last = inputs["queries"][:, -1]
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = self.lookup.evidence(inputs["queries"], texts)
-        features = candidate_features(log_probs, lengths, in_beam, from_log, evidence, words, inputs["words"], known)
+        features = candidate_features(
+            log_probs, lengths, unknown, in_beam, from_log, evidence, words, inputs["words"], known
+        )
         # The log's witness for `unrelated`: it followed a session query (follow_last,
         # follow_earlier, later_session).
         logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
@@ -80,12 +83,12 @@ class HybridRanker(tf.Module):
         logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
         return tf.sigmoid(tf.cast(logits, tf.float32))
 
-    def __call__(self, inputs, beam, log, check, known_words, k, typed=False):
+    def __call__(self, inputs, beam, log, check, known_words, k, typed):
         """Scores (ranker probabilities), texts, sources and copy weights of the k best;
-        `typed`: these are completions of what the user typed."""
+        `typed` [B]: the row's candidates complete typed words."""
         found = self.table(inputs, beam, log, check, known_words)
         probs = self.probabilities(found["features"])
-        threshold = 0.0 if typed else self.threshold
+        threshold = tf.where(typed, 0.0, self.threshold)[:, None]
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
         return top(scores, k, found["texts"], found["sources"], found["copied"])

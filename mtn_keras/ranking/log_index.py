@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from mtn_keras.ranking.blocklist import blocks
+from mtn_keras.ranking.rules import blocks, repeats_a_word
 
 FILES = ("queries.txt", "words.txt", "index.npz", "index.json")
 
@@ -152,8 +152,7 @@ class QueryLogIndex:
 
 def ok_candidate(query, blocked):
     """A query the index may offer: no blocked word, no word twice."""
-    words = query.split()
-    return len(set(words)) == len(words) and not blocks(query, blocked)
+    return not (repeats_a_word(query) or blocks(query, blocked))
 
 
 def _keys(table, size):

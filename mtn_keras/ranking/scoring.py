@@ -9,7 +9,7 @@ onto the vocabulary is most of the cost."""
 
 import tensorflow as tf
 
-from mtn_keras.data.vocab import BOS, EOS, PAD
+from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 
 
 def decoder_io(ids):
@@ -37,8 +37,10 @@ def candidate_log_probs(model, state, ids, hidden):
     eos) from their decoder states `hidden` (candidate_hidden) and the `start` state.
 
     Returns `log_probs` [B, C], the sum over the words and eos (-inf for an empty slot),
-    `lengths` [B, C], and `copied` [B, C, X]: the copy weights summed over the words
-    (the beam search's trace)."""
+    `lengths` [B, C], `unknown` [B, C], its words the model cannot write (outside the
+    vocabulary and the session: scored as the model's rarest word, see
+    `models.base.unknown_as_rarest`), and `copied` [B, C, X]: the copy weights summed over
+    the words (the beam search's trace)."""
     batch, count = tf.shape(ids)[0], tf.shape(ids)[1]
     _, targets, lengths = decoder_io(tf.reshape(ids, [-1, ids.shape[2]]))
     positions = tf.range(ids.shape[2] + 1)[None, :]
@@ -58,8 +60,10 @@ def candidate_log_probs(model, state, ids, hidden):
     else:
         word = tf.gather_nd(positions < lengths[:, None], real)
         copied = tf.math.unsorted_segment_sum(tf.where(word[:, None], copy, 0.0), row, rows)
+    unknown = tf.reduce_sum(tf.cast(tf.reshape(ids, [-1, ids.shape[2]]) == UNK, tf.int32), axis=1)
     return {
         "log_probs": tf.reshape(total, [batch, count]),
         "lengths": tf.reshape(lengths, [batch, count]),
+        "unknown": tf.reshape(unknown, [batch, count]),
         "copied": tf.reshape(copied, [batch, count, -1]),
     }

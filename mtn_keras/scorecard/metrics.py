@@ -10,8 +10,8 @@ import math
 
 from sacrebleu.metrics import BLEU
 
-from mtn_keras.scorecard.quality import is_new, repeats_a_word, repeats_session
-from mtn_keras.ranking.blocklist import blocks
+from mtn_keras.scorecard.quality import is_new
+from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
 
 _BLEU = BLEU(tokenize="none", smooth_method="none", force=True)
 

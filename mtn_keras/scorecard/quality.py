@@ -2,19 +2,7 @@
 session, repeated words, blocked words; and the same checks as a filter for the anchors,
 so that they are compared with the filtered model on equal terms."""
 
-from mtn_keras.ranking.blocklist import blocks
-
-
-def repeats_session(text, context):
-    """The suggestion equals a query of the session or its words all lie inside one."""
-    words = set(text.split())
-    return any(words <= set(query.split()) for query in context)
-
-
-def repeats_a_word(text):
-    """Some word of the suggestion appears twice."""
-    words = text.split()
-    return len(set(words)) != len(words)
+from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
 
 
 def is_new(reference, context):

@@ -15,7 +15,7 @@ from mtn_keras.data import __main__ as data_command
 from mtn_keras.models import MODELS
 from copy_reference import scatter_rows
 from tiny_models import N, V, fresh, shared, tiny_config
-from mtn_keras.data.vocab import BOS, EOS, UNK
+from mtn_keras.data.vocab import BOS, EOS, SPECIALS, UNK
 
 NAMES = ["transformer", "hred", "mnsrf", "seq2seq"]
 M = N + 1
@@ -52,7 +52,9 @@ def teacher_forced_log_probs(model, x, outputs, pair):
     mixed from the vocabulary and copy distributions as `step` mixes them."""
     hidden = outputs["hidden"][:, pair]
     batch = hidden.shape[0]
-    probs = ops.softmax(model.vocab_logits(hidden), axis=-1)
+    probs = ops.convert_to_numpy(ops.softmax(model.vocab_logits(hidden), axis=-1))
+    # Decoding scores <unk> as the rarest word (models.base.unknown_as_rarest).
+    probs[..., UNK] = probs[..., len(SPECIALS) :].min(axis=-1)
     sources = (pair + 1) * N
     padding = np.zeros((batch, M, sources), "float32")
     if "gate" not in outputs:

@@ -6,7 +6,7 @@ import pytest
 import keras
 
 from mtn_keras.config import preset
-from mtn_keras.data.vocab import BOS
+from mtn_keras.data.vocab import BOS, SPECIALS, UNK
 from mtn_keras.layers import QueryProjection
 from mtn_keras.models import MTN, build_model
 from mtn_keras.models.base import add_copy_mass, copy_source_mask, pair_mask
@@ -123,11 +123,18 @@ def test_cached_decoding_equals_full_recomputation(model):
 
 
 def test_step_gives_a_distribution_over_the_extended_vocabulary(model):
+    """...in which <unk> is scored as the rarest word (models.base.unknown_as_rarest): with
+    <unk>'s own mass back in its column, the probabilities sum to one."""
     x, _ = batch()
-    log_probs, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
+    state = model.start(x["session_tokens"], x["session_ext"])
+    log_probs, _ = model.step(np.full((3,), BOS, "int32"), state, 0)
     probs = np.exp(np.asarray(log_probs))
     assert probs.shape == (3, V + 4 * N)
-    np.testing.assert_allclose(probs.sum(-1), 1.0, atol=1e-5)
+    hidden, state = model.next_hidden(np.full((3,), BOS, "int32"), state, 0)
+    gate = np.asarray(model.copy_attention(hidden, state)[1])[:, 0]
+    vocab = np.asarray(keras.ops.softmax(model.vocab_logits(hidden), axis=-1))
+    np.testing.assert_allclose(probs[:, UNK], gate * vocab[:, len(SPECIALS) :].min(-1), rtol=1e-4)
+    np.testing.assert_allclose(probs.sum(-1) - probs[:, UNK] + gate * vocab[:, UNK], 1.0, atol=1e-5)
     assert (probs[:, V] > 0).all(), "the out-of-vocabulary source word can be copied"
     assert (probs[:, V + 1 :] == 0).all(), "unused extended ids get nothing"
 

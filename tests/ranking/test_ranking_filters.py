@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from mtn_keras.scorecard.quality import repeats_a_word, repeats_session
-from mtn_keras.ranking.blocklist import EVERYDAY_WORDS, blocked_phrases, blocks
+from mtn_keras.ranking.blocklist import EVERYDAY_WORDS, blocked_phrases
+from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
 
 SESSION = ["weather boston", "boston red sox tickets"]
 CANDIDATES = [

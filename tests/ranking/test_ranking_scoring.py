@@ -12,7 +12,7 @@ def test_candidate_scores_equal_the_models_own_loss(trained):
     from mtn_keras.config import DecodeConfig
     from mtn_keras.data.encode import encode_buckets
     from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     model, n = trained.model, trained.config.max_query_tokens
     service = SuggestionService(model, trained.vocab.tokens, DecodeConfig(xla=False))

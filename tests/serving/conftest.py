@@ -9,7 +9,7 @@ K = 5
 @pytest.fixture(scope="session")
 def service(trained):
     from mtn_keras.config import DecodeConfig
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     # Without XLA, to spare the compilations; the export (XLA by default) is checked against it.
     return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False))
@@ -52,7 +52,7 @@ def pieces_trained(pieces_model_dir):
 @pytest.fixture(scope="session")
 def pieces_service(pieces_trained):
     from mtn_keras.config import DecodeConfig
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     return SuggestionService(pieces_trained.model, pieces_trained.vocab.tokens,
                              DecodeConfig(k=K, beam=6, xla=False))

@@ -15,7 +15,7 @@ from mtn_keras.config import DecodeConfig, ModelConfig
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
 from mtn_keras.data.vocab import PAD, SPECIALS, Vocabulary
-from mtn_keras.serving import SuggestionService
+from mtn_keras.serving.service import SuggestionService
 
 N, MAX_QUERIES = 4, 3
 VOCABS = {

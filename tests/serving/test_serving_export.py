@@ -46,7 +46,7 @@ def test_suggestions_are_ranked_distinct_and_clean(service, trained):
 
 def test_the_last_query_is_not_suggested_again(service, trained):
     from mtn_keras.config import DecodeConfig
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     sessions = as_tensor([["cheap flights", "best cheap flights"], ["used cars", "used cars online"]])
     for row, last in enumerate(["best cheap flights", "used cars online"]):

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtn_keras.data.text import normalise
-from mtn_keras.serving_text import MAX_WORD_CHARS, QueryNormaliser
+from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser
 
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -27,7 +27,7 @@ def tensor(sessions):
 
 def service_of(trained, ranking=None, **decoding):
     from mtn_keras.config import DecodeConfig
-    from mtn_keras.serving import SuggestionService
+    from mtn_keras.serving.service import SuggestionService
 
     config = DecodeConfig(**{"k": K, "beam": 6, "xla": False, **decoding})
     return SuggestionService(trained.model, trained.vocab.tokens, config, ranking)
@@ -43,7 +43,7 @@ def hybrid(ranked):
 
 
 def test_ranked_lists_mix_both_sources_and_pass_every_filter(hybrid, ranked):
-    from mtn_keras.scorecard.quality import repeats_a_word, repeats_session
+    from mtn_keras.ranking.rules import repeats_a_word, repeats_session
 
     out = hybrid.suggest(tensor(SESSIONS))
     shown, sources, scores = texts(out), texts(out, "sources"), out["scores"].numpy()
@@ -88,7 +88,7 @@ def test_source_beam_keeps_the_papers_setting(ranked):
 
 
 def test_filters_can_be_switched_off(trained):
-    from mtn_keras.scorecard.quality import repeats_session
+    from mtn_keras.ranking.rules import repeats_session
 
     session = [["hotel deals", "hotel deals near me", "cheap flights"]]
     unfiltered = service_of(trained, filters=(), repeat_last=True)

@@ -52,8 +52,7 @@ def test_commands_that_need_tensorflow_say_so_under_another_backend(command, mon
                                                                     tmp_path):
     import importlib
 
-    module = importlib.import_module(f"mtn_keras.{command}" if command != "ranking"
-                                     else "mtn_keras.ranking.__main__")
+    module = importlib.import_module(f"mtn_keras.{command}" if command != "ranking" else "mtn_keras.rank")
     args = {"suggest": ["--model", str(tmp_path), "cheap flights"],
             "evaluate": ["--model", str(tmp_path), "--data", str(tmp_path)],
             "export": ["--model", str(tmp_path), "--out", str(tmp_path / "saved")],

@@ -9,6 +9,7 @@ import tensorflow as tf
 from mtn_keras.data.text import character_tables
 from mtn_keras.data.vocab import UNK
 from mtn_keras.data.wordpiece import SUFFIX, is_piece_vocabulary
+from mtn_keras.ranking.words import joined
 
 # Words longer than this (and than every vocabulary word) are cut: a 100,000-character
 # "word" would otherwise come back whole in every suggestion that copies or completes it.
@@ -54,16 +55,6 @@ class QueryNormaliser(tf.Module):
         padded = tf.concat([codes.values, [0]], axis=0)  # an index for empty texts
         last = tf.gather(padded, tf.maximum(codes.row_limits() - 1, 0))
         return (codes.row_lengths() > 0) & ~self.is_separator(last)
-
-
-def single_spaced(text):
-    """Runs of spaces to one, none at either end."""
-    return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
-
-
-def joined(words):
-    """Words [..., L] -> the strings they make, single-spaced."""
-    return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
 
 
 class Tokeniser(tf.Module):

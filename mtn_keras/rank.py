@@ -1,0 +1,58 @@
+"""`python -m mtn_keras.rank --model DIR [--data DIR] [--valid-data DIR]`: build the model's ranking (the
+query-log index of the training split, the ranker fitted on the validation split, the
+confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
+
+import argparse
+import sys
+
+from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.cli import needs_tensorflow
+from mtn_keras.config import DecodeConfig
+from mtn_keras.data.logs import InputError
+from mtn_keras.data.prepare import load_split
+
+
+def rank(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
+    """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking), its
+    candidates scored by the serving graph itself."""
+    from mtn_keras.ranking import Ranking
+    from mtn_keras.ranking.build import build_ranking
+    from mtn_keras.serving.service import SuggestionService
+
+    def table_for(index):
+        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
+        return service.candidate_table
+
+    return build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden, progress)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
+    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
+    parser.add_argument("--data", help="the prepared dataset (default: the one the model was trained on)")
+    parser.add_argument("--valid-data", help="the prepared dataset whose validation split fits the "
+                        "ranker (default: --data's; its users must be unseen by the model and the index)")
+    parser.add_argument("--hidden", type=int, default=16, help="hidden units of the ranker (0: linear)")
+    args = parser.parse_args(argv)
+    if code := needs_tensorflow("ranking"):
+        return code
+    try:
+        trained = load_trained(args.model, ranking=False)
+        data = args.data or trained.data_dir
+        if not data:
+            raise ValueError("the model's training data is not at hand; pass --data")
+        valid_data = args.valid_data or data
+        train, valid = load_split(data, "train"), load_split(valid_data, "valid")
+        if not valid:
+            raise ValueError(f"{valid_data}: the validation split is empty; the ranker is fitted on it")
+    except (ModelDirError, InputError, OSError, ValueError) as error:
+        print(f"ranking: {error}", file=sys.stderr)
+        return 2
+    ranking = rank(trained, train, valid, DecodeConfig(threshold=0.0), args.hidden)
+    ranking.save(args.model)
+    print(f"wrote {args.model}/ranking")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

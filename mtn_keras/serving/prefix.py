@@ -1,0 +1,95 @@
+"""What the user typed of the next query, as constraints on the suggestions of `complete`.
+
+One rule for every source of candidates: the typed words that end in a space (or
+punctuation) are finished and must stand whole at the start of a suggestion; a last word
+with nothing after it is unfinished and is completed by any word that starts with it, the
+typed word itself included ("hotel" gives "hotel deals" and "hotels"). A prefix with no
+words (only spaces or punctuation) constrains nothing, and vouches for nothing: it is
+answered as `suggest` answers.
+"""
+
+import tensorflow as tf
+
+from mtn_keras.ranking.words import joined
+
+
+def starts_with(words, partial):
+    """[B, M]: the words [B, M] that start with the row's `partial` [B] (never for "")."""
+    size = tf.strings.length(partial)[:, None]
+    head = tf.strings.substr(words, tf.zeros_like(words, tf.int32), tf.broadcast_to(size, tf.shape(words)))
+    return (head == partial[:, None]) & (size > 0)
+
+
+class PrefixConstraint(tf.Module):
+    """The typed prefix of a batch, for the beam (tokens to force and the ids allowed to
+    complete an unfinished word) and for candidate texts (which of them start with it).
+
+    Args:
+        encoder: the `SessionEncoder` (normalisation, tokens and ids).
+        continuing: bool [V], the WordPiece pieces that continue a word ("##s").
+    """
+
+    def __init__(self, encoder, continuing):
+        super().__init__()
+        self.encoder = encoder
+        self.continuing = continuing
+
+    def has_words(self, prefix):
+        """[B]: the prefix holds a word after normalising (it constrains and vouches)."""
+        return self.encoder.normalise(prefix) != ""
+
+    def typed_words(self, prefix, inputs):
+        """What the user typed of the next query -> (tokens to force [B, n], allowed
+        [B, V_ext], allowed_at [B]). The unfinished last word is completed by the vocabulary
+        or session tokens that start with it (a word's first piece, under WordPiece), when
+        there are any, else kept as typed. Under WordPiece a finished last word is not
+        continued by pieces, and an unfinished one that nothing completes may be."""
+        encoder = self.encoder
+        n, vocab_size = encoder.n, encoder.vocab_size
+        words = tf.strings.split(encoder.normalise(prefix)).to_tensor("", shape=[None, n])
+        batch = tf.shape(words)[0]
+        count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
+        open_word = (count > 0) & encoder.normalise.ends_open(prefix)
+        last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
+        partial = tf.where(open_word, last, "")
+        vocab = tf.broadcast_to(encoder.tokens[None, :], [batch, vocab_size])
+        sources = tf.reshape(inputs["source"], [batch, -1])
+        allowed = tf.concat([starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1)
+        completes = open_word & tf.reduce_any(allowed, axis=1)
+        at_last = tf.range(n)[None, :] == count[:, None] - 1
+        finished = tf.where(at_last & completes[:, None], "", words)
+        typed = encoder.tokenise(joined(finished)).to_tensor("", shape=[None, n])
+        typed_count = tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1)
+        at = tf.where(completes, typed_count, -1)
+        if encoder.tokenise.pieces:
+            ends_word = (count > 0) & ~open_word
+            copied = tf.ones([tf.shape(allowed)[1] - vocab_size], tf.bool)
+            starts = tf.concat([~self.continuing, copied], axis=0)
+            allowed = tf.where(ends_word[:, None], starts[None, :], allowed)
+            at = tf.where(ends_word, typed_count, at)
+        return typed, allowed, at
+
+    def copyable(self, sources, partial, inputs):
+        """[B, S*n]: extended id V + j is allowed when its source word starts with `partial`."""
+        ext = tf.reshape(inputs["ext"], tf.shape(sources)) - self.encoder.vocab_size
+        match = starts_with(sources, partial) & (ext >= 0)
+        slots = tf.one_hot(tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False)
+        return tf.reduce_any(slots, axis=1)
+
+    def starts_with_typed(self, texts, prefix):
+        """[B, C]: the candidate texts (normalised) that begin with what was typed: its
+        finished words whole, an unfinished last word as the start of a word."""
+        normalise = self.encoder.normalise
+        typed = normalise(prefix)
+        finished = ~normalise.ends_open(prefix) & (typed != "")
+        typed = tf.where(finished, typed + " ", typed)[:, None]
+        size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
+        head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
+        return head == typed
+
+
+def constrained(log_probs, context, t):
+    """A step's log-probabilities [N, V_ext] where, at position `allowed_at`, only the
+    `allowed` ids (those that complete an unfinished typed word) may follow."""
+    block = (context["allowed_at"] == t)[:, None] & ~context["allowed"]
+    return tf.where(block, float("-inf"), log_probs)

@@ -1,0 +1,229 @@
+"""Raw session strings in, ranked suggestions out: the graph that `suggest`, `evaluate` and
+the exported SavedModel share, so all three give the same answers.
+
+Everything here is core TensorFlow (string ops, lookup tables, the beam search), so the
+SavedModel loads with plain TensorFlow. The numeric core (`search`) is XLA-compiled unless
+DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd input:
+- queries are normalised like the data pipeline (lowercase, punctuation to spaces);
+- empty queries ("" or only punctuation) are dropped wherever they stand; the rest keep
+  their order and only the last `max_queries` are used (the longest session trained on);
+- a query's tokens past `max_query_tokens` are cut off, and so are the characters of a word
+  past 64 (or the longest vocabulary word), in the session and in a prefix alike;
+- under a WordPiece vocabulary a word is spelt from pieces (text.Tokeniser) and the
+  suggestions' pieces are joined back into words;
+- words outside the vocabulary (or that no piece spells) can be copied from the session and
+  come out verbatim; elsewhere (typed, or in a log candidate) the model scores such a word
+  as its rarest word (models.base.unknown_as_rarest);
+- a session with no query left gets k empty suggestions with score -inf;
+- the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
+  repeated or blocked words); with a ranking, fewer than k may pass its threshold;
+- a batch of no sessions gets outputs of batch 0, without a search; a session that is not
+  [B, S], or a prefix batch unlike the session's, raises InvalidArgumentError naming the
+  input and the shape expected (inputs.py);
+- in `complete`, the typed prefix constrains every candidate by one rule (prefix.py); a
+  prefix with no words answers as `suggest`.
+"""
+
+import tensorflow as tf
+
+from mtn_keras.config import DecodeConfig
+from mtn_keras.data.vocab import BOS, PAD, UNK
+from mtn_keras.data.wordpiece import SUFFIX
+from mtn_keras.decoding import beam_search
+from mtn_keras.ranking import filters
+from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.hybrid import HybridRanker, beam_only
+from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
+from mtn_keras.ranking.words import joined
+from mtn_keras.serving.encoding import SessionEncoder
+from mtn_keras.serving.inputs import SUGGEST_OUTPUTS, checked_inputs, unless_empty
+from mtn_keras.serving.prefix import PrefixConstraint, constrained
+
+
+class SuggestionService(tf.Module):
+    """A trained model with its vocabulary, decoding settings and string signatures.
+
+    Args:
+        model: a trained `SuggestionModel`.
+        vocab_tokens: the vocabulary, id order.
+        decoding: a `DecodeConfig` (k suggestions, beam width, length normalisation,
+            source, filters, threshold).
+        ranking: a `Ranking` (query-log index and ranker) for `source="hybrid"`; without
+            one, or with `source="beam"`, the suggestions are the beam's alone.
+    """
+
+    def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
+        super().__init__()
+        self.model = model
+        self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
+        self.repeat_last = decoding.repeat_last
+        self.exact_stop = decoding.exact_stop
+        self.filters = decoding.filters
+        self.search = tf.function(self._search, jit_compile=decoding.xla)
+        self.encoder = SessionEncoder(vocab_tokens, model.config.max_queries, model.config.max_query_tokens)
+        self.n, self.max_queries = self.encoder.n, self.encoder.max_queries
+        self.vocab_size = self.encoder.vocab_size
+        self.pieces = self.encoder.tokenise.pieces
+        # [V]: the WordPiece pieces that continue a word ("##s"); all False for words.
+        self.continuing = tf.constant([t.startswith(SUFFIX) for t in vocab_tokens])
+        self.typed = PrefixConstraint(self.encoder, self.continuing)
+        phrases = blocked_phrases() if "blocked" in self.filters else []
+        self.blocked_pattern = filters.blocked_pattern(phrases)
+        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces)
+        self.hybrid = None
+        if ranking is not None and decoding.source == "hybrid":
+            threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
+            self.hybrid = HybridRanker(ranking, threshold)
+        self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
+
+    def prepare(self, session):
+        """The session's prepared inputs (see SessionEncoder.prepare)."""
+        return self.encoder.prepare(session)
+
+    def decode(self, session, prefix=None):
+        """Suggestions for each session; the shared body of `suggest` and `complete`."""
+        inputs, beam, log = self.candidates(session, prefix)
+        batch = tf.shape(session)[0]
+        typed = tf.zeros([batch], tf.bool) if prefix is None else self.typed.has_words(prefix)
+        check = self.check(inputs, typed)
+        if self.hybrid is None:
+            scores, text, sources, copied = beam_only(beam, check, self.encoder.knows_session(inputs), self.k)
+        else:
+            scores, text, sources, copied = self.hybrid(
+                inputs, beam, log, check, self.encoder.known_words(inputs), self.k, typed
+            )
+        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
+        scores = tf.where(empty[:, None], float("-inf"), scores)
+        found_any = scores > float("-inf")
+        size = tf.shape(inputs["source"])[1]
+        copied = tf.where(found_any[:, :, None], copied[:, :, -size * self.n :], 0.0)
+        return {
+            "suggestions": tf.where(found_any, text, ""),
+            "scores": scores,
+            "sources": tf.where(found_any, sources, ""),
+            "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
+            "source_tokens": inputs["source"],
+        }
+
+    def candidates(self, session, prefix=None):
+        """The prepared inputs, the beam's n-best and (with a ranking) the log's candidates
+        with the model's scores of them: each a dict of words [B, M, L], log_probs,
+        lengths, unknown (words the model cannot write) and copied (copy weights), the
+        beam's with its scores too."""
+        inputs = self.prepare(session)
+        args, typed, log_texts = self.search_inputs(inputs, prefix)
+        found = self.search(**args)
+        beam = {"words": self.encoder.to_words(found["ids"], inputs, typed), "copied": found["trace"],
+                "unknown": tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1),
+                **{key: found[key] for key in ("scores", "log_probs", "lengths")}}
+        if not self.repeat_last:  # the query just searched is no suggestion for the next one
+            last = joined(beam["words"]) == joined(inputs["words"][:, -1:])
+            for key in ("scores", "log_probs"):
+                beam[key] = tf.where(last, float("-inf"), beam[key])
+        log = None
+        if log_texts is not None:
+            scored = candidate_log_probs(
+                self.model, {"context": found["context"]}, args["candidates"], found["candidate_hidden"]
+            )
+            log = {"words": tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n]), **scored}
+        return inputs, beam, log
+
+    def check(self, inputs, typed):
+        """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
+        -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)."""
+        return lambda words, texts, vouched: filters.keep(
+            words, texts, inputs["words"], self.blocked_pattern, self.filters, vouched | typed[:, None]
+        )
+
+    def candidate_table(self, session):
+        """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
+        for fitting the ranker."""
+        inputs, beam, log = self.candidates(session)
+        typed = tf.zeros([tf.shape(session)[0]], tf.bool)
+        return self.hybrid.table(inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs))
+
+    def search_inputs(self, inputs, prefix):
+        """The arguments of `search` (sessions front-padded to max_queries slots, so that
+        one compiled XLA shape serves all lengths; the prefix constraint; the log's
+        candidates as ids), the typed words and the log's candidate texts."""
+        size = tf.shape(inputs["source"])[1]
+        pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
+        args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
+        typed = log_texts = None
+        if prefix is not None:
+            typed, allowed, args["allowed_at"] = self.typed.typed_words(prefix, inputs)
+            width = self.vocab_size + self.max_queries * self.n
+            args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
+            args["forced"] = self.encoder.word_ids(typed, inputs)
+        if self.hybrid is not None:
+            log_texts = self.hybrid.lookup.candidates(inputs["queries"])
+            if prefix is not None:
+                log_texts = tf.where(self.typed.starts_with_typed(log_texts, prefix), log_texts, "")
+            log_tokens = self.encoder.tokenise(log_texts).to_tensor("", shape=[None, None, self.n])
+            batch = tf.shape(log_tokens)[0]
+            ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
+            args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
+        return args, typed, log_texts
+
+    def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
+        """The numeric core of `decode`, XLA-compiled unless switched off: the model's
+        start, the beam search (with the copy weights of each result as its trace) and the
+        decoder states of the log's candidates (scored outside, see ranking/scoring.py)."""
+        start = self.model.start(tokens, ext)
+        state = {"model": start}
+        if allowed is not None:
+            state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
+        found = beam_search(
+            self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
+            num_results=self.beam, max_length=self.n + 1, length_alpha=self.alpha,
+            prefix=forced, trace=lambda s: s["model"]["copied"], exact_stop=self.exact_stop,
+            banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
+            continuing=self.continuing if self.pieces else None,
+        )
+        if candidates is not None:
+            found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
+            found["context"] = start["context"]
+        return found
+
+    def constrained_step(self, tokens, state, t):
+        """The model's step, under the typed prefix's constraint when the state has one."""
+        log_probs, model_state = self.model.step(tokens, state["model"], t)
+        if "context" in state:
+            log_probs = constrained(log_probs, state["context"], t)
+        return log_probs, {**state, "model": model_state}
+
+    def output_sizes(self, session):
+        """The sizes that name the outputs' dimensions (see inputs.SUGGEST_OUTPUTS)."""
+        slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
+        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    def suggest(self, session):
+        session, _ = checked_inputs(session)
+        return unless_empty(session, lambda: self.decode(session), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, None], tf.string, name="session"),
+        tf.TensorSpec([None], tf.string, name="prefix"),
+    ])
+    def complete(self, session, prefix):
+        session, prefix = checked_inputs(session, prefix)
+        return unless_empty(session, lambda: self.decode(session, prefix), SUGGEST_OUTPUTS,
+                            self.output_sizes(session))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    def session_attention(self, session):
+        session, _ = checked_inputs(session)
+        inputs = self.prepare(session)
+        return {"attention": self.model.session_attention(inputs["tokens"]),
+                "queries": inputs["queries"]}
+
+
+def banned_ids(vocab_tokens, phrases, pieces):
+    """The ids the beam never writes: <pad>, <unk>, <bos>, and the blocked words of a word
+    vocabulary. Under WordPiece a blocked word's id is also the first piece of innocent
+    words ("dick" of "dickens"), so there the word filter alone drops blocked words."""
+    ids = {word: i for i, word in enumerate(vocab_tokens)}
+    blocked = set() if pieces else {ids[p] for p in phrases if p in ids}
+    return sorted({PAD, UNK, BOS} | blocked)
