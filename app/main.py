@@ -1,6 +1,8 @@
 """Command line of the terminal app: `mtn-tui [--model PATH]`."""
 
 import argparse
+import os
+from pathlib import Path
 
 from mtn_keras.quiet import native_stderr_silenced
 
@@ -18,10 +20,22 @@ def main(argv: list[str] | None = None) -> None:
         help=f"a SavedModel directory, or one containing savedmodel/ (default: {DEFAULT_MODEL})",
     )
     args = parser.parse_args(argv)
-    # TensorFlow's native log lines would garble the screen. Inside: Textual takes
-    # sys.__stderr__ when the app is made.
-    with native_stderr_silenced():
+    # TensorFlow's native log lines would garble the screen: they go to a log file, where a
+    # native abort also leaves its words. Inside: Textual takes sys.__stderr__ when the app
+    # is made.
+    with native_stderr_silenced(native_log_path()):
         MtnApp(args.model).run()
+
+
+def native_log_path():
+    """Where the app's native log lines go (~/.cache/mtn-keras/mtn-tui.log), or None
+    (/dev/null) when that folder cannot be made."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mtn-keras"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / "mtn-tui.log"
 
 
 if __name__ == "__main__":

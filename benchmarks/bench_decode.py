@@ -109,7 +109,7 @@ def make_plain_search(model):
         return beam_search(
             model.step, model.start(tokens, ext), batch_size=tf.shape(tokens)[0],
             beam_size=BEAM, num_results=K, max_length=model.config.max_query_tokens + 1,
-            length_alpha=0.0, dedupe=False,
+            length_alpha=0.0, exact_stop=True, dedupe=False,
         )
 
     return plain_search

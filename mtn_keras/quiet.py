@@ -13,8 +13,10 @@ _show_logs = False  # a command's --verbose
 
 
 @contextmanager
-def native_stderr_silenced():
-    """Send what native code writes to file descriptor 2 to /dev/null meanwhile.
+def native_stderr_silenced(log_path=None):
+    """Send what native code writes to file descriptor 2 to `log_path` (appended; for a
+    long-lived program such as the app, so that a native abort leaves its words there) or
+    else to /dev/null (TensorFlow's import), meanwhile.
 
     Python's sys.stderr (tracebacks, Textual's screen) moves to a copy of the real
     descriptor meanwhile, so Python-level output still shows.
@@ -27,9 +29,12 @@ def native_stderr_silenced():
     saved = os.dup(2)
     encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
     terminal = os.fdopen(os.dup(2), "w", encoding=encoding, errors="replace")
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
+    if log_path is None:
+        target = os.open(os.devnull, os.O_WRONLY)
+    else:
+        target = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(target, 2)
+    os.close(target)
     streams = sys.stderr, sys.__stderr__
     sys.stderr = sys.__stderr__ = terminal
     _silenced = True

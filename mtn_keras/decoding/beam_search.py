@@ -243,17 +243,17 @@ def beam_search(
     beam_size,
     num_results,
     max_length,
+    length_alpha,
+    exact_stop,
     bos_id=BOS,
     eos_id=EOS,
     banned_ids=(PAD, UNK, BOS),
-    length_alpha=0.6,
     prefix=None,
     dedupe=True,
     no_repeat_bigrams=True,
     no_repeat_words=False,
     continuing=None,
     trace=None,
-    exact_stop=True,
 ):
     """The `num_results` best finished hypotheses of each batch row, best first.
 
@@ -272,6 +272,9 @@ def beam_search(
     `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
     along each hypothesis (e.g. how much it copied from each source token); the result then
     has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
+
+    `length_alpha` and `exact_stop` have no defaults here: DecodeConfig holds the product's
+    (config.py), and a search is always told which it runs under.
 
     The search stops when no alive hypothesis can beat the worst of a full pool: with
     `exact_stop`, at any length up to max_length (exact, but with alpha > 0 an alive

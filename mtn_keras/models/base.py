@@ -282,7 +282,8 @@ def unknown_as_rarest(scores):
     word, which the beam never proposes. Training still learns <unk> as it is."""
     words = scores[:, len(SPECIALS) :]
     column = ops.arange(ops.shape(scores)[-1]) == UNK
-    return ops.where(column[None, :], ops.min(words, axis=-1, keepdims=True), scores)
+    rarest = ops.min(words, axis=-1, keepdims=True, initial=float("inf"))  # no rows: no error
+    return ops.where(column[None, :], rarest, scores)
 
 
 def add_copy_mass(log_probs, copy, source_ext):

@@ -63,7 +63,7 @@ class HybridRanker(tf.Module):
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         last = inputs["queries"][:, -1]
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
-        evidence = self.lookup.evidence(inputs["queries"], texts)
+        evidence = self.lookup.evidence(inputs["queries"], texts, log["rare"])
         features = candidate_features(
             log_probs, lengths, unknown, in_beam, from_log, evidence, words, inputs["words"], known
         )

@@ -62,12 +62,12 @@ class QueryLogIndex:
             })
         offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
-        rows = defaultdict(list)
+        rows = defaultdict(dict)  # first -> its neighbours in order (a dict keeps order)
         for table in (follow, later):
             for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
-                if offerable[second] and second not in rows[first]:
-                    rows[first].append(second)
-        neighbour_lists = [rows[i][:neighbours] for i in range(size)]
+                if offerable[second]:
+                    rows[first].setdefault(second)
+        neighbour_lists = [list(rows[i])[:neighbours] for i in range(size)]
         holding = defaultdict(list)
         for i, query in enumerate(queries):
             for word in dict.fromkeys(query.split()):

@@ -1,9 +1,13 @@
 """The query-log index inside the serving graph: lookup tables and core TensorFlow ops only,
-so that the SavedModel carries it. Offers candidates for a session (what followed its
-queries in the log, the log's queries on its words; never globally popular queries) and
-scores the log's evidence for any candidate, whether the index or the beam proposed it."""
+so that the SavedModel carries it, in its variables (tables.py). Offers candidates for a
+session (what followed its queries in the log, the log's queries on its words; never
+globally popular queries) and scores the log's evidence for any candidate, whether the
+index or the beam proposed it."""
 
+import numpy as np
 import tensorflow as tf
+
+from mtn_keras.ranking.tables import SavedTable, saved_array
 
 EVIDENCE = ("follow_last", "follow_share", "follow_earlier", "later_session", "neighbour", "popularity")
 
@@ -25,25 +29,24 @@ class LogLookup(tf.Module):
         super().__init__()
         self.size = len(index.queries)
         self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
-        self.queries = tf.constant(index.queries + [""])
-        self.query_ids = _table(self.queries[:-1], tf.range(self.size, dtype=tf.int64), -1)
-        self.counts = tf.constant(index.counts)
-        self.follow_totals = tf.constant(index.follow_totals)
-        self.follow = _table(index.follow_keys, index.follow_counts, 0.0)
-        self.later = _table(index.later_keys, index.later_counts, 0.0)
-        # One empty row past the end stands for unknown queries and words.
-        self.neighbour_splits = tf.constant(list(index.neighbour_splits) + [index.neighbour_splits[-1]])
-        self.neighbours = tf.constant(index.neighbours, tf.int64)
-        self.word_ids = _table(tf.constant(index.words), tf.range(len(index.words), dtype=tf.int64), -1)
-        self.word_idf = tf.constant(index.word_idf)
-        self.word_splits = tf.constant(list(index.word_splits) + [index.word_splits[-1]])
-        self.word_queries = tf.constant(index.word_queries, tf.int64)
+        self.queries = saved_array(index.queries + [""], tf.string)
+        self.query_ids = SavedTable(index.queries, tf.range(self.size, dtype=tf.int64), -1)
+        self.counts = saved_array(index.counts)
+        self.follow_totals = saved_array(index.follow_totals)
+        self.follow = SavedTable(index.follow_keys, index.follow_counts, 0.0)
+        self.later = SavedTable(index.later_keys, index.later_counts, 0.0)
+        # Rows of neighbours and of each word's queries as padded matrices (-1 pads), one
+        # empty row past the end for unknown queries and words: a row is one gather.
+        self.neighbour_rows = saved_array(padded_rows(index.neighbour_splits, index.neighbours))
+        self.word_ids = SavedTable(index.words, tf.range(len(index.words), dtype=tf.int64), -1)
+        self.word_idf = saved_array(index.word_idf)
+        self.word_rows = saved_array(padded_rows(index.word_splits, index.word_queries))
 
     def ids(self, queries):
         """Query ids of strings (any shape); -1 for queries the log never saw."""
         return self.query_ids.lookup(queries)
 
-    def candidates(self, queries):
+    def candidates(self, queries, rare=None):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
         candidates [B, C] ("" padding): the last query's neighbours, then the log's most
         frequent queries holding one of its rarest words (what people searched about the
@@ -52,13 +55,15 @@ class LogLookup(tf.Module):
         kin queries proved to be mostly popular sites ("google", "myspace"), so they only
         lend evidence."""
         ids = self.ids(queries)
-        last = self._rows(self.neighbour_splits, self.neighbours, ids[:, -1])
-        kin = self._rows(self.word_splits, self.word_queries, self.rare_word_ids(queries))
-        earlier = self._rows(self.neighbour_splits, self.neighbours, tf.reverse(ids[:, :-1], [1]))
-        offered = tf.concat([last, kin.merge_dims(1, 2), earlier[:, :, : self.earlier].merge_dims(1, 2)], axis=1)
+        batch = tf.shape(ids)[0]
+        last = self._rows(self.neighbour_rows, ids[:, -1])
+        rare = self.rare_word_ids(queries) if rare is None else rare
+        kin = tf.reshape(self._rows(self.word_rows, rare), [batch, -1])
+        earlier = self._rows(self.neighbour_rows, tf.reverse(ids[:, :-1], [1]))[:, :, : self.earlier]
+        offered = tf.concat([last, kin, tf.reshape(earlier, [batch, -1])], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
-    def evidence(self, queries, candidates):
+    def evidence(self, queries, candidates, rare=None):
         """What the log says of each candidate [B, C] after the session [B, S]: a float32
         [B, C, len(EVIDENCE)] of counts (log1p-squashed) and shares."""
         ids, cand = self.ids(queries), self.ids(candidates)
@@ -66,10 +71,9 @@ class LogLookup(tf.Module):
         later = self._pair_counts(self.later, ids, cand)
         follow_last = follow[:, -1]
         total = tf.gather(self.follow_totals, tf.maximum(ids[:, -1:], 0))
-        rare = self.rare_word_ids(queries)
-        kin = self._rows(self.word_splits, self.word_queries, rare)
+        rare = self.rare_word_ids(queries) if rare is None else rare
         idf = tf.gather(self.word_idf, tf.maximum(rare, 0))
-        kin_ids = kin.to_tensor(-1)  # [B, R, P]
+        kin_ids = self._rows(self.word_rows, rare)  # [B, R, P]
         kin_follow = self._pair_counts(self.follow, tf.reshape(kin_ids, [tf.shape(kin_ids)[0], -1]), cand)
         kin_follow = tf.reshape(kin_follow, tf.concat([tf.shape(kin_ids), tf.shape(cand)[1:]], 0))
         neighbour = tf.reduce_sum(kin_follow * idf[:, :, None, None], axis=[1, 2])
@@ -84,7 +88,8 @@ class LogLookup(tf.Module):
         ], axis=-1)
 
     def rare_word_ids(self, queries):
-        """Ids [B, R] of the last query's `rare_words` known words of highest idf (-1 pads)."""
+        """Ids [B, R] of the last query's `rare_words` known words of highest idf (-1 pads);
+        `candidates` and `evidence` take them as `rare` when the caller has them already."""
         words = tf.strings.split(queries[:, -1]).to_tensor("")
         pad = [[0, 0], [0, self.rare_words]]
         ids = tf.pad(self.word_ids.lookup(words), pad, constant_values=-1)
@@ -92,31 +97,25 @@ class LogLookup(tf.Module):
         top, at = tf.math.top_k(idf, self.rare_words)
         return tf.where(top >= 0, tf.gather(ids, at, batch_dims=1), -1)
 
-    def _rows(self, splits, values, ids):
-        """Rows of a CSR table for ids of any shape, dense or ragged (-1: the empty row):
-        ids [B, ...] -> ragged [B, ..., (row)]."""
-        if isinstance(ids, tf.RaggedTensor):
-            return ids.with_flat_values(self._rows(splits, values, ids.flat_values))
-        ids = tf.where(ids >= 0, ids, tf.cast(tf.shape(splits)[0] - 2, tf.int64))
-        starts = tf.gather(splits, tf.reshape(ids, [-1]))
-        limits = tf.gather(splits, tf.reshape(ids, [-1]) + 1)
-        rows = tf.RaggedTensor.from_row_lengths(
-            tf.gather(values, tf.ragged.range(starts, limits).flat_values), limits - starts
-        )
-        shape = tf.shape(ids, rows.row_splits.dtype)
-        for axis in reversed(range(1, ids.shape.rank)):  # nrows given, for dimensions of size 0
-            rows = tf.RaggedTensor.from_uniform_row_length(rows, shape[axis], nrows=tf.reduce_prod(shape[:axis]))
-        return rows
+    @staticmethod
+    def _rows(rows, ids):
+        """Rows [..., P] (int64) of a padded matrix for ids of any shape (-1: the empty last row)."""
+        found = tf.gather(rows, tf.where(ids >= 0, ids, tf.cast(tf.shape(rows)[0] - 1, ids.dtype)))
+        return tf.cast(found, tf.int64)
 
     def _first_distinct(self, offered):
-        """Ragged ids [B, (M)] -> [B, C]: each id once per row, first offer first; the
+        """Ids [B, M] (-1 pads) -> [B, C]: each id once per row, first offer first; the
         index of the padding query "" where fewer than C."""
-        rows = tf.cast(offered.value_rowids(), tf.int64)
-        keys, _ = tf.unique(rows * self.size + offered.flat_values)
-        distinct = tf.RaggedTensor.from_value_rowids(
-            keys % self.size, keys // self.size, nrows=tf.cast(offered.nrows(), tf.int64)
-        )
-        return distinct.to_tensor(self.size, shape=[None, self.num_candidates])
+        width = tf.shape(offered)[1]
+        position = tf.range(width)
+        same = offered[:, :, None] == offered[:, None, :]
+        seen = tf.reduce_any(same & (position[None, :] < position[:, None])[None], axis=-1)
+        order = tf.where((offered >= 0) & ~seen, -position[None, :], -width)  # first offers highest
+        padded = tf.pad(order, [[0, 0], [0, self.num_candidates]], constant_values=-width)
+        padded_ids = tf.pad(offered, [[0, 0], [0, self.num_candidates]], constant_values=-1)
+        top, at = tf.math.top_k(padded, self.num_candidates)
+        picked = tf.gather(padded_ids, at, batch_dims=1)
+        return tf.where(top > -width, picked, self.size)
 
     def _pair_counts(self, table, first, second):
         """Counts [B, S, C] of the pairs (first [B, S], second [B, C]); 0 for unknowns."""
@@ -125,5 +124,11 @@ class LogLookup(tf.Module):
         return tf.where(known, table.lookup(keys), 0.0)
 
 
-def _table(keys, values, default):
-    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, values), default)
+def padded_rows(splits, values):
+    """CSR rows (splits [R + 1], values) -> an int32 matrix [R + 1, longest row] padded
+    with -1, its last row empty (for unknown ids)."""
+    lengths = np.diff(splits)
+    rows = np.full((len(lengths) + 1, max(int(lengths.max(initial=0)), 1)), -1, np.int32)
+    for row, (start, length) in enumerate(zip(splits[:-1], lengths)):
+        rows[row, :length] = values[start : start + length]
+    return rows

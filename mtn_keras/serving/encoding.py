@@ -9,6 +9,7 @@ V + j, so the copy head can copy it); suggested ids become words again.
 import tensorflow as tf
 
 from mtn_keras.data.vocab import PAD, UNK
+from mtn_keras.ranking.tables import SavedTable, saved_array
 from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised
 
 
@@ -25,19 +26,22 @@ class SessionEncoder(tf.Module):
         super().__init__()
         self.n, self.max_queries = max_query_tokens, max_queries
         self.vocab_size = len(vocab_tokens)
-        self.tokens = tf.constant(list(vocab_tokens))
-        self.table = tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(self.tokens, tf.range(self.vocab_size)), UNK
-        )
+        self.tokens = saved_array(list(vocab_tokens), tf.string)
+        self.table = SavedTable(list(vocab_tokens), tf.range(self.vocab_size), UNK)
         self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
         self.tokenise = Tokeniser(vocab_tokens, self.table)
 
-    def prepare(self, session):
+    def prepare(self, session, prefix=None):
         """[B, S] strings -> right-aligned queries [B, S'], their words [B, S', n], tokens
-        (`source`, the words or their pieces) [B, S', n], token ids and extended ids."""
+        (`source`, the words or their pieces) [B, S', n], token ids and extended ids; and
+        with a `prefix` [B], its normalised text (`typed`), normalised with the session."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
         empty = tf.fill([tf.shape(session)[0], 1], "")
-        queries = self.normalise(tf.concat([empty, session], axis=1))
+        columns = [empty, session] if prefix is None else [empty, session, prefix[:, None]]
+        queries = self.normalise(tf.concat(columns, axis=1))
+        typed = None
+        if prefix is not None:
+            queries, typed = queries[:, :-1], queries[:, -1]
         real = queries != ""
         # Move the real queries to the end, in order, so the last query is always at S'-1.
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
@@ -46,8 +50,9 @@ class SessionEncoder(tf.Module):
         words = split.to_tensor("", shape=[None, None, self.n])
         source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
         ids = tf.where(source == "", PAD, self.table.lookup(source))
-        return {"queries": queries, "words": words, "source": source, "tokens": ids,
-                "ext": self.extend(source, ids)}
+        inputs = {"queries": queries, "words": words, "source": source, "tokens": ids,
+                  "ext": self.extend(source, ids)}
+        return inputs if typed is None else {**inputs, "typed": typed}
 
     def extend(self, words, ids):
         """Extended ids: the j-th distinct out-of-vocabulary token of a session gets V + j."""

@@ -34,22 +34,25 @@ class PrefixConstraint(tf.Module):
         self.encoder = encoder
         self.continuing = continuing
 
-    def has_words(self, prefix):
-        """[B]: the prefix holds a word after normalising (it constrains and vouches)."""
-        return self.encoder.normalise(prefix) != ""
+    def read(self, prefix, text=None):
+        """What was typed, read once: the normalised text [B] (`text` when the caller has
+        normalised it already), whether its last word is unfinished (`open` [B]) and
+        whether it holds a word at all (`any` [B]: it constrains and vouches)."""
+        text = self.encoder.normalise(prefix) if text is None else text
+        return {"text": text, "open": self.encoder.normalise.ends_open(prefix), "any": text != ""}
 
-    def typed_words(self, prefix, inputs):
-        """What the user typed of the next query -> (tokens to force [B, n], allowed
+    def typed_words(self, typed, inputs):
+        """What the user typed of the next query (`read`) -> (tokens to force [B, n], allowed
         [B, V_ext], allowed_at [B]). The unfinished last word is completed by the vocabulary
         or session tokens that start with it (a word's first piece, under WordPiece), when
         there are any, else kept as typed. Under WordPiece a finished last word is not
         continued by pieces, and an unfinished one that nothing completes may be."""
         encoder = self.encoder
         n, vocab_size = encoder.n, encoder.vocab_size
-        words = tf.strings.split(encoder.normalise(prefix)).to_tensor("", shape=[None, n])
+        words = tf.strings.split(typed["text"]).to_tensor("", shape=[None, n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
-        open_word = (count > 0) & encoder.normalise.ends_open(prefix)
+        open_word = (count > 0) & typed["open"]
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(encoder.tokens[None, :], [batch, vocab_size])
@@ -57,8 +60,8 @@ class PrefixConstraint(tf.Module):
         allowed = tf.concat([starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1)
         completes = open_word & tf.reduce_any(allowed, axis=1)
         at_last = tf.range(n)[None, :] == count[:, None] - 1
-        finished = tf.where(at_last & completes[:, None], "", words)
-        typed = encoder.tokenise(joined(finished)).to_tensor("", shape=[None, n])
+        finished = tf.where(at_last & completes[:, None], "", words)  # only the last word goes
+        typed = encoder.tokenise(joined(finished)).to_tensor("", shape=[None, n]) if encoder.tokenise.pieces else finished
         typed_count = tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1)
         at = tf.where(completes, typed_count, -1)
         if encoder.tokenise.pieces:
@@ -76,13 +79,12 @@ class PrefixConstraint(tf.Module):
         slots = tf.one_hot(tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False)
         return tf.reduce_any(slots, axis=1)
 
-    def starts_with_typed(self, texts, prefix):
-        """[B, C]: the candidate texts (normalised) that begin with what was typed: its
-        finished words whole, an unfinished last word as the start of a word."""
-        normalise = self.encoder.normalise
-        typed = normalise(prefix)
-        finished = ~normalise.ends_open(prefix) & (typed != "")
-        typed = tf.where(finished, typed + " ", typed)[:, None]
+    @staticmethod
+    def starts_with_typed(texts, typed):
+        """[B, C]: the candidate texts (normalised) that begin with what was typed (`read`):
+        its finished words whole, an unfinished last word as the start of a word."""
+        finished = ~typed["open"] & typed["any"]
+        typed = tf.where(finished, typed["text"] + " ", typed["text"])[:, None]
         size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
         head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
         return head == typed

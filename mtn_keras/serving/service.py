@@ -24,6 +24,8 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
   prefix with no words answers as `suggest`.
 """
 
+import functools
+
 import tensorflow as tf
 
 from mtn_keras.config import DecodeConfig
@@ -59,7 +61,9 @@ class SuggestionService(tf.Module):
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
         self.filters = decoding.filters
-        self.search = tf.function(self._search, jit_compile=decoding.xla)
+        # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
+        # inside the signatures, rather than a second copy of its own.
+        self.search = functools.partial(tf.function(self._search, jit_compile=decoding.xla))
         self.encoder = SessionEncoder(vocab_tokens, model.config.max_queries, model.config.max_query_tokens)
         self.n, self.max_queries = self.encoder.n, self.encoder.max_queries
         self.vocab_size = self.encoder.vocab_size
@@ -81,16 +85,17 @@ class SuggestionService(tf.Module):
         return self.encoder.prepare(session)
 
     def decode(self, session, prefix=None):
-        """Suggestions for each session; the shared body of `suggest` and `complete`."""
-        inputs, beam, log = self.candidates(session, prefix)
+        """Suggestions for each session, completing `prefix` [B] when given: the body of
+        `complete` (and so of `suggest`)."""
+        inputs, beam, log, typed = self.candidates(session, prefix)
         batch = tf.shape(session)[0]
-        typed = tf.zeros([batch], tf.bool) if prefix is None else self.typed.has_words(prefix)
-        check = self.check(inputs, typed)
+        vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
+        check = self.check(inputs, vouched)
         if self.hybrid is None:
             scores, text, sources, copied = beam_only(beam, check, self.encoder.knows_session(inputs), self.k)
         else:
             scores, text, sources, copied = self.hybrid(
-                inputs, beam, log, check, self.encoder.known_words(inputs), self.k, typed
+                inputs, beam, log, check, self.encoder.known_words(inputs), self.k, vouched
             )
         empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
         scores = tf.where(empty[:, None], float("-inf"), scores)
@@ -106,27 +111,28 @@ class SuggestionService(tf.Module):
         }
 
     def candidates(self, session, prefix=None):
-        """The prepared inputs, the beam's n-best and (with a ranking) the log's candidates
-        with the model's scores of them: each a dict of words [B, M, L], log_probs,
-        lengths, unknown (words the model cannot write) and copied (copy weights), the
-        beam's with its scores too."""
-        inputs = self.prepare(session)
-        args, typed, log_texts = self.search_inputs(inputs, prefix)
+        """The prepared inputs, the beam's n-best after the typed `prefix`, (with a ranking)
+        the log's candidates with the model's scores of them, and what was typed
+        (PrefixConstraint.read; None without a prefix). The candidates are each a dict of
+        words [B, M, L], log_probs, lengths, unknown (words the model cannot write) and
+        copied (copy weights), the beam's with its scores too."""
+        inputs = self.encoder.prepare(session, prefix)
+        typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
+        args, typed_tokens, log = self.search_inputs(inputs, typed)
         found = self.search(**args)
-        beam = {"words": self.encoder.to_words(found["ids"], inputs, typed), "copied": found["trace"],
+        beam = {"words": self.encoder.to_words(found["ids"], inputs, typed_tokens), "copied": found["trace"],
                 "unknown": tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1),
                 **{key: found[key] for key in ("scores", "log_probs", "lengths")}}
         if not self.repeat_last:  # the query just searched is no suggestion for the next one
             last = joined(beam["words"]) == joined(inputs["words"][:, -1:])
             for key in ("scores", "log_probs"):
                 beam[key] = tf.where(last, float("-inf"), beam[key])
-        log = None
-        if log_texts is not None:
+        if log is not None:
             scored = candidate_log_probs(
                 self.model, {"context": found["context"]}, args["candidates"], found["candidate_hidden"]
             )
-            log = {"words": tf.strings.split(log_texts).to_tensor("", shape=[None, None, self.n]), **scored}
-        return inputs, beam, log
+            log = {**log, **scored}
+        return inputs, beam, log, typed
 
     def check(self, inputs, typed):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
@@ -138,32 +144,37 @@ class SuggestionService(tf.Module):
     def candidate_table(self, session):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
         for fitting the ranker."""
-        inputs, beam, log = self.candidates(session)
+        inputs, beam, log, _ = self.candidates(session)
         typed = tf.zeros([tf.shape(session)[0]], tf.bool)
         return self.hybrid.table(inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs))
 
-    def search_inputs(self, inputs, prefix):
+    def search_inputs(self, inputs, typed):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
-        one compiled XLA shape serves all lengths; the prefix constraint; the log's
-        candidates as ids), the typed words and the log's candidate texts."""
+        one compiled XLA shape serves all lengths; the constraint of what was `typed`; the
+        log's candidates as ids), the typed tokens and the log's candidates (their `words`
+        and the session's `rare` word ids, see LogLookup), None without a ranking."""
         size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
-        typed = log_texts = None
-        if prefix is not None:
-            typed, allowed, args["allowed_at"] = self.typed.typed_words(prefix, inputs)
+        tokens = log = None
+        if typed is not None:
+            tokens, allowed, args["allowed_at"] = self.typed.typed_words(typed, inputs)
             width = self.vocab_size + self.max_queries * self.n
             args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
-            args["forced"] = self.encoder.word_ids(typed, inputs)
+            args["forced"] = self.encoder.word_ids(tokens, inputs)
         if self.hybrid is not None:
-            log_texts = self.hybrid.lookup.candidates(inputs["queries"])
-            if prefix is not None:
-                log_texts = tf.where(self.typed.starts_with_typed(log_texts, prefix), log_texts, "")
-            log_tokens = self.encoder.tokenise(log_texts).to_tensor("", shape=[None, None, self.n])
+            rare = self.hybrid.lookup.rare_word_ids(inputs["queries"])
+            log_texts = self.hybrid.lookup.candidates(inputs["queries"], rare)
+            if typed is not None:
+                log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
+            split = tf.strings.split(log_texts)
+            log_words = split.to_tensor("", shape=[None, None, self.n])
+            log_tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
             batch = tf.shape(log_tokens)[0]
             ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
-        return args, typed, log_texts
+            log = {"words": log_words, "rare": rare}
+        return args, tokens, log
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
         """The numeric core of `decode`, XLA-compiled unless switched off: the model's
@@ -199,9 +210,10 @@ class SuggestionService(tf.Module):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):
+        # `complete` with empty prefixes answers exactly as a search without one (prefix.py):
+        # one graph, one compilation, for both signatures.
         session, _ = checked_inputs(session)
-        return unless_empty(session, lambda: self.decode(session), SUGGEST_OUTPUTS,
-                            self.output_sizes(session))
+        return self.complete(session, tf.fill([tf.shape(session)[0]], ""))
 
     @tf.function(input_signature=[
         tf.TensorSpec([None, None], tf.string, name="session"),

@@ -22,7 +22,8 @@ A, B, C, D = 4, 5, 6, 7
 
 def search(table, **kwargs):
     """Beam search of one row over a Markov chain table, with test defaults."""
-    options = dict(batch_size=1, beam_size=5, num_results=5, max_length=5, length_alpha=0.0)
+    options = dict(batch_size=1, beam_size=5, num_results=5, max_length=5, length_alpha=0.0,
+                   exact_stop=True)
     options.update(kwargs)
     return beam_search(markov_step(table), {}, **options)
 

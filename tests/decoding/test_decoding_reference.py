@@ -17,7 +17,7 @@ from mtn_keras.decoding import beam_search
 from mtn_keras.decoding.beam_search import reorder
 
 # With 4 word ids and at most 3 words, 64 beams hold every alive hypothesis: search is exact.
-EXACT = dict(beam_size=64, max_length=4)
+EXACT = dict(beam_size=64, max_length=4, exact_stop=True)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
@@ -33,7 +33,7 @@ def test_random_chains_match_exhaustive_search(alpha, dedupe):
 
 def test_state_is_reordered_with_the_beams():
     step, start, log_probs = history_step(random_tables(3, seed=7).reshape(1, 3, 8, 8), 4)
-    result = beam_search(step, start([0]), batch_size=1, num_results=8, **EXACT)
+    result = beam_search(step, start([0]), batch_size=1, num_results=8, length_alpha=0.6, **EXACT)
     expected = exhaustive(lambda seq: log_probs(seq, 0), vocab_size=8, max_length=4,
                           num_results=8)
     assert_same(decoded(result), expected)
@@ -50,7 +50,7 @@ def test_trace_sums_the_steps_that_chose_each_result():
 
     state = {"inner": start([0, 1]), "fed": tf.zeros([2, 8])}
     result = beam_search(traced_step, state, batch_size=2, num_results=6,
-                         trace=lambda s: s["fed"], **EXACT)
+                         trace=lambda s: s["fed"], length_alpha=0.6, **EXACT)
     for row in range(2):
         for seq, length, trace in zip(result["ids"][row].numpy(), result["lengths"][row].numpy(),
                                       result["trace"][row].numpy()):
@@ -71,7 +71,7 @@ def test_batch_rows_with_different_states_and_prefixes():
     prefixes = [(4, 5), (), (6,)]
     prefix = tf.constant([[4, 5], [0, 0], [6, 0]])
     result = beam_search(step, start([2, 0, 1]), batch_size=3, num_results=5, prefix=prefix,
-                         **EXACT)
+                         length_alpha=0.6, **EXACT)
     for row, (table, row_prefix) in enumerate(zip([2, 0, 1], prefixes)):
         expected = exhaustive(lambda seq: log_probs(seq, table), vocab_size=8, max_length=4,
                               num_results=5, prefix=row_prefix)
@@ -92,7 +92,8 @@ def test_traced_with_dynamic_batch_prefix_and_vocabulary(jit_compile):
     def decode(table, source, prefix):
         state = {"table": table, "source": source}
         return beam_search(step, state, batch_size=tf.shape(table)[0], beam_size=4,
-                           num_results=3, max_length=5, prefix=prefix)
+                           num_results=3, max_length=5, prefix=prefix, length_alpha=0.6,
+                           exact_stop=True)
 
     spec = [tf.TensorSpec([None], tf.int32), tf.TensorSpec([None, None], tf.int32),
             tf.TensorSpec([None, None], tf.int32)]
@@ -115,7 +116,8 @@ def test_saved_model_round_trip(tmp_path):
     def suggest(prefix):
         step = lambda tokens, state, t: (tf.gather(module.table, tokens), state)
         return beam_search(step, {}, batch_size=tf.shape(prefix)[0], beam_size=4,
-                           num_results=3, max_length=5, prefix=prefix)
+                           num_results=3, max_length=5, prefix=prefix, length_alpha=0.6,
+                           exact_stop=True)
 
     module.suggest = suggest
     tf.saved_model.save(module, str(tmp_path))

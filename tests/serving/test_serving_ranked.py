@@ -144,4 +144,5 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
     assert result["suggestions"] == texts(mine)
     assert result["sources"] == texts(mine, "sources")
     np.testing.assert_allclose(result["scores"], mine["scores"].numpy(), atol=1e-5)
+    assert all(any(row) for row in result["complete"][:3]), result["complete"]
     assert all(t.startswith("hot") for row in result["complete"] for t in row if t)

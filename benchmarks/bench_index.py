@@ -1,0 +1,55 @@
+"""Seconds to build the query-log index (`QueryLogIndex.build`) from the sessions of the AOL
+dev log repeated `--copies` times, each copy's queries made distinct (10 copies: about
+3.67 M rows), beside one copy in the same process, so that the ratio shows how the build
+grows with the log.
+
+Run: python benchmarks/bench_index.py [--copies 10]. Skips with a message if the log is absent.
+"""
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from mtn_keras.data.prepare import load_split, prepare
+from mtn_keras.data.sessions import Protocol
+from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.log_index import QueryLogIndex
+
+LOG = Path(__file__).resolve().parents[1].parent / "shared/data/aol/aol-top1000-dev.txt.gz"
+
+
+def sessions_of(log):
+    """The training sessions of the log prepared under the `all` protocol."""
+    with tempfile.TemporaryDirectory() as temp:
+        out = os.path.join(temp, "data")
+        prepare([str(log)], out, protocol=Protocol(name="all", min_queries=2), progress=False)
+        return load_split(out, "train")
+
+
+def timed_build(sessions):
+    start = time.perf_counter()
+    index = QueryLogIndex.build(sessions, blocked_phrases())
+    return time.perf_counter() - start, index
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--copies", type=int, default=10)
+    args = parser.parse_args()
+    if not LOG.exists():
+        print(f"skipped: {LOG} is absent")
+        return 0
+    sessions = sessions_of(LOG)
+    many = [[f"{q} v{copy}" if copy else q for q in s] for copy in range(args.copies) for s in sessions]
+    one_seconds, _ = timed_build(sessions)
+    many_seconds, index = timed_build(many)
+    print(f"1 copy: {len(sessions):,} sessions in {one_seconds:.1f} s")
+    print(f"{args.copies} copies: {len(many):,} sessions, {index.sizes()['queries']:,} queries "
+          f"in {many_seconds:.1f} s ({many_seconds / one_seconds:.1f}x one copy)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
