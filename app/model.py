@@ -6,6 +6,7 @@ It uses only the signatures of docs/contracts.md, so any export that follows the
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,7 +107,12 @@ class Backend:
         # keep the loaded object: its signatures need its variables
         self._model, self.load_seconds = load(self.path)
         self.start_seconds["reading"] = self.load_seconds
-        self.has_sources = "sources" in self._model.signatures["suggest"].structured_outputs
+        outputs = self._model.signatures["suggest"].structured_outputs
+        self.has_sources = "sources" in outputs
+        # An export whose `suggest` also gives the session attention answers both at once.
+        self._attention_in_suggest = "session_attention" in outputs
+        self._lock = threading.Lock()  # one model call at a time; the workers share it
+        self._last_suggest = None  # (session, outputs) of the latest `suggest` call
         self._warm_up(progress)
 
     def _warm_up(self, progress: Callable[[str], None]) -> None:
@@ -123,8 +129,16 @@ class Backend:
 
     def suggest(self, session: list[str]) -> Suggestions:
         """Suggestions for the query after `session`."""
-        out = self._call("suggest", session=self._session(session))
-        return self._suggestions(out, session, "")
+        return self._suggestions(self._suggest_outputs(session), session, "")
+
+    def _suggest_outputs(self, session: list[str]) -> dict[str, np.ndarray]:
+        """The outputs of `suggest` for `session`, kept for the attention of the same
+        session (the app asks for both after each query)."""
+        with self._lock:
+            if self._last_suggest is None or self._last_suggest[0] != tuple(session):
+                out = call(self._model, self.path, "suggest", session=self._session(session))
+                self._last_suggest = (tuple(session), out)
+            return self._last_suggest[1]
 
     def complete(self, session: list[str], prefix: str) -> Suggestions:
         """Suggestions for the query after `session` that start with the words of `prefix`."""
@@ -138,7 +152,11 @@ class Backend:
         The model drops queries without words, keeps the last ones and pads short
         sessions; the padding slots (an empty `queries` entry) are removed here.
         """
-        out = self._call("session_attention", session=self._session(session))
+        if self._attention_in_suggest:
+            found = self._suggest_outputs(session)
+            out = {"attention": found["session_attention"], "queries": found["queries"]}
+        else:
+            out = self._call("session_attention", session=self._session(session))
         weights = out["attention"][0]
         if "queries" not in out:  # an export without the kept queries: assume none was dropped
             return SessionAttention(weights, [normalise(query) for query in session][-weights.shape[-1]:])
@@ -150,7 +168,8 @@ class Backend:
         return self._tf.constant([list(session)], dtype=self._tf.string)
 
     def _call(self, name: str, **inputs) -> dict[str, np.ndarray]:
-        return call(self._model, self.path, name, **inputs)
+        with self._lock:
+            return call(self._model, self.path, name, **inputs)
 
     @staticmethod
     def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:

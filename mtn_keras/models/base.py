@@ -146,6 +146,8 @@ class SuggestionModel(keras.Model):
         state = self.encode_for_decoding(session_tokens)
         batch = ops.shape(session_ext)[0]
         context = state["context"]
+        if "session_attention" not in context:  # the flat models have none (zero layers)
+            context["session_attention"] = self.session_attention(session_tokens)
         context["source_ext"] = ops.reshape(session_ext, (batch, -1))
         state["copied"] = ops.zeros(ops.shape(context["source_ext"]), "float32")
         if self.copy_head is not None:

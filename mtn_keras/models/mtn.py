@@ -104,11 +104,12 @@ class MTN(TransformerParts, SuggestionModel):
         return ops.stack(weights, axis=1)
 
     def encode_for_decoding(self, session_tokens):
-        codes, token_mask, _ = self.encode(session_tokens)
+        codes, token_mask, weights = self.encode(session_tokens)
         batch, size, n, d = (ops.shape(codes)[i] for i in range(4))
         c = self.config
         state = start_decoder_cache(
             self.decoder_layers, codes[:, -1], token_mask[:, -1], c.max_query_tokens + 1, c.num_heads
         )
         state["context"]["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
+        state["context"]["session_attention"] = ops.stack(weights, axis=1)
         return state

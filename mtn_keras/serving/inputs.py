@@ -6,13 +6,15 @@ import tensorflow as tf
 
 # Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
 # `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
-# a query. An empty batch is answered from this table, so a new output is added here.
+# a query, `layers` and `heads` those of the session attention. An empty batch is answered from this table, so a new output is added here.
 SUGGEST_OUTPUTS = {
     "suggestions": (tf.string, ("batch", "k")),
     "scores": (tf.float32, ("batch", "k")),
     "sources": (tf.string, ("batch", "k")),
     "copy_attention": (tf.float32, ("batch", "k", "slots", "n")),
     "source_tokens": (tf.string, ("batch", "slots", "n")),
+    "session_attention": (tf.float32, ("batch", "layers", "heads", "slots", "slots")),
+    "queries": (tf.string, ("batch", "slots")),
 }
 
 

@@ -79,6 +79,8 @@ class SuggestionService(tf.Module):
             threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
             self.hybrid = HybridRanker(ranking, threshold)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
+        # [1, layers, heads, 1, 1]: the sizes of the session attention, for empty batches.
+        self.attention_shape = tuple(model.session_attention(tf.zeros([1, 1, self.n], tf.int32)).shape)
 
     def prepare(self, session):
         """The session's prepared inputs (see SessionEncoder.prepare)."""
@@ -87,7 +89,7 @@ class SuggestionService(tf.Module):
     def decode(self, session, prefix=None):
         """Suggestions for each session, completing `prefix` [B] when given: the body of
         `complete` (and so of `suggest`)."""
-        inputs, beam, log, typed = self.candidates(session, prefix)
+        inputs, beam, log, typed, attention = self.candidates(session, prefix)
         batch = tf.shape(session)[0]
         vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
         check = self.check(inputs, vouched)
@@ -108,12 +110,15 @@ class SuggestionService(tf.Module):
             "sources": tf.where(found_any, sources, ""),
             "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
             "source_tokens": inputs["source"],
+            "session_attention": attention[:, :, :, -size:, -size:],
+            "queries": inputs["queries"],
         }
 
     def candidates(self, session, prefix=None):
         """The prepared inputs, the beam's n-best after the typed `prefix`, (with a ranking)
-        the log's candidates with the model's scores of them, and what was typed
-        (PrefixConstraint.read; None without a prefix). The candidates are each a dict of
+        the log's candidates with the model's scores of them, what was typed
+        (PrefixConstraint.read; None without a prefix) and the session attention of the
+        model's encoder [B, layers, heads, max_queries, max_queries]. The candidates are each a dict of
         words [B, M, L], log_probs, lengths, unknown (words the model cannot write) and
         copied (copy weights), the beam's with its scores too."""
         inputs = self.encoder.prepare(session, prefix)
@@ -132,7 +137,7 @@ class SuggestionService(tf.Module):
                 self.model, {"context": found["context"]}, args["candidates"], found["candidate_hidden"]
             )
             log = {**log, **scored}
-        return inputs, beam, log, typed
+        return inputs, beam, log, typed, found["session_attention"]
 
     def check(self, inputs, typed):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
@@ -144,7 +149,7 @@ class SuggestionService(tf.Module):
     def candidate_table(self, session):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
         for fitting the ranker."""
-        inputs, beam, log, _ = self.candidates(session)
+        inputs, beam, log, _, _ = self.candidates(session)
         typed = tf.zeros([tf.shape(session)[0]], tf.bool)
         return self.hybrid.table(inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs))
 
@@ -181,6 +186,7 @@ class SuggestionService(tf.Module):
         start, the beam search (with the copy weights of each result as its trace) and the
         decoder states of the log's candidates (scored outside, see ranking/scoring.py)."""
         start = self.model.start(tokens, ext)
+        attention = start["context"].pop("session_attention")  # read by nothing below
         state = {"model": start}
         if allowed is not None:
             state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
@@ -194,7 +200,7 @@ class SuggestionService(tf.Module):
         if candidates is not None:
             found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
             found["context"] = start["context"]
-        return found
+        return {**found, "session_attention": attention}
 
     def constrained_step(self, tokens, state, t):
         """The model's step, under the typed prefix's constraint when the state has one."""
@@ -206,7 +212,8 @@ class SuggestionService(tf.Module):
     def output_sizes(self, session):
         """The sizes that name the outputs' dimensions (see inputs.SUGGEST_OUTPUTS)."""
         slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
-        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n}
+        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n,
+                "layers": self.attention_shape[1], "heads": self.attention_shape[2]}
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):
@@ -226,10 +233,10 @@ class SuggestionService(tf.Module):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def session_attention(self, session):
-        session, _ = checked_inputs(session)
-        inputs = self.prepare(session)
-        return {"attention": self.model.session_attention(inputs["tokens"]),
-                "queries": inputs["queries"]}
+        # The outputs of `suggest`'s own graph (the encoder runs there anyway): a client
+        # that asks for suggestions has the attention already.
+        out = self.suggest(session)
+        return {"attention": out["session_attention"], "queries": out["queries"]}
 
 
 def banned_ids(vocab_tokens, phrases, pieces):

@@ -45,3 +45,17 @@ def test_keras_model_still_has_the_symbolic_build_hook_fit_calls():
     assert list(inspect.signature(hook).parameters) == ["self", "iterator", "data_batch"]
     source = inspect.getsource(keras.src.backend.tensorflow.trainer.TensorFlowTrainer.fit)
     assert "_maybe_symbolic_build" in source, "fit no longer calls _maybe_symbolic_build"
+
+
+def test_the_global_seed_state_that_scoped_seeded_puts_back_is_still_there():
+    """`mtn_keras/scoped.py` restores Keras's and TensorFlow's global seeds by these names
+    (neither library has a public getter)."""
+    from keras.src.backend.common import global_state
+    from keras.src.random import seed_generator
+    from keras.src.utils import rng_utils
+    from tensorflow.python.framework import random_seed
+
+    assert isinstance(rng_utils.GLOBAL_RANDOM_SEED, str)
+    assert isinstance(seed_generator.GLOBAL_SEED_GENERATOR, str)
+    assert callable(global_state.get_global_attribute) and callable(global_state.set_global_attribute)
+    assert len(random_seed.get_seed(None)) == 2

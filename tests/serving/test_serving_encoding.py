@@ -1,9 +1,8 @@
 """The session encoding's twins agree: the numpy one the models train on
-(`data.encode.encode_session`) and the graph's (`SuggestionService.prepare`, its `extend`),
+(`data.encode.encode_session`) and the graph's (`SessionEncoder.prepare`, its `extend`),
 on random sessions of known, unknown, repeated and odd words (hypothesis), under a word
 vocabulary and a WordPiece one (words spelt from pieces in the graph)."""
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,11 +10,10 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtn_keras.config import DecodeConfig, ModelConfig
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
 from mtn_keras.data.vocab import PAD, SPECIALS, Vocabulary
-from mtn_keras.serving.service import SuggestionService
+from mtn_keras.serving.encoding import SessionEncoder
 
 N, MAX_QUERIES = 4, 3
 VOCABS = {
@@ -37,11 +35,10 @@ QUERY = st.one_of(
 @pytest.fixture(scope="module", params=list(VOCABS))
 def vocab_and_prepare(request):
     """A vocabulary and the graph's encoder for it, traced once for every session shape as
-    the signatures run it; `prepare` reads only the model's sizes, so no model is built."""
+    the signatures run it (no model is built: the encoder reads only the model's sizes)."""
     vocab = VOCABS[request.param]
-    model = SimpleNamespace(config=ModelConfig(max_query_tokens=N, max_queries=MAX_QUERIES))
-    service = SuggestionService(model, vocab.tokens, DecodeConfig(filters=()))
-    return vocab, tf.function(service.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
+    encoder = SessionEncoder(vocab.tokens, MAX_QUERIES, N)
+    return vocab, tf.function(encoder.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
 
 
 def numpy_twin(session, vocab):

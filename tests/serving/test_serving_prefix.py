@@ -41,6 +41,7 @@ def texts(out):
     return [[t.decode() for t in row] for row in out["suggestions"].numpy()]
 
 
+@pytest.mark.slow
 def test_a_whole_typed_word_completes_itself():
     """"hotel" without a space is completed by "hotel" as well as "hotels"."""
     service = untrained_service(tuple(WORDS))
@@ -70,6 +71,7 @@ def beam_allows(service, text, prefix):
     return at < len(words) and bool(allowed.numpy()[0, vocab.index(words[at])])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     typed=st.lists(st.sampled_from(WORDS + ["hot", "wea", "w", "che", "fli"]), max_size=3),
@@ -96,6 +98,7 @@ def test_the_log_reads_a_finished_word_whole():
                    [False, False, True, True], [False, False, True, False]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prefix", [" ", "!", '"', "  ?? "])
 def test_a_prefix_without_words_answers_as_suggest(prefix):
     """It neither constrains nor vouches for unrelated suggestions nor lifts the threshold."""
@@ -136,7 +139,7 @@ def test_a_candidates_score_does_not_depend_on_its_source(ranked):
                                 DecodeConfig(k=5, beam=6, xla=False), ranked.ranking)
     session = tf.constant([["cheap flights", "best cheap flights"], ["hotel deals", "used cars"]])
     for prefix in (None, tf.constant(["zzyzx ", "qwerty "])):
-        inputs, beam, _, _ = service.candidates(session, prefix)
+        inputs, beam, _, _, _ = service.candidates(session, prefix)
         words = beam["words"][:, :, : service.n]
         flat = tf.reshape(words, [2, -1])
         ids = tf.reshape(service.encoder.word_ids(flat, inputs), [2, -1, service.n])
