@@ -64,7 +64,7 @@ def add_decode_arguments(parser, fixed=False):
                         f"(when the model has a ranking); beam: the beam's alone{when}")
     parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
                         help=f"switch a filter off (repeatable){when}")
-    parser.add_argument("--threshold", type=float, default=None,
+    parser.add_argument("--threshold", type=probability, default=None,
                         help="the ranker's probability a suggestion needs to be shown "
                         f"(default: the ranking's tuned value; 0 shows k){when}")
 
@@ -89,6 +89,22 @@ def non_negative_float(text):
     """A finite number of at least 0 (not nan), for argparse."""
     value = float(text)
     if not 0 <= value < math.inf:
+        raise ValueError(text)
+    return value
+
+
+def probability(text):
+    """A number in [0, 1] (not nan), for argparse."""
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError(text)
+    return value
+
+
+def finite_float(text):
+    """A finite number (not nan or inf), for argparse."""
+    value = float(text)
+    if not math.isfinite(value):
         raise ValueError(text)
     return value
 
