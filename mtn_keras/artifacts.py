@@ -1,5 +1,7 @@
-"""Reading a trained model directory (model.keras, vocab.txt, config.json) with clear errors."""
+"""A trained model directory (model.keras, vocab.txt, config.json): config.json's one
+definition, and reading the directory with clear errors."""
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -10,8 +12,28 @@ from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.quiet import import_tensorflow
 
 
+CONFIG = "config.json"
+
+
 class ModelDirError(Exception):
     """A model directory that is missing, incomplete or corrupt; says what and where."""
+
+
+def run_config(name, model_config, train_config, data_dir=None):
+    """config.json: the model's name and configs, and the prepared dataset it learns from.
+    Written once, when training starts; `--resume` must match it."""
+    return {"model": name, "data": data_dir and os.path.abspath(data_dir),
+            "model_config": dataclasses.asdict(model_config),
+            "train_config": dataclasses.asdict(train_config)}
+
+
+def write_run_config(directory, config):
+    """Writes DIRECTORY/config.json (staged: a kill never leaves half of it)."""
+    from mtn_keras.outputs import staged_file
+
+    with staged_file(os.path.join(directory, CONFIG)) as temp:
+        with open(temp, "w", encoding="utf-8") as handle:
+            json.dump(config, handle, indent=2)
 
 
 @dataclass
@@ -32,6 +54,10 @@ def load_trained(path, ranking=True):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
     for name, file in files.items():
+        if name == "model.keras" and not os.path.isfile(file) and os.path.isdir(
+                os.path.join(path, "backup")):
+            raise ModelDirError(f"{path}: its training did not finish (no model.keras); continue "
+                                f"it with `python -m mtn_keras.train ... --out {path} --resume`")
         if not os.path.isfile(file):
             raise ModelDirError(f"{path}: {name} is missing (not a directory written by mtn_keras.train)")
     try:
