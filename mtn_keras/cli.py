@@ -11,6 +11,7 @@ Anything else is a defect and keeps Python's own traceback (exit 1).
 """
 
 import math
+import os
 import sys
 import traceback
 
@@ -26,6 +27,22 @@ def fail(prefix, error, verbose=False):
         traceback.print_exception(error)
     print(f"{prefix}: {describe(error)}", file=sys.stderr)
     return BAD_INPUT
+
+
+def run(main, prog):
+    """Exits with `main()`'s code; Ctrl-C is one line and exit 130 (staged outputs are
+    removed on the way), and a closed pipe on stdout (`| head -1`) ends quietly."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; nothing of this run was kept but what --resume reads",
+              file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        code = 141
+    sys.exit(code)
 
 
 def describe(error):

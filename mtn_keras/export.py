@@ -4,11 +4,12 @@ strings into suggestions with plain TensorFlow (signatures in docs/contracts.md)
 import argparse
 import json
 import os
-import sys
 from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
+from mtn_keras.cli import (
+    add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, run,
+)
 from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 
@@ -84,4 +85,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "export")

@@ -4,10 +4,9 @@ confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and t
 
 import argparse
 import os
-import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail, needs_tensorflow
+from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepare import load_split
@@ -71,4 +70,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "ranking")

@@ -1,0 +1,155 @@
+"""Staged outputs under faults: leftovers of a killed writer are removed, those of a live
+writer (even one whose pid means nothing here) are kept, an old copy left between two
+renames goes back to its place; `export --force` and the ranking never destroy a run."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mtn_keras.outputs import LOCK, remove_stale_staging, staged_directory, try_lock
+
+
+def leftovers(parent, stem, target, holder=None):
+    """What a writer called `stem` leaves: its lock file naming `target`, held by `holder`."""
+    lock = parent / (stem + LOCK)
+    handle = try_lock(str(lock), str(target) + "\n")
+    if holder is None:
+        handle.close()
+    return handle
+
+
+def test_a_dead_writer_s_staging_is_removed_and_a_live_one_s_kept(tmp_path):
+    # pid 1 is alive in every namespace: only the lock tells these two writers apart.
+    (tmp_path / ".prepare-1-dead0000").mkdir()
+    leftovers(tmp_path, ".prepare-1-dead0000", tmp_path / "a")
+    (tmp_path / ".prepare-1-live0000").mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time\n"
+         f"h = open({str(tmp_path / ('.prepare-1-live0000' + LOCK))!r}, 'a')\n"
+         "fcntl.flock(h, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        remove_stale_staging(str(tmp_path))
+        assert sorted(os.listdir(tmp_path)) == [".prepare-1-live0000", ".prepare-1-live0000.lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+    remove_stale_staging(str(tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("new_is_whole", [True, False])
+def test_an_old_copy_left_between_the_renames_goes_back(tmp_path, new_is_whole):
+    out = tmp_path / "out"
+    stem = ".prepare-99999999-abcd1234"
+    (tmp_path / (stem + ".old")).mkdir()
+    (tmp_path / (stem + ".old") / "train.tsv").write_text("old\n")
+    if new_is_whole:
+        (tmp_path / stem).mkdir()
+        (tmp_path / stem / "train.tsv").write_text("new\n")
+    leftovers(tmp_path, stem, out)
+    with staged_directory(str(tmp_path / "other"), "prepare") as temp:
+        open(os.path.join(temp, "x"), "w").close()
+    assert (out / "train.tsv").read_text() == ("new\n" if new_is_whole else "old\n")
+    assert sorted(os.listdir(tmp_path)) == ["other", "out"]
+
+
+def test_an_interrupted_staging_leaves_the_previous_output(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.txt").write_text("before")
+    with pytest.raises(KeyboardInterrupt):
+        with staged_directory(str(out), "export") as temp:
+            open(os.path.join(temp, "a.txt"), "w").close()
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == ["out"] and (out / "a.txt").read_text() == "before"
+
+
+def test_export_force_never_replaces_a_training_run_or_foreign_files(tmp_path):
+    from mtn_keras.export import check_out
+    from mtn_keras.outputs import OutputError
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("model.keras", "vocab.txt", "config.json", "log.csv", "NOTES.md"):
+        (run / name).write_text("x")
+    with pytest.raises(OutputError, match="model's folder"):
+        check_out(str(run), str(run), force=True)
+    with pytest.raises(OutputError, match="model's folder"):
+        check_out(str(run / "exported"), str(run), force=True)
+    with pytest.raises(OutputError, match="not an exported SavedModel .*config.json"):
+        check_out(str(run), str(tmp_path / "another"), force=True)
+    exported = tmp_path / "exported"
+    (exported / "variables").mkdir(parents=True)
+    (exported / "saved_model.pb").write_text("x")
+    with pytest.raises(OutputError, match="pass --force"):
+        check_out(str(exported), str(run), force=False)
+    check_out(str(exported), str(run), force=True)
+    assert sorted(os.listdir(run)) == ["NOTES.md", "config.json", "log.csv", "model.keras",
+                                      "vocab.txt"]
+
+
+def test_a_failed_ranking_save_keeps_the_previous_ranking(tmp_path):
+    from mtn_keras.ranking import Ranking
+
+    class Index:
+        def save(self, folder):
+            with open(os.path.join(folder, "queries.txt"), "w") as handle:
+                handle.write("cut")
+
+    class Ranker:
+        def save(self, path):
+            raise KeyboardInterrupt  # a kill at the first write
+
+    folder = tmp_path / "ranking"
+    folder.mkdir()
+    (folder / "queries.txt").write_text("whole\n")
+    with pytest.raises(KeyboardInterrupt):
+        Ranking(Index(), Ranker()).save(str(tmp_path))
+    assert os.listdir(tmp_path) == ["ranking"]
+    assert (folder / "queries.txt").read_text() == "whole\n"
+
+
+@pytest.mark.parametrize("threshold", ["null", "\"high\"", "1.5", "NaN"])
+def test_a_ranking_with_a_bad_threshold_is_named(tmp_path, threshold):
+    from mtn_keras.ranking import load_ranking
+
+    (tmp_path / "ranking").mkdir()
+    (tmp_path / "ranking" / "ranking.json").write_text('{"threshold": %s}' % threshold)
+    with pytest.raises(ValueError, match="ranking.json: the threshold is"):
+        load_ranking(str(tmp_path))
+
+
+@pytest.mark.parametrize("command", [
+    ["mtn_keras.rank", "--model", "m", "--hidden", "-1"],
+    ["mtn_keras.export", "--model", "m", "--out", "o", "--threshold", "nan"],
+    ["mtn_keras.export", "--model", "m", "--out", "o", "--threshold", "1.5"],
+])
+def test_impossible_numbers_are_usage_errors_before_any_work(tmp_path, command):
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                          timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "invalid" in done.stderr and time.perf_counter() - started < 30
+
+
+def test_seeded_leaves_the_global_generators_as_they_were():
+    import random
+
+    import numpy as np
+
+    from mtn_keras.scoped import seeded
+
+    random.seed(5)
+    np.random.seed(5)
+    expected = random.random(), np.random.rand()
+    random.seed(5)
+    np.random.seed(5)
+    with seeded(0):
+        random.random(), np.random.rand()
+    assert (random.random(), np.random.rand()) == expected
