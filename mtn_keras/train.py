@@ -175,6 +175,8 @@ def main(argv=None):
     lock = None
     try:
         vocab, stats, splits = load_data(args.data)
+        if not os.environ.get("TF_CONFIG", "x").strip():
+            del os.environ["TF_CONFIG"]  # blank: no cluster (TensorFlow would fail to parse it)
         cluster = read_cluster()
         # Only the chief writes --out; the other workers of a job only read its backup.
         chief = cluster.chief or not on_cluster(args.strategy, cluster)
@@ -197,6 +199,10 @@ def main(argv=None):
         return fail("train", error, args.verbose >= 3)
 
     from mtn_keras.fitting import BackupError, TrainingDiverged, fit_model
+
+    if strategy == "multi-worker":
+        print(f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
+              f"({', '.join(cluster.peers)}) to join", file=sys.stderr, flush=True)
 
     try:
         summary = fit_model(
