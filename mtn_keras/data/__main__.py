@@ -81,10 +81,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
                   f"--out {args.dir}` first", file=sys.stderr)
             return 2
+        path = os.path.join(args.dir, "stats.json")
         try:
             print(format_stats(load_stats(args.dir)))
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError) as error:
             return fail("error", error, args.verbose)
+        except (KeyError, TypeError, AttributeError) as error:
+            return fail("error", ValueError(f"{path}: not a whole stats.json ({error!r})"),
+                        args.verbose)
         return 0
     try:
         fields = dict(gap_minutes=args.gap_minutes, max_queries=args.max_queries,

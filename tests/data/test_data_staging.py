@@ -153,3 +153,27 @@ def test_seeded_leaves_the_global_generators_as_they_were():
     with seeded(0):
         random.random(), np.random.rand()
     assert (random.random(), np.random.rand()) == expected
+
+
+def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepared_data, capsys):
+    import json
+    import shutil
+
+    from mtn_keras.data.__main__ import main
+    from mtn_keras.data.prepare import PrepareError, load_stats, prepare
+
+    data = shutil.copytree(prepared_data, tmp_path / "data")
+    stats = json.loads((data / "stats.json").read_text())
+    for options in (None, {"max_queries": "five"}):
+        (data / "stats.json").write_text(json.dumps({**stats, "options": options}))
+        with pytest.raises(ValueError, match="stats.json: not a stats.json"):
+            load_stats(str(data))
+    (data / "stats.json").write_text(json.dumps({"rows_read": 3}))
+    assert main(["stats", str(data)]) == 2
+    assert "stats.json: not a whole stats.json" in capsys.readouterr().err
+    log = tmp_path / "log.txt"
+    log.write_text("AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n"
+                   + "".join(f"1\tq {i}\t2006-03-01 01:0{i}:00\t\t\n" for i in range(4)))
+    with pytest.raises(PrepareError, match="--subwords 60: the train split holds no query"):
+        prepare([str(log)], str(tmp_path / "out"), split=(1, 500, 500), subwords=60,
+                progress=False)
