@@ -1,6 +1,7 @@
-"""Staged outputs under faults: leftovers of a killed writer are removed, those of a live
-writer (even one whose pid means nothing here) are kept, an old copy left between two
-renames goes back to its place; `export --force` and the ranking never destroy a run."""
+"""Outputs under faults: leftovers of a killed writer are removed, those of a live writer
+(even one whose pid means nothing here) are kept, an old copy left between two renames goes
+back to its place; `export --force` and the ranking never destroy a run; bad numbers and
+damaged files are one line naming them."""
 
 import os
 import subprocess
@@ -132,7 +133,7 @@ def test_a_ranking_with_a_bad_threshold_is_named(tmp_path, threshold):
 def test_impossible_numbers_are_usage_errors_before_any_work(tmp_path, command):
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True,
-                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                           timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "invalid" in done.stderr and time.perf_counter() - started < 30
@@ -177,3 +178,11 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
     with pytest.raises(PrepareError, match="--subwords 60: the train split holds no query"):
         prepare([str(log)], str(tmp_path / "out"), split=(1, 500, 500), subwords=60,
                 progress=False)
+
+
+def test_evaluating_adj_on_its_own_training_sessions_is_warned_about():
+    from mtn_keras.evaluate import overlap_warning
+
+    train = [["cheap flights", "cheap flights online"], ["cat food", "best cat food"]]
+    assert "2 of the 2 evaluated sessions" in overlap_warning(train, train, "data")
+    assert overlap_warning([["guitar lessons", "guitar lessons online"]], train, "data") is None
