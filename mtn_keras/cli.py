@@ -36,8 +36,7 @@ def run(main, prog):
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; nothing of this run was kept but what --resume reads",
-              file=sys.stderr)
+        print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
         code = 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit

@@ -1,10 +1,11 @@
 """`python -m mtn_keras.train`: train a suggestion model on a prepared dataset with model.fit.
 
 Writes OUT/model.keras (the best epoch by validation loss), OUT/vocab.txt, OUT/config.json
-and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run, and is
-removed only once model.keras is written. `--strategy` trains on several devices or machines
-through tf.distribute (see mtn_keras/distribute.py and docs/scaling.md); then only the chief
-writes OUT.
+and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run (one
+killed before its first epoch ends starts again), and is removed only once model.keras is
+written. A run holds OUT/.train.lock while it works: a second run into OUT is refused.
+`--strategy` trains on several devices or machines through tf.distribute (see
+mtn_keras/distribute.py and docs/scaling.md); then only the chief writes OUT.
 """
 
 import argparse

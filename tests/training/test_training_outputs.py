@@ -186,3 +186,34 @@ def test_evaluating_adj_on_its_own_training_sessions_is_warned_about():
     train = [["cheap flights", "cheap flights online"], ["cat food", "best cat food"]]
     assert "2 of the 2 evaluated sessions" in overlap_warning(train, train, "data")
     assert overlap_warning([["guitar lessons", "guitar lessons online"]], train, "data") is None
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys):
+    from mtn_keras.cli import run
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as stopped:
+        run(interrupted, "prepare")
+    err = capsys.readouterr().err
+    assert stopped.value.code == 130
+    assert err == "prepare: interrupted; no half-written output is left\n"
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n" + "".join(
+        f"{u}\tq{i} w{u}\t2006-03-01 01:0{i}:00\t\t\n" for u in range(300) for i in range(4)))
+    code = (f"import sys; sys.argv = ['x', 'prepare', '--input', {str(log)!r}, '--out', "
+            f"{str(tmp_path / 'out')!r}, '--min-count', '1']\n"
+            "from mtn_keras.cli import run; from mtn_keras.data.__main__ import main\n"
+            "run(main, 'prepare')")
+    reader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                                  os.path.abspath(__file__)))))
+    reader.stdout.readline()
+    reader.stdout.close()  # as `| head -1` does
+    _, err = reader.communicate(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
