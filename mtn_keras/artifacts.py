@@ -47,6 +47,21 @@ class TrainedModel:
     ranking: object = None  # a mtn_keras.ranking.Ranking, when the directory has one
 
 
+def load_keras(path):
+    """The Keras model in the .keras file `path`, uncompiled. Raises ValueError naming the
+    file and what is wrong (Keras says "File not found" of a file that is only truncated)."""
+    import keras
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: cannot load the model (not a .keras archive: truncated or "
+                         "corrupt)")
+    try:
+        return keras.saving.load_model(path, compile=False)
+    except Exception as error:  # Keras raises many kinds for a damaged archive
+        reason = " ".join(str(error).split())[:300]
+        raise ValueError(f"{path}: cannot load the model ({reason})") from None
+
+
 def load_trained(path, ranking=True):
     """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
     its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on."""
@@ -75,19 +90,12 @@ def load_trained(path, ranking=True):
             f"{path}: vocab.txt has {len(vocab)} tokens but the model was built for {config.vocab_size}"
         )
     import_tensorflow()  # silently, unless the command was asked for TensorFlow's logs
-    import keras
-
     import mtn_keras.models  # noqa: F401  (registers the layers and models)
 
-    if not zipfile.is_zipfile(files["model.keras"]):
-        raise ModelDirError(
-            f"{files['model.keras']}: cannot load the model (not a .keras archive: truncated or corrupt)"
-        )
     try:
-        model = keras.saving.load_model(files["model.keras"], compile=False)
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        reason = " ".join(str(error).split())[:300]
-        raise ModelDirError(f"{files['model.keras']}: cannot load the model ({reason})") from None
+        model = load_keras(files["model.keras"])
+    except ValueError as error:
+        raise ModelDirError(str(error)) from None
     data_dir = saved.get("data")
     if data_dir and not os.path.isfile(os.path.join(data_dir, "train.tsv")):
         data_dir = None

@@ -13,7 +13,7 @@ import time
 import keras
 
 from mtn_keras import distribute
-from mtn_keras.artifacts import run_config, write_run_config
+from mtn_keras.artifacts import load_keras, run_config, write_run_config
 from mtn_keras.models import build_model
 from mtn_keras.outputs import staged_file
 from mtn_keras.scoped import precision_policy, seeded
@@ -189,10 +189,10 @@ def best_weights(path, model):
     if not os.path.isfile(path):
         return model.get_weights(), "last epoch"
     try:
-        return keras.saving.load_model(path).get_weights(), "best epoch"
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        print(f"train: warning: {path} cannot be read ({' '.join(str(error).split())[:200]}); "
-              "model.keras gets the last epoch's weights", file=sys.stderr)
+        return load_keras(path).get_weights(), "best epoch"
+    except ValueError as error:
+        print(f"train: warning: {error}; model.keras gets the last epoch's weights",
+              file=sys.stderr)
         return model.get_weights(), "last epoch (best.keras unreadable)"
 
 

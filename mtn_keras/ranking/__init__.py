@@ -38,7 +38,7 @@ def load_ranking(model_dir):
     folder = os.path.join(model_dir, FOLDER)
     if not os.path.isdir(folder):
         return None
-    import keras
+    from mtn_keras.artifacts import load_keras
 
     try:
         with open(os.path.join(folder, "ranking.json")) as handle:
@@ -51,10 +51,5 @@ def load_ranking(model_dir):
         index = QueryLogIndex.load(folder)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{folder}: unreadable ranking ({error})") from None
-    path = os.path.join(folder, "ranker.keras")
-    try:
-        ranker = keras.saving.load_model(path, compile=False)
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        reason = " ".join(str(error).split())[:200]
-        raise ValueError(f"{path}: unreadable ranker ({reason})") from None
+    ranker = load_keras(os.path.join(folder, "ranker.keras"))
     return Ranking(index, ranker, float(threshold), info)

@@ -217,3 +217,21 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     reader.stdout.close()  # as `| head -1` does
     _, err = reader.communicate(timeout=60)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_a_truncated_keras_file_is_not_called_missing(tmp_path):
+    from mtn_keras.artifacts import load_keras
+
+    (tmp_path / "ranker.keras").write_bytes(b"PK\x03\x04 cut short")
+    with pytest.raises(ValueError, match="ranker.keras: cannot load the model .not a .keras archive"):
+        load_keras(str(tmp_path / "ranker.keras"))
+
+
+def test_a_run_that_needs_resume_is_not_called_incomplete(tmp_path):
+    from mtn_keras.artifacts import ModelDirError, load_trained
+
+    (tmp_path / "backup").mkdir()
+    for name in ("vocab.txt", "config.json"):
+        (tmp_path / name).write_text("x")
+    with pytest.raises(ModelDirError, match="did not finish .no model.keras.; continue it"):
+        load_trained(str(tmp_path))
