@@ -94,7 +94,8 @@ def test_data_prepare_fails_before_writing_anything(tmp_path):
 
 def test_data_prepare_options_change_the_protocol(tmp_path):
     stats = prepare(
-        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"), protocol=Protocol(min_queries=2, max_queries=6),
+        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"),
+        protocol=Protocol(min_queries=2, max_queries=6),
         split=(1, 1, 1), split_by="user",
     )
     assert sum(split["sessions"] for split in stats["splits"].values()) == 120
