@@ -1,5 +1,7 @@
-"""Reading a trained model directory (model.keras, vocab.txt, config.json) with clear errors."""
+"""A trained model directory (model.keras, vocab.txt, config.json): config.json's one
+definition, and reading the directory with clear errors."""
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -10,8 +12,28 @@ from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.quiet import import_tensorflow
 
 
+CONFIG = "config.json"
+
+
 class ModelDirError(Exception):
     """A model directory that is missing, incomplete or corrupt; says what and where."""
+
+
+def run_config(name, model_config, train_config, data_dir=None):
+    """config.json: the model's name and configs, and the prepared dataset it learns from.
+    Written once, when training starts; `--resume` must match it."""
+    return {"model": name, "data": data_dir and os.path.abspath(data_dir),
+            "model_config": dataclasses.asdict(model_config),
+            "train_config": dataclasses.asdict(train_config)}
+
+
+def write_run_config(directory, config):
+    """Writes DIRECTORY/config.json (staged: a kill never leaves half of it)."""
+    from mtn_keras.outputs import staged_file
+
+    with staged_file(os.path.join(directory, CONFIG)) as temp:
+        with open(temp, "w", encoding="utf-8") as handle:
+            json.dump(config, handle, indent=2)
 
 
 @dataclass
@@ -25,6 +47,21 @@ class TrainedModel:
     ranking: object = None  # a mtn_keras.ranking.Ranking, when the directory has one
 
 
+def load_keras(path):
+    """The Keras model in the .keras file `path`, uncompiled. Raises ValueError naming the
+    file and what is wrong (Keras says "File not found" of a file that is only truncated)."""
+    import keras
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: cannot load the model (not a .keras archive: truncated or "
+                         "corrupt)")
+    try:
+        return keras.saving.load_model(path, compile=False)
+    except Exception as error:  # Keras raises many kinds for a damaged archive
+        reason = " ".join(str(error).split())[:300]
+        raise ValueError(f"{path}: cannot load the model ({reason})") from None
+
+
 def load_trained(path, ranking=True):
     """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
     its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on."""
@@ -32,6 +69,10 @@ def load_trained(path, ranking=True):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
     for name, file in files.items():
+        if name == "model.keras" and not os.path.isfile(file) and os.path.isdir(
+                os.path.join(path, "backup")):
+            raise ModelDirError(f"{path}: its training did not finish (no model.keras); continue "
+                                f"it with `python -m mtn_keras.train ... --out {path} --resume`")
         if not os.path.isfile(file):
             raise ModelDirError(f"{path}: {name} is missing (not a directory written by mtn_keras.train)")
     try:
@@ -49,19 +90,12 @@ def load_trained(path, ranking=True):
             f"{path}: vocab.txt has {len(vocab)} tokens but the model was built for {config.vocab_size}"
         )
     import_tensorflow()  # silently, unless the command was asked for TensorFlow's logs
-    import keras
-
     import mtn_keras.models  # noqa: F401  (registers the layers and models)
 
-    if not zipfile.is_zipfile(files["model.keras"]):
-        raise ModelDirError(
-            f"{files['model.keras']}: cannot load the model (not a .keras archive: truncated or corrupt)"
-        )
     try:
-        model = keras.saving.load_model(files["model.keras"], compile=False)
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        reason = " ".join(str(error).split())[:300]
-        raise ModelDirError(f"{files['model.keras']}: cannot load the model ({reason})") from None
+        model = load_keras(files["model.keras"])
+    except ValueError as error:
+        raise ModelDirError(str(error)) from None
     data_dir = saved.get("data")
     if data_dir and not os.path.isfile(os.path.join(data_dir, "train.tsv")):
         data_dir = None

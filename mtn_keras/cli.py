@@ -11,6 +11,7 @@ Anything else is a defect and keeps Python's own traceback (exit 1).
 """
 
 import math
+import os
 import sys
 import traceback
 
@@ -26,6 +27,21 @@ def fail(prefix, error, verbose=False):
         traceback.print_exception(error)
     print(f"{prefix}: {describe(error)}", file=sys.stderr)
     return BAD_INPUT
+
+
+def run(main, prog):
+    """Exits with `main()`'s code; Ctrl-C is one line and exit 130 (staged outputs are
+    removed on the way), and a closed pipe on stdout (`| head -1`) ends quietly."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        code = 141
+    sys.exit(code)
 
 
 def describe(error):
@@ -64,7 +80,7 @@ def add_decode_arguments(parser, fixed=False):
                         f"(when the model has a ranking); beam: the beam's alone{when}")
     parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
                         help=f"switch a filter off (repeatable){when}")
-    parser.add_argument("--threshold", type=float, default=None,
+    parser.add_argument("--threshold", type=probability, default=None,
                         help="the ranker's probability a suggestion needs to be shown "
                         f"(default: the ranking's tuned value; 0 shows k){when}")
 
@@ -89,6 +105,22 @@ def non_negative_float(text):
     """A finite number of at least 0 (not nan), for argparse."""
     value = float(text)
     if not 0 <= value < math.inf:
+        raise ValueError(text)
+    return value
+
+
+def probability(text):
+    """A number in [0, 1] (not nan), for argparse."""
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError(text)
+    return value
+
+
+def finite_float(text):
+    """A finite number (not nan or inf), for argparse."""
+    value = float(text)
+    if not math.isfinite(value):
         raise ValueError(text)
     return value
 

@@ -27,14 +27,18 @@ class StrategyError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Cluster:
-    """This worker's view of TF_CONFIG: how many workers, and whether it is the chief."""
+    """This worker's view of TF_CONFIG: how many workers, whether it is the chief, its task
+    (`worker 1`) and the other tasks' addresses, which it waits for."""
 
     workers: int = 1
     chief: bool = True
+    task: str = dataclasses.field(default="", compare=False)
+    peers: tuple = dataclasses.field(default=(), compare=False)
 
 
 def read_cluster(environ=None):
-    """The cluster named by TF_CONFIG (a one-worker cluster when it is unset)."""
+    """The cluster named by TF_CONFIG (a one-worker cluster when it is unset or blank).
+    Raises StrategyError, saying what is wrong, for one TensorFlow could not use."""
     text = (os.environ if environ is None else environ).get("TF_CONFIG", "").strip()
     if not text:
         return Cluster()
@@ -45,11 +49,22 @@ def read_cluster(environ=None):
         task_index = int(config["task"]["index"])
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         raise StrategyError(f"TF_CONFIG is not a cluster spec with a task ({error!r})") from None
+    if not isinstance(cluster, dict) or not all(
+            isinstance(tasks, list) and all(isinstance(a, str) and ":" in a for a in tasks)
+            for tasks in cluster.values()):
+        raise StrategyError("TF_CONFIG: `cluster` must map each job to a list of host:port "
+                            f"addresses, not {json.dumps(cluster)[:120]}")
+    if not 0 <= task_index < len(cluster.get(task_type, [])):
+        raise StrategyError(f"TF_CONFIG: the task {task_type} {task_index} is not in the "
+                            f"cluster ({', '.join(f'{k}: {len(v)}' for k, v in cluster.items())})")
     workers = len(cluster.get("chief", [])) + len(cluster.get("worker", []))
     # The TF convention: the task `chief` if the cluster has one, else worker 0.
     chief = task_type == "chief" or (task_type == "worker" and task_index == 0
                                      and not cluster.get("chief"))
-    return Cluster(workers=workers, chief=chief)
+    peers = tuple(address for job in ("chief", "worker")
+                  for index, address in enumerate(cluster.get(job, []))
+                  if (job, index) != (task_type, task_index))
+    return Cluster(workers, chief, f"{task_type} {task_index}", peers)
 
 
 def on_cluster(requested, cluster):
@@ -71,6 +86,9 @@ def resolve(requested, cluster, gpus):
         raise StrategyError(f"{what} needs the TensorFlow backend "
                             f"(KERAS_BACKEND is {keras.config.backend()})")
     if on_cluster(requested, cluster):
+        if cluster.workers < 2:
+            raise StrategyError("--strategy multi-worker needs a TF_CONFIG that names a cluster "
+                                "of two or more workers; on one machine use mirrored or one")
         return "multi-worker"
     if requested == "auto":
         return "mirrored" if gpus > 1 else "one"

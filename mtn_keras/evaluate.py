@@ -79,6 +79,20 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
     return model_report(scores[trained.name], anchors, ppl, round(trained.model.size_mb, 3))
 
 
+def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
+    """A warning when more than `share` of the evaluated sessions are in the train split
+    that fits adj (which then scores its own training pairs), else None."""
+    if not sessions or not train_sessions:
+        return None
+    seen = set(map(tuple, train_sessions))
+    found = sum(tuple(session) in seen for session in sessions)
+    if found <= share * len(sessions):
+        return None
+    return (f"{found:,} of the {len(sessions):,} evaluated sessions are in the train split of "
+            f"{train_dir}, which fits adj: its scores are inflated (pass the --train-data of "
+            "the dataset the evaluated split comes from)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
@@ -117,6 +131,8 @@ def main(argv=None):
             sessions = protocol_lines((s.queries for s in kept), protocol)
         train_dir = args.train_data or args.data or trained.data_dir
         train_sessions = load_split(train_dir, "train") if train_dir else None
+        if warning := overlap_warning(sessions, train_sessions, train_dir):
+            print(f"evaluate: warning: {warning}", file=sys.stderr)
         report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)

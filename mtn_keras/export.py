@@ -4,11 +4,12 @@ strings into suggestions with plain TensorFlow (signatures in docs/contracts.md)
 import argparse
 import json
 import os
-import sys
 from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
+from mtn_keras.cli import (
+    add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, run,
+)
 from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
 
@@ -38,6 +39,31 @@ def export(trained, out, decoding=DecodeConfig()):
                        "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
 
 
+# What an export writes; --force replaces a folder of these and nothing else.
+SAVEDMODEL_FILES = {"saved_model.pb", "variables", "assets", "fingerprint.pb", "export.json"}
+
+
+def check_out(out, model, force):
+    """Raises OutputError if `out` cannot be written: a file, the model's own folder or one
+    inside it, not empty without `force`, or (with force) holding anything but a SavedModel
+    (a training run, notes): --force never deletes what an export did not write."""
+    check_out_path(out)
+    where, source = os.path.realpath(out), os.path.realpath(model)
+    if os.path.commonpath([where, source]) in (where, source):
+        raise OutputError(f"--out {out} is the model's folder {model}, lies in it or holds it; "
+                          "choose another --out")
+    if not os.path.isdir(out) or not os.listdir(out):
+        return
+    if not force:
+        raise OutputError(f"{out} exists; pass --force to replace it")
+    others = sorted(set(os.listdir(out)) - SAVEDMODEL_FILES)
+    if others:
+        raise OutputError(
+            f"--out {out} holds files that are not an exported SavedModel ({', '.join(others[:3])}"
+            f"{', ...' if len(others) > 3 else ''}); --force replaces only a SavedModel"
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.export", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
@@ -49,9 +75,7 @@ def main(argv=None):
     if code := needs_tensorflow("export", args.verbose):
         return code
     try:
-        check_out_path(args.out)
-        if os.path.exists(args.out) and os.listdir(args.out) and not args.force:
-            raise OutputError(f"{args.out} exists; pass --force to replace it")
+        check_out(args.out, args.model, args.force)
         trained = load_trained(args.model)
         export(trained, args.out, decode_config(args))
     except (ModelDirError, OutputError, OSError) as error:
@@ -61,4 +85,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "export")

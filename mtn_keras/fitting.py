@@ -2,10 +2,10 @@
 optimizer, schedule, callbacks, the written model directory and its summary."""
 
 import csv
-import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -13,8 +13,10 @@ import time
 import keras
 
 from mtn_keras import distribute
+from mtn_keras.artifacts import load_keras, run_config, write_run_config
 from mtn_keras.models import build_model
 from mtn_keras.outputs import staged_file
+from mtn_keras.scoped import precision_policy, seeded
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -103,27 +105,82 @@ class BestCheckpoint(keras.callbacks.Callback):
                 self.model.save(temp)
 
 
-class WorkerBackup(keras.callbacks.Callback):
-    """BackupAndRestore for one worker of a job: every worker restores the chief's backup
-    (`read_dir`, on a file system all workers see) so that all resume at the same epoch,
-    and writes its own (`write_dir`: a temporary one for the non-chief workers)."""
+class TrainingDiverged(Exception):
+    """The loss became NaN or infinite; the last good epoch's checkpoints are kept."""
 
-    def __init__(self, read_dir, write_dir):
+
+class RunBackup(keras.callbacks.Callback):
+    """The state `--resume` continues from (weights and optimizer), written after each
+    finished epoch N as `directory`/epoch-N.weights.h5: staged and renamed, so that a kill
+    during the write leaves the previous one whole, and the newest two kept. An epoch whose
+    logs are not finite (diverged) is not backed up."""
+
+    def __init__(self, directory):
         super().__init__()
-        options = dict(delete_checkpoint=False, double_checkpoint=True)
-        self.reader = keras.callbacks.BackupAndRestore(read_dir, **options)
-        self.writer = keras.callbacks.BackupAndRestore(write_dir, **options)
-
-    def set_model(self, model):
-        super().set_model(model)
-        self.reader.set_model(model)
-        self.writer.set_model(model)
-
-    def on_train_begin(self, logs=None):
-        self.reader.on_train_begin(logs)
+        self.directory = directory
 
     def on_epoch_end(self, epoch, logs=None):
-        self.writer.on_epoch_end(epoch, logs)
+        if not all(math.isfinite(value) for value in (logs or {}).values()
+                   if isinstance(value, (int, float))):
+            return
+        os.makedirs(self.directory, exist_ok=True)
+        path = os.path.join(self.directory, f"epoch-{epoch + 1:04d}.weights.h5")
+        with staged_file(path) as temp:
+            self.model.save_weights(temp)
+        for _, old in backups(self.directory)[2:]:
+            os.remove(old)
+
+
+class BackupError(ValueError):
+    """No backup of an interrupted run can be read; says which files and why."""
+
+
+def backups(directory):
+    """(epoch, path) of the backups in `directory`, newest first."""
+    found = []
+    if os.path.isdir(directory):
+        for name in os.listdir(directory):
+            match = re.fullmatch(r"epoch-(\d+)\.weights\.h5", name)
+            if match:
+                found.append((int(match.group(1)), os.path.join(directory, name)))
+    return sorted(found, reverse=True)
+
+
+def restore_backup(model, directory):
+    """Loads the newest readable backup in `directory` into `model` (built, with its
+    optimizer built); returns its epoch count, 0 when there is none. A damaged one (a kill
+    during its write by an older version, a full disk) is skipped with a warning."""
+    found = backups(directory)
+    for epoch, path in found:
+        try:
+            model.load_weights(path)
+            return epoch
+        except Exception as error:  # h5py and Keras raise many kinds for a damaged file
+            reason = " ".join(str(error).split())[:160]
+            print(f"train: warning: {path} cannot be read ({reason}); trying an older backup",
+                  file=sys.stderr)
+    if found:
+        raise BackupError(f"{directory}: no backup can be read ({len(found)} damaged); "
+                          "the run cannot be resumed, train it again into a new --out")
+    return 0
+
+
+def trim_log(path, epochs):
+    """Keeps the rows of the first `epochs` epochs in the CSV log `path` (and drops a row
+    cut short by a kill): the log then matches the backup a resumed run starts from."""
+    if not os.path.isfile(path):
+        return
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        rows = [row for row in reader if _whole(row) and row.get("epoch", "").isdigit()
+                and int(row["epoch"]) < epochs]
+        fields = reader.fieldnames
+    with staged_file(path) as temp:
+        with open(temp, "w", newline="") as handle:
+            if fields and rows:
+                writer = csv.DictWriter(handle, fields)
+                writer.writeheader()
+                writer.writerows(rows)
 
 
 def best_weights(path, model):
@@ -132,29 +189,25 @@ def best_weights(path, model):
     if not os.path.isfile(path):
         return model.get_weights(), "last epoch"
     try:
-        return keras.saving.load_model(path).get_weights(), "best epoch"
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        print(f"train: warning: {path} cannot be read ({' '.join(str(error).split())[:200]}); "
-              "model.keras gets the last epoch's weights", file=sys.stderr)
+        return load_keras(path).get_weights(), "best epoch"
+    except ValueError as error:
+        print(f"train: warning: {error}; model.keras gets the last epoch's weights",
+              file=sys.stderr)
         return model.get_weights(), "last epoch (best.keras unreadable)"
 
 
-def use_accelerator():
-    """Mixed precision when a GPU is there; returns the device kind in words."""
+def accelerator():
+    """The device kind in words, "gpu" or "cpu"; on a GPU training runs in mixed precision."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf
 
-        has_gpu = bool(tf.config.list_physical_devices("GPU"))
-    elif backend == "jax":
+        return "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
+    if backend == "jax":
         import jax
 
-        has_gpu = jax.devices()[0].platform == "gpu"
-    else:
-        has_gpu = False
-    if has_gpu:
-        keras.mixed_precision.set_global_policy("mixed_float16")
-    return "gpu" if has_gpu else "cpu"
+        return "gpu" if jax.devices()[0].platform == "gpu" else "cpu"
+    return "cpu"
 
 
 def compile_model(model, model_config, train_config, replicas=1):
@@ -172,25 +225,47 @@ def compile_model(model, model_config, train_config, replicas=1):
 
 
 def finished_epochs(log_path):
-    """The rows of the finished epochs in the CSV log of a training, across resumed runs."""
+    """The rows of the finished epochs in the CSV log of a training, across resumed runs
+    (a row cut short by a kill left out)."""
     if not os.path.isfile(log_path):
         return []
-    with open(log_path) as handle:
-        return [row for row in csv.DictReader(handle) if row.get("val_loss")]
+    with open(log_path, newline="") as handle:
+        return [row for row in csv.DictReader(handle) if _whole(row) and row.get("val_loss")]
+
+
+def _whole(row):
+    """Whether a CSV log row has every column, each a number."""
+    if None in row or None in row.values():
+        return False
+    try:
+        [float(value) for value in row.values()]
+    except ValueError:
+        return False
+    return True
 
 
 def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
               out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
               extra_callbacks=(), strategy="one", chief=True):
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
-    write the model directory.
+    write the model directory. Raises TrainingDiverged when the loss is not finite.
 
     `strategy` names a tf.distribute strategy (mtn_keras.distribute); a worker that is not
-    the `chief` writes to a temporary directory instead of `out`, removed at the end."""
+    the `chief` writes to a temporary directory instead of `out`, removed at the end. The
+    global seeds and dtype policy are set for the run only."""
     strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work
+    device = accelerator()
+    with seeded(train_config.seed), precision_policy("mixed_float16" if device == "gpu" else None):
+        return _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions, out,
+                    resume, steps_per_epoch, verbose, data_dir, extra_callbacks,
+                    (strategy_name, strategy), chief, device)
+
+
+def _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions, out, resume,
+         steps_per_epoch, verbose, data_dir, extra_callbacks, strategy, chief, device):
+    """fit_model's work, under its seeds and policy."""
+    strategy_name, strategy = strategy
     replicas = strategy.num_replicas_in_sync
-    keras.utils.set_random_seed(train_config.seed)
-    device = use_accelerator()
     train, valid = datasets(vocab, model_config, train_config, train_sessions, valid_sessions,
                             steps_per_epoch, replicas)
     with strategy.scope():
@@ -199,25 +274,38 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
         compile_model(model, model_config, train_config, replicas)
         model.optimizer.build(model.trainable_variables)
     directory = distribute.write_dir(out, chief)
+    os.makedirs(directory, exist_ok=True)
+    write_run_config(directory, run_config(name, model_config, train_config, data_dir))
+    # Every worker restores the chief's backup, so that all resume at the same epoch.
+    initial_epoch = restore_backup(model, os.path.join(out, "backup"))
+    log_path = os.path.join(directory, "log.csv")
+    trim_log(log_path, initial_epoch)
     timer = EpochTimer()
     bleu = [ValidationBleu(vocab, valid_sessions)] if train_config.select == "bleu" else []
-    callbacks = bleu + fit_callbacks(out, directory, train_config, resume, timer) + list(extra_callbacks)
+    callbacks = bleu + fit_callbacks(out, directory, train_config, timer) + list(extra_callbacks)
     started = time.perf_counter()
-    model.fit(train, validation_data=valid, epochs=train_config.epochs,
-              callbacks=callbacks, verbose=verbose, shuffle=False)
+    history = model.fit(train, validation_data=valid, epochs=train_config.epochs,
+                        initial_epoch=initial_epoch, callbacks=callbacks, verbose=verbose,
+                        shuffle=False)
+    losses = history.history.get("loss", [])
+    if losses and not math.isfinite(losses[-1]):
+        kept = backups(os.path.join(directory, "backup"))
+        trim_log(log_path, kept[0][0] if kept else 0)
+        distribute.finish(directory, out)
+        kept = f"epoch {kept[0][0]}'s backup" if kept else "no epoch (none finished)"
+        raise TrainingDiverged(
+            f"the loss became {losses[-1]} in epoch {initial_epoch + len(losses)}; training "
+            f"stopped, {out} keeps {kept}; train anew into another --out with a lower "
+            "learning_rate_scale, weight_decay or entropy_weight")
     epoch_seconds = timer.seconds or [time.perf_counter() - started]
 
     final, weights_from = save_best(name, model, model_config, directory)
     vocab.save(os.path.join(directory, "vocab.txt"))
-    with open(os.path.join(directory, "config.json"), "w") as handle:
-        json.dump({"model": name, "data": data_dir and os.path.abspath(data_dir),
-                   "model_config": dataclasses.asdict(model_config),
-                   "train_config": dataclasses.asdict(train_config)}, handle, indent=2)
     global_batch = train_config.batch_size * replicas
     sessions_seen = steps_per_epoch * global_batch if steps_per_epoch else len(train_sessions)
     summary = {"model": name, "device": device, "parameters": int(final.count_params()),
                "size_mb": round(final.size_mb, 3),
-               **epochs_summary(finished_epochs(os.path.join(directory, "log.csv")), train_config.select),
+               **epochs_summary(finished_epochs(log_path), train_config.select),
                "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
                "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
                "train_sessions": len(train_sessions), "weights_from": weights_from,
@@ -248,23 +336,23 @@ def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, 
     return distribute.shard(train), distribute.shard(valid)
 
 
-def fit_callbacks(out, directory, train_config, resume, timer):
-    """Backup for --resume, best checkpoint, early stopping (both on the validation column
-    that TrainConfig.select names), NaN guard, CSV and TensorBoard logs, and the epoch timer,
-    written in this worker's `directory`; a resumed run's best checkpoint starts at the best
-    of the chief's log in `out`."""
+def fit_callbacks(out, directory, train_config, timer):
+    """The epoch's CSV log row, best checkpoint and early stopping (both on the validation
+    column that TrainConfig.select names), then the backup for --resume, NaN guard,
+    TensorBoard log and epoch timer, written in this worker's `directory`. The row and the
+    checkpoint come before the backup, so a kill between them never loses a backed-up
+    epoch's row (resume drops the rows after its backup). A resumed run's best checkpoint
+    starts at the best of the chief's log in `out`."""
     monitor, mode = selected(train_config.select)
-    rows = finished_epochs(os.path.join(out, "log.csv")) if resume else []
+    rows = finished_epochs(os.path.join(out, "log.csv"))
     values = [float(r[monitor]) for r in rows if r.get(monitor)]
     best = (min if mode == "min" else max)(values, default=None)
     return [
-        # Every worker restores the chief's backup; it is removed once model.keras is
-        # written, not when fit ends.
-        WorkerBackup(os.path.join(out, "backup"), os.path.join(directory, "backup")),
+        keras.callbacks.CSVLogger(os.path.join(directory, "log.csv"), append=True),
         BestCheckpoint(os.path.join(directory, "best.keras"), monitor, mode, best),
         keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=train_config.patience),
+        RunBackup(os.path.join(directory, "backup")),
         keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(os.path.join(directory, "log.csv"), append=True),
         keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
         timer,
     ]

@@ -3,13 +3,14 @@ query-log index of the training split, the ranker fitted on the validation split
 confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
 
 import argparse
-import sys
+import os
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import needs_tensorflow
+from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepare import load_split
+from mtn_keras.outputs import OutputError
 
 
 def rank(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
@@ -26,17 +27,29 @@ def rank(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=
     return build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden, progress)
 
 
+def non_negative_int(text):
+    """An integer of at least 0, for argparse."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
     parser.add_argument("--data", help="the prepared dataset (default: the one the model was trained on)")
     parser.add_argument("--valid-data", help="the prepared dataset whose validation split fits the "
                         "ranker (default: --data's; its users must be unseen by the model and the index)")
-    parser.add_argument("--hidden", type=int, default=16, help="hidden units of the ranker (0: linear)")
+    parser.add_argument("--hidden", type=non_negative_int, default=16,
+                        help="hidden units of the ranker (0: linear)")
+    add_verbose(parser)
     args = parser.parse_args(argv)
-    if code := needs_tensorflow("ranking"):
+    if code := needs_tensorflow("ranking", args.verbose):
         return code
     try:
+        if not os.access(args.model, os.W_OK) and os.path.isdir(args.model):
+            raise OutputError(f"{args.model}: not writable (the ranking is written into it)")
         trained = load_trained(args.model, ranking=False)
         data = args.data or trained.data_dir
         if not data:
@@ -45,14 +58,16 @@ def main(argv=None):
         train, valid = load_split(data, "train"), load_split(valid_data, "valid")
         if not valid:
             raise ValueError(f"{valid_data}: the validation split is empty; the ranker is fitted on it")
-    except (ModelDirError, InputError, OSError, ValueError) as error:
-        print(f"ranking: {error}", file=sys.stderr)
-        return 2
+    except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
+        return fail("ranking", error, args.verbose)
     ranking = rank(trained, train, valid, DecodeConfig(threshold=0.0), args.hidden)
-    ranking.save(args.model)
+    try:
+        ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole
+    except OSError as error:
+        return fail("ranking", error, args.verbose)
     print(f"wrote {args.model}/ranking")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "ranking")

@@ -1,25 +1,32 @@
 """`python -m mtn_keras.train`: train a suggestion model on a prepared dataset with model.fit.
 
 Writes OUT/model.keras (the best epoch by validation loss), OUT/vocab.txt, OUT/config.json
-and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run, and is
-removed only once model.keras is written. `--strategy` trains on several devices or machines
-through tf.distribute (see mtn_keras/distribute.py and docs/scaling.md); then only the chief
-writes OUT.
+and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted run (one
+killed before its first epoch ends starts again), and is removed only once model.keras is
+written. A run holds OUT/.train.lock while it works: a second run into OUT is refused.
+`--strategy` trains on several devices or machines through tf.distribute (see
+mtn_keras/distribute.py and docs/scaling.md); then only the chief writes OUT.
 """
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import math
 import os
 import sys
 
-from mtn_keras.cli import fail, positive_int
+from mtn_keras.artifacts import CONFIG, run_config
+from mtn_keras.cli import fail, positive_int, run
 from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.distribute import STRATEGIES, on_cluster, read_cluster, resolve
-from mtn_keras.outputs import OutputError, check_out_path
+from mtn_keras.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
 from mtn_keras.quiet import import_tensorflow
+
+
+LOCK = ".train.lock"
 
 
 class TrainInputError(Exception):
@@ -73,49 +80,76 @@ def configure(preset_name, stats, vocab_size, *, epochs=None, batch_size=None, s
 
 
 def check_out(out, resume):
-    """Never overwrite a finished or running training silently."""
+    """Never overwrite a finished or running training silently; `--resume` continues a run
+    that started (its config.json is there) and has not finished (no model.keras)."""
     try:
         check_out_path(out)
     except OutputError as error:
         raise TrainInputError(str(error)) from None
-    backup = os.path.join(out, "backup")
+    names = set(os.listdir(out)) - {LOCK} if os.path.isdir(out) else set()
     if resume:
-        if not os.path.isdir(backup):
-            raise TrainInputError(f"--resume: no interrupted run in {out} (no {backup})")
-    elif os.path.isdir(out) and os.listdir(out):
+        if "model.keras" in names and "backup" not in names:
+            raise TrainInputError(f"--resume: the run in {out} finished (model.keras is there); "
+                                  "nothing to resume")
+        if "config.json" not in names and "backup" not in names:
+            raise TrainInputError(f"--resume: no interrupted run in {out} (no config.json)")
+    elif names:
         raise TrainInputError(
             f"{out} exists and is not empty; pass --resume to continue it, "
             "or choose another --out"
         )
 
 
-def run_config(model, model_config):
-    """What a run is started with, as config.json records it; --resume must match it."""
-    return {"model": model, "model_config": dataclasses.asdict(model_config)}
+def lock_run(out):
+    """Holds the run folder's lock for this process (released when it ends, even by a
+    kill); raises TrainInputError naming the owner when another run holds it."""
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, LOCK)
+    handle = try_lock(path, owner_note("train"))
+    if handle is None:
+        raise TrainInputError(f"{out} is in use by a running training ({lock_owner(path)}); "
+                              "wait for it to end, or choose another --out")
+    return handle
 
 
-def check_resume(out, model, model_config):
-    """Raises TrainInputError if the interrupted run in `out` was built otherwise."""
-    path = os.path.join(out, "config.json")
+def check_options(train_config, model_config):
+    """Raises TrainInputError for a setting no run can use: a number that is not finite,
+    a negative weight decay or a seed outside [0, 2**32)."""
+    values = {**dataclasses.asdict(model_config), **dataclasses.asdict(train_config)}
+    for key, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise TrainInputError(f"{key} must be a finite number, not {value}")
+    if values["weight_decay"] < 0:
+        raise TrainInputError(f"weight_decay must be at least 0, not {values['weight_decay']}")
+    if not 0 <= values["seed"] < 2**32:
+        raise TrainInputError(f"--seed must be in [0, 2**32), not {values['seed']}")
+
+
+def check_resume(out, model, model_config, train_config):
+    """Raises TrainInputError if the interrupted run in `out` was started with other
+    settings (any but the number of epochs), naming them."""
+    path = os.path.join(out, CONFIG)
     if not os.path.isfile(path):
         return
     try:
         with open(path, encoding="utf-8") as handle:
             saved = json.load(handle)
-    except (OSError, ValueError):
-        return  # rewritten when the run ends
-    wanted = run_config(model, model_config)
-    saved_config = {"model": saved.get("model"), **saved.get("model_config", {})}
+        saved_config = {"model": saved.get("model"), **saved.get("model_config", {}),
+                        **saved.get("train_config", {})}
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        raise TrainInputError(f"--resume: {path} cannot be read ({error})") from None
+    wanted = run_config(model, model_config, train_config)
+    wanted = {"model": model, **wanted["model_config"], **wanted["train_config"]}
     differences = [
-        f"{key} {saved_config.get(key)!r} -> {value!r}"
-        for key, value in {"model": model, **wanted["model_config"]}.items()
-        if saved_config.get(key) != value
+        f"{key} {saved_config[key]!r} -> {value!r}"
+        for key, value in wanted.items()
+        if key != "epochs" and key in saved_config and saved_config[key] != value
     ]
     if differences:
         raise TrainInputError(
-            f"--resume: the run in {out} was started with another configuration "
+            f"--resume: the run in {out} was started with other settings "
             f"({', '.join(differences[:4])}{', ...' if len(differences) > 4 else ''}); "
-            "resume with its --model, --preset and --set"
+            "resume with its --model, --preset, --batch-size, --seed and --set"
         )
 
 
@@ -139,40 +173,78 @@ def load_data(directory):
 
 def main(argv=None):
     args = parse_args(argv)
+    lock = None
     try:
         vocab, stats, splits = load_data(args.data)
+        if not os.environ.get("TF_CONFIG", "x").strip():
+            del os.environ["TF_CONFIG"]  # blank: no cluster (TensorFlow would fail to parse it)
         cluster = read_cluster()
         # Only the chief writes --out; the other workers of a job only read its backup.
         chief = cluster.chief or not on_cluster(args.strategy, cluster)
-        if chief or args.resume:
-            check_out(args.out, args.resume)
+        check_out_path_only(args.out)
         model_config, train_config = configure(
             args.preset, stats, len(vocab), epochs=args.epochs, batch_size=args.batch_size,
             seed=args.seed, overrides=args.set,
         )
+        check_options(train_config, model_config)
+        if chief:
+            lock = lock_run(args.out)  # before the checks: two runs cannot both pass them
+        if chief or args.resume:
+            check_out(args.out, args.resume)
         if args.resume:
-            check_resume(args.out, args.model, model_config)
+            check_resume(args.out, args.model, model_config, train_config)
         tf = import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
         strategy = resolve(args.strategy, cluster, len(tf.config.list_physical_devices("GPU")))
-        if chief:
-            os.makedirs(args.out, exist_ok=True)
-        if chief and not args.resume:
-            with open(os.path.join(args.out, "config.json"), "w", encoding="utf-8") as handle:
-                json.dump(run_config(args.model, model_config), handle, indent=2)
     except (TrainInputError, ValueError, OSError) as error:  # StrategyError is a ValueError
+        release(lock, args.out, remove_out=True)
         return fail("train", error, args.verbose >= 3)
 
-    from mtn_keras.fitting import fit_model
+    from mtn_keras.fitting import BackupError, TrainingDiverged, fit_model
 
-    summary = fit_model(
-        args.model, model_config, train_config, vocab,
-        train_sessions=splits["train"], valid_sessions=splits["valid"],
-        out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-        verbose=min(args.verbose, 2), data_dir=args.data, strategy=strategy, chief=chief,
-    )
+    if strategy == "multi-worker":
+        print(f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
+              f"({', '.join(cluster.peers)}) to join", file=sys.stderr, flush=True)
+
+    try:
+        summary = fit_model(
+            args.model, model_config, train_config, vocab,
+            train_sessions=splits["train"], valid_sessions=splits["valid"],
+            out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
+            verbose=min(args.verbose, 2), data_dir=args.data, strategy=strategy, chief=chief,
+        )
+    except (BackupError, OSError) as error:
+        return fail("train", error, args.verbose >= 3)
+    except TrainingDiverged as error:
+        fail("train", error, args.verbose >= 3)
+        return 1
+    except KeyboardInterrupt:
+        print(f"train: interrupted; continue with --resume --out {args.out}", file=sys.stderr)
+        return 130
+    finally:
+        release(lock, args.out)
     print(json.dumps(summary, indent=2))
     return 0
 
 
+def check_out_path_only(out):
+    """Raises TrainInputError if --out is a file or lies under one (before it is made)."""
+    try:
+        check_out_path(out)
+    except OutputError as error:
+        raise TrainInputError(str(error)) from None
+
+
+def release(lock, out, remove_out=False):
+    """Releases the run folder's lock (and removes the folder if this run made it empty)."""
+    if lock is None:
+        return
+    with contextlib.suppress(OSError):
+        os.remove(os.path.join(out, LOCK))
+    lock.close()
+    if remove_out:
+        with contextlib.suppress(OSError):
+            os.rmdir(out)  # only if empty: made by lock_run for a run that never started
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "train")

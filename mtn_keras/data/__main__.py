@@ -1,10 +1,11 @@
 """Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."""
 
 import argparse
+import math
 import os
 import sys
 
-from mtn_keras.cli import add_verbose, fail
+from mtn_keras.cli import add_verbose, fail, run
 from mtn_keras.data.logs import FORMATS, InputError
 from mtn_keras.data.prepare import PrepareError, format_stats, load_stats, prepare
 from mtn_keras.data.sessions import PROTOCOLS, Protocol
@@ -16,7 +17,8 @@ def _split(text: str) -> tuple[float, float, float]:
         shares = tuple(float(part) for part in text.split("/"))
     except ValueError:
         shares = ()
-    if len(shares) != 3 or min(shares) < 0 or shares[0] <= 0:
+    if len(shares) != 3 or not all(math.isfinite(share) for share in shares) \
+            or min(shares) < 0 or shares[0] <= 0:
         raise argparse.ArgumentTypeError(f"expected shares such as 95/2.5/2.5, not {text!r}")
     return shares
 
@@ -79,10 +81,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
                   f"--out {args.dir}` first", file=sys.stderr)
             return 2
+        path = os.path.join(args.dir, "stats.json")
         try:
             print(format_stats(load_stats(args.dir)))
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError) as error:
             return fail("error", error, args.verbose)
+        except (KeyError, TypeError, AttributeError) as error:
+            return fail("error", ValueError(f"{path}: not a whole stats.json ({error!r})"),
+                        args.verbose)
         return 0
     try:
         fields = dict(gap_minutes=args.gap_minutes, max_queries=args.max_queries,
@@ -114,4 +120,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main, "prepare")

@@ -79,6 +79,10 @@ def prepare(
     }
     train_queries = [q for s in splits["train"] for q in s.queries]
     if subwords:
+        if not train_queries:
+            raise PrepareError(f"--subwords {subwords}: the train split holds no query to learn "
+                               f"pieces from (--split {'/'.join(f'{x:g}' for x in split)}); "
+                               "nothing written")
         vocab = Vocabulary.from_pieces([train_queries], subwords)
         longest = max(len(vocab.split(q)) for q in train_queries)
         options |= {"subwords": subwords,
@@ -121,6 +125,15 @@ def load_stats(directory: str) -> dict:
         raise ValueError(f"{path}: not a stats.json ({' '.join(str(error).split())[:120]})") from None
     if not isinstance(stats, dict):
         raise ValueError(f"{path}: not a stats.json (no JSON object)")
+    options = stats.get("options", {})
+    if not isinstance(options, dict):
+        raise ValueError(f"{path}: not a stats.json (`options` is {json.dumps(options)[:40]}, "
+                         "not an object)")
+    for key in ("max_queries", "max_query_tokens", "max_query_pieces"):
+        value = options.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{path}: not a stats.json (`options.{key}` is {value!r}, "
+                             "not a positive whole number)")
     return stats
 
 

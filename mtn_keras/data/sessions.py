@@ -10,6 +10,7 @@ rows out of time order are sorted (stable) and counted, not dropped. A user whos
 back after another user's is sessionized again from there and counted as not contiguous.
 """
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -43,8 +44,11 @@ class Protocol:
         """Refuses settings under which no session could be kept."""
         if self.name not in PROTOCOLS:
             raise ValueError(f"protocol {self.name!r}: expected one of {', '.join(PROTOCOLS)}")
-        if self.gap_minutes < 0 or self.min_queries < 1 or self.max_query_tokens < 1:
-            raise ValueError("gap_minutes must be >= 0, min_queries and max_query_tokens >= 1")
+        if not 0 <= self.gap_minutes < math.inf:
+            raise ValueError(f"gap_minutes must be a finite number >= 0, not {self.gap_minutes}")
+        if self.min_queries < 2 or self.max_query_tokens < 1:
+            raise ValueError("min_queries must be >= 2 (a session of one query has no pair to "
+                             "train on) and max_query_tokens >= 1")
         if self.name == "all" and min(self.min_queries, self.max_queries) < 2:
             raise ValueError("protocol all: min_queries and max_queries must be >= 2 "
                              "(a session or window of one query has no pair)")

@@ -4,8 +4,10 @@ the filters. A model directory's `ranking/` folder holds the index, `ranker.kera
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 
+from mtn_keras.outputs import staged_directory
 from mtn_keras.ranking.log_index import QueryLogIndex
 
 FOLDER = "ranking"
@@ -22,11 +24,12 @@ class Ranking:
     info: dict = None
 
     def save(self, model_dir):
-        folder = os.path.join(model_dir, FOLDER)
-        self.index.save(folder)
-        self.ranker.save(os.path.join(folder, "ranker.keras"))
-        with open(os.path.join(folder, "ranking.json"), "w") as handle:
-            json.dump({**(self.info or {}), "threshold": self.threshold}, handle, indent=2)
+        """Writes MODEL_DIR/ranking, replacing the previous one only once this one is whole."""
+        with staged_directory(os.path.join(model_dir, FOLDER), "ranking") as folder:
+            self.index.save(folder)
+            self.ranker.save(os.path.join(folder, "ranker.keras"))
+            with open(os.path.join(folder, "ranking.json"), "w") as handle:
+                json.dump({**(self.info or {}), "threshold": self.threshold}, handle, indent=2)
 
 
 def load_ranking(model_dir):
@@ -35,13 +38,18 @@ def load_ranking(model_dir):
     folder = os.path.join(model_dir, FOLDER)
     if not os.path.isdir(folder):
         return None
-    import keras
+    from mtn_keras.artifacts import load_keras
 
     try:
         with open(os.path.join(folder, "ranking.json")) as handle:
             info = json.load(handle)
+        threshold = info.get("threshold") if isinstance(info, dict) else None
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+                or not 0 <= threshold <= 1:
+            raise ValueError(f"ranking.json: the threshold is {threshold!r}, "
+                             "not a number in [0, 1]")
         index = QueryLogIndex.load(folder)
-        ranker = keras.saving.load_model(os.path.join(folder, "ranker.keras"), compile=False)
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{folder}: unreadable ranking ({error})") from None
-    return Ranking(index, ranker, float(info["threshold"]), info)
+    ranker = load_keras(os.path.join(folder, "ranker.keras"))
+    return Ranking(index, ranker, float(threshold), info)

@@ -18,12 +18,16 @@ def build_ranker(num_features, hidden=16, l2=1e-3):
 
 def fit_ranker(features, labels, hidden=16, epochs=40, seed=0):
     """A ranker fitted to candidates' features [N, F] and labels [N] (1: the next query),
-    by binary cross-entropy, so that its sigmoid reads as a probability."""
-    keras.utils.set_random_seed(seed)
-    ranker = build_ranker(features.shape[1], hidden)
-    ranker.get_layer("standardise").adapt(features)
-    ranker.compile(keras.optimizers.Adam(3e-3), keras.losses.BinaryCrossentropy(from_logits=True))
-    ranker.fit(features, labels.astype("float32"), batch_size=256, epochs=epochs, verbose=0)
+    by binary cross-entropy, so that its sigmoid reads as a probability. Seeded by `seed`;
+    the process's global seeds are as they were afterwards."""
+    from mtn_keras.scoped import seeded
+
+    with seeded(seed):
+        ranker = build_ranker(features.shape[1], hidden)
+        ranker.get_layer("standardise").adapt(features)
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+        ranker.compile(keras.optimizers.Adam(3e-3), loss)
+        ranker.fit(features, labels.astype("float32"), batch_size=256, epochs=epochs, verbose=0)
     return ranker
 
 

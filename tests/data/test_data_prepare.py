@@ -94,10 +94,11 @@ def test_data_prepare_fails_before_writing_anything(tmp_path):
 
 def test_data_prepare_options_change_the_protocol(tmp_path):
     stats = prepare(
-        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"), protocol=Protocol(min_queries=1, max_queries=6),
+        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"),
+        protocol=Protocol(min_queries=2, max_queries=6),
         split=(1, 1, 1), split_by="user",
     )
-    assert sum(split["sessions"] for split in stats["splits"].values()) == 180
+    assert sum(split["sessions"] for split in stats["splits"].values()) == 120
     assert [stats["splits"][name]["users"] for name in ("train", "valid", "test")] == [20, 20, 20]
     assert unaccounted_rows(stats) == 0
 
@@ -162,6 +163,10 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     assert run_cli("prepare", "--input", "x", "--out", "y", "--max-queries", "2").returncode == 2
     for bad in (["--min-queries", "1"], ["--max-queries", "1"]):
         assert run_cli("prepare", "--input", "x", "--out", "y", "--protocol", "all", *bad).returncode == 2
+    for bad in (["--min-queries", "1", "--max-queries", "1"], ["--gap-minutes", "nan"],
+                ["--gap-minutes", "inf"], ["--split", "nan/1/1"], ["--split", "95/inf/1"]):
+        done = run_cli("prepare", "--input", "x", "--out", "y", *bad)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, (bad, done.stderr)
     missing = run_cli("stats", tmp_path / "nothing")
     assert missing.returncode == 2 and missing.stderr.startswith("error: ")
 

@@ -70,18 +70,24 @@ def test_out_under_a_file_is_named(data, tmp_path, capsys):
 
 
 def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
+    from mtn_keras.artifacts import run_config
     from mtn_keras.config import preset
-    from mtn_keras.train import check_resume, run_config
+    from mtn_keras.train import check_resume
 
     out = tmp_path / "run"
     (out / "backup").mkdir(parents=True)  # an interrupted run of the tiny preset
-    model_config, _ = preset("tiny")
+    model_config, train_config = preset("tiny")
     model_config.vocab_size = len((data / "vocab.txt").read_text().splitlines())
     model_config.max_query_tokens, model_config.max_queries = 10, 5
-    (out / "config.json").write_text(json.dumps(run_config("mtn", model_config)))
-    check_resume(str(out), "mtn", model_config)  # the same configuration: accepted
+    (out / "config.json").write_text(json.dumps(run_config("mtn", model_config, train_config)))
+    check_resume(str(out), "mtn", model_config, train_config)  # the same settings: accepted
+    train_config.epochs += 3
+    check_resume(str(out), "mtn", model_config, train_config)  # more epochs: accepted
     code = main(["--data", str(data), "--preset", "small", "--out", str(out), "--resume"])
-    expect_refused(code, capsys.readouterr().err, "another configuration", "d_model 16 -> 128")
+    expect_refused(code, capsys.readouterr().err, "other settings", "d_model 16 -> 128")
+    code = main(["--data", str(data), "--preset", "tiny", "--out", str(out), "--resume",
+                 "--set", "select=bleu"])
+    expect_refused(code, capsys.readouterr().err, "other settings", "select 'loss' -> 'bleu'")
 
 
 @pytest.mark.slow
@@ -111,7 +117,7 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data,
     best = tmp_path / "best.keras"
     best.write_bytes(best.read_bytes()[:1000])  # truncated
     summary = fitting.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
-    assert "best.keras cannot be read" in capsys.readouterr().err
+    assert "best.keras: cannot load the model (not a .keras archive" in capsys.readouterr().err
     assert summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2
     keras.saving.load_model(tmp_path / "model.keras", compile=False)
     assert not (tmp_path / "backup").exists() and not best.exists()

@@ -32,7 +32,21 @@ def test_auto_is_multi_worker_on_a_cluster_else_mirrored_on_gpus_else_one():
     assert resolve("auto", single, gpus=2) == "mirrored"
     assert resolve("auto", single, gpus=1) == "one"
     assert resolve("one", pair, gpus=2) == "one"
-    assert resolve("multi-worker", single, gpus=0) == "multi-worker"
+    with pytest.raises(StrategyError, match="needs a TF_CONFIG that names a cluster"):
+        resolve("multi-worker", single, gpus=0)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"cluster": {"worker": "abc"}, "task": {"type": "worker", "index": 0}}', "host:port"),
+    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 3}}', "not in the"),
+    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps", "index": 0}}', "not in the"),
+])
+def test_a_malformed_cluster_is_refused(text, words):
+    with pytest.raises(StrategyError, match=words):
+        read_cluster({"TF_CONFIG": text})
+    assert read_cluster({"TF_CONFIG": "  "}) == Cluster()
+    pair = read_cluster(tf_config("worker", 1))
+    assert pair.task == "worker 1" and pair.peers == ("127.0.0.1:2000",)
 
 
 def test_other_backends_train_on_one_device_only(monkeypatch):
