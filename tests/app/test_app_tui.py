@@ -168,6 +168,25 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
         assert app.session[-1] == "rome"
 
 
+@pytest.mark.slow
+async def test_enter_adds_the_highlighted_suggestion_over_typed_text(make_app):
+    # Issue 26, item 1: with text in the input, enter on a highlighted suggestion adds it.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        await type_text(pilot, "chea")
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.session == ("cheap flights", "cheap flights online")
+        assert app.query_one("#query", Input).value == ""
+        await type_text(pilot, "h&r")
+        await settle(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.session[-1] == "h&r near me"
+
+
 async def test_keys_sent_in_a_burst_keep_their_order(make_app):
     # Text and enter arriving faster than the app reads them (tmux send-keys): each enter
     # ends the query typed before it.
