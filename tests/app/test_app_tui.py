@@ -13,7 +13,9 @@ from app.copy_panel import CopyPanel
 from app.query_input import QueryInput, continue_typed
 from tools.app_pilot import settle
 from app.screens import ErrorScreen, HelpScreen, ModelPrompt
-from app.suggestion_list import BAR, SuggestionList, score_shares
+from app.suggestion_list import (
+    BAR, SuggestionList, are_confidences, score_label, score_shares,
+)
 from app.tui import MtnApp
 
 SIZE = (120, 34)
@@ -123,7 +125,7 @@ async def test_every_panel_uses_the_session_numbers(make_app):
         assert [column.header for column in table.columns[1:]] == ["2", "3", "4", "5"]
         await pilot.press("down")
         copy = app.query_one(CopyPanel)
-        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "score -1.00")
+        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "log prob -1.00")
         copied = copy.content
         assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
 
@@ -262,8 +264,16 @@ async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_mo
 
 def test_score_shares_read_log_probabilities_and_confidences():
     assert score_shares([-1.0, -2.0, float("-inf")]) == pytest.approx([1.0, 0.36788, 0.0], rel=1e-4)
-    assert score_shares([0.9, 0.3]) == [0.9, 0.3]
+    # Issue 26, item 2: a ranker's small probabilities are scaled within the list.
+    assert score_shares([0.013, 0.0065, 0.001]) == pytest.approx([1.0, 0.5, 0.07692], rel=1e-4)
     assert score_shares([]) == []
+
+
+def test_scores_read_as_a_chance_or_a_log_probability():
+    assert are_confidences([0.013, 0.001]) and not are_confidences([-1.0, -2.0])
+    assert score_label(0.0134, True) == "chance 1.3%"
+    assert score_label(0.0004, True) == "chance <0.1%"
+    assert score_label(-2.881, False) == "log prob -2.88"
 
 
 @pytest.mark.slow
