@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -46,6 +47,20 @@ def score_label(score: float, confidence: bool) -> str:
     return "chance <0.1%" if score < 0.001 else f"chance {100 * score:.1f}%"
 
 
+def suggestion_row(rank: int, share: float, text: str, source: str | None) -> Table:
+    """One suggestion as a row of columns: rank and bar, the text, its source. A long text
+    wraps inside its own column, never under the rank."""
+    row = Table.grid(padding=(0, 1), expand=True)
+    row.add_column(no_wrap=True)
+    row.add_column(ratio=1)
+    cells = [Text.assemble((f"{rank} ", "bold"), (bar(share, BAR), "green")), Text(text)]
+    if source:
+        row.add_column(no_wrap=True)
+        cells.append(Text(source, style="dim italic"))
+    row.add_row(*cells)
+    return row
+
+
 class SuggestionList(OptionList, can_focus=False):
     """The suggestions; never focused, so keys keep going to the query input.
 
@@ -57,11 +72,7 @@ class SuggestionList(OptionList, can_focus=False):
         self.clear_options()
         shares = score_shares([item.score for item in suggestions.items])
         for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
-            prompt = Text.assemble(
-                (f"{rank} ", "bold"), (bar(share, BAR), "green"), " ", item.text,
-                (f"  {item.source}", "dim italic") if item.source else "",
-            )
-            self.add_option(Option(prompt))
+            self.add_option(Option(suggestion_row(rank, share, item.text, item.source)))
         self.highlighted = None
 
     def show_message(self, message: str) -> None:

@@ -77,7 +77,7 @@ class MtnApp(App):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SessionPanel(id="session-box")
-                yield QueryInput(placeholder="Type a query, enter adds it to the session", id="query")
+                yield QueryInput(placeholder="Type a query; enter adds it", id="query")
                 yield SuggestionList(id="suggestions")
             with Vertical(id="attention-panel"):
                 yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)

@@ -8,6 +8,7 @@ from textual import events
 from textual.widgets import Input, Static
 
 from app import main as cli
+from app.cells import distinct_labels
 from app.help import keys_table
 from app.copy_panel import CopyPanel
 from app.query_input import QueryInput, continue_typed
@@ -38,8 +39,11 @@ def cells(column):
 
 
 def suggestion_texts(app):
+    """Each suggestion's row as one line: rank and bar, text, source."""
     options = app.query_one(SuggestionList)
-    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    prompts = [options.get_option_at_index(i).prompt for i in range(options.option_count)]
+    return [" ".join(str(cell) for column in prompt.columns for cell in column.cells)
+            if isinstance(prompt, Table) else str(prompt) for prompt in prompts]
 
 
 def suggested(app):
@@ -112,6 +116,39 @@ async def test_attention_labels_are_the_queries_the_model_kept(make_app):
         assert [column.header for column in table.columns[1:]] == ["1", "3"]
         assert cells(table.columns[1]) == [" 1.00 ", " .50 "]
         assert session_lines(app)[1] == " 2 ???  (no words)"
+
+
+async def test_attention_labels_differ_at_80_by_24(make_app):
+    # Issue 26, item 9: cut to fit, "cheap flights to lisbon" and "... london" read alike.
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await add_queries(pilot, "cheap flights to lisbon", "cheap flights to london",
+                          "cheap flights to lima", "cheap hotels")
+        labels = cells(app.query_one("#heatmap", Static).content.columns[0])
+        assert len(set(labels)) == 4
+        assert labels[1].startswith(" 2 …") and "lo" in labels[1]
+
+
+@pytest.mark.parametrize("queries, width, labels", [
+    (["paris hotels", "paris hostels", "rome"], 8, ["…hotels", "…hostels", "rome"]),
+    (["paris hotels", "paris hotels cheap"], 8, ["paris h…", "…cheap"]),
+    (["paris", "paris"], 3, ["pa…", "pa…"]),  # the same query twice reads the same
+])
+def test_distinct_labels_drop_the_words_alike_queries_share(queries, width, labels):
+    assert distinct_labels(queries, width) == labels
+
+
+@pytest.mark.slow
+async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
+    # Issue 26, item 9: a wrapped line starts under the text, not under the rank column.
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await add_queries(pilot, "cheap flights from springfield to lisbon in may")
+        await pilot.pause()
+        options = app.query_one(SuggestionList)
+        lines = [options.render_line(y).text for y in range(3)]
+        assert lines[0].startswith("1 ██████ cheap flights from")
+        assert lines[1].startswith(" " * (3 + BAR)) and lines[1].strip()
 
 
 @pytest.mark.slow
@@ -257,9 +294,9 @@ async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_mo
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         texts = suggestion_texts(app)
-        assert texts[0] == "1 ██████ cheap flights near me  model"
-        assert texts[1].endswith("cheap flights online  log")
-        assert texts[2].endswith("cheap flights reviews  model+log")
+        assert texts[0] == "1 ██████ cheap flights near me model"
+        assert texts[1].endswith("cheap flights online log")
+        assert texts[2].endswith("cheap flights reviews model+log")
 
 
 def test_score_shares_read_log_probabilities_and_confidences():
