@@ -25,7 +25,9 @@ from mtn_keras.scorecard import (
 from mtn_keras.scorecard.quality import filtered
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.outputs import OutputError, check_writable
-from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
+from mtn_keras.serving.savedmodel import (
+    DEFAULT, SavedModelError, bundled_model, call, export_settings, kind, load, resolve,
+)
 from mtn_keras.suggest import MODEL_HELP, unfit_option
 
 
@@ -99,8 +101,11 @@ def evaluate_savedmodel(path, sessions, train_sessions=None, batch_size=64):
 
 
 def savedmodel_name(path):
-    """The row name of a SavedModel: its folder's, or the folder holding `savedmodel/`."""
+    """The row name of a SavedModel: `default` for the bundled one (installed, its folder is
+    mtn_tui/default_model), else its folder's, or that of the folder holding `savedmodel/`."""
     path = Path(path)
+    if path == bundled_model():
+        return DEFAULT
     return path.parent.name if path.name == "savedmodel" else path.name
 
 
