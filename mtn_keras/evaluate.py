@@ -31,9 +31,9 @@ from mtn_keras.serving.savedmodel import (
 from mtn_keras.suggest import MODEL_HELP, unfit_option
 
 
-def model_suggester(suggest_strings):
+def model_suggester(suggest_strings, k=None):
     """A batch suggester over a suggest graph (the service's, or a SavedModel's signature):
-    contexts -> lists of (text, score)."""
+    contexts -> lists of (text, score), the first `k` of each (default: all)."""
     import tensorflow as tf
 
     def suggest(contexts):
@@ -42,7 +42,7 @@ def model_suggester(suggest_strings):
         result = suggest_strings(tf.constant(padded))
         texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
         return [
-            [(t.decode(), float(s)) for t, s in zip(row_t, row_s) if t]
+            [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
             for row_t, row_s in zip(texts, scores)
         ]
 
@@ -84,18 +84,19 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
     return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3))
 
 
-def evaluate_savedmodel(path, sessions, train_sessions=None, batch_size=64):
+def evaluate_savedmodel(path, sessions, train_sessions=None, k=None, batch_size=64):
     """The report of the exported SavedModel at `path` (already resolved) on `sessions`,
-    through its `suggest` signature as docs/contracts.md has it: its lists as exported, the
-    anchors beside them, no perplexity and no size (a SavedModel has no Keras model)."""
+    through its `suggest` signature as docs/contracts.md has it: the first `k` of its lists
+    (default DecodeConfig's k; at most the export's), the anchors beside them, no perplexity
+    and no size (a SavedModel has no Keras model)."""
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
     loaded, _ = load(path, ["suggest"])
     name = savedmodel_name(path)
+    k = min(k or DecodeConfig().k, export_settings(path).get("k", DecodeConfig().k))
     suggesters = {name: model_suggester(lambda session: call(loaded, path, "suggest",
-                                                             session=session))}
-    k = export_settings(path).get("k", DecodeConfig().k)
+                                                             session=session), k)}
     scores, anchors = score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size)
     return model_report(scores, anchors, None, None)
 
@@ -172,7 +173,7 @@ def main(argv=None):
         if exported:
             name = savedmodel_name(resolve(args.model))
             report = evaluate_savedmodel(resolve(args.model), sessions, train_sessions,
-                                         args.batch_size)
+                                         decoding.k, args.batch_size)
         else:
             name = trained.name
             report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)

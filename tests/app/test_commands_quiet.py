@@ -97,6 +97,23 @@ def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_
     assert "perplexity: only for a run folder of train" in out
 
 
+def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
+    import numpy as np
+
+    from mtn_keras.evaluate import model_suggester
+
+    asked = []
+
+    def suggest_strings(session):
+        asked.append(session.numpy().tolist())
+        return {"suggestions": np.array([[b"a", b"b", b""], [b"c", b"d", b"e"]]),
+                "scores": np.array([[0.5, 0.25, 0.0], [0.5, 0.25, 0.125]])}
+
+    lists = model_suggester(suggest_strings, 2)([["x"], ["y", "z"]])
+    assert asked == [[[b"", b"x"], [b"y", b"z"]]]
+    assert lists == [[("a", 0.5), ("b", 0.25)], [("c", 0.5), ("d", 0.25)]]
+
+
 def test_data_stats_without_stats_json_says_to_prepare_first(tmp_path, capsys):
     assert data_cli.main(["stats", str(tmp_path)]) == 2
     assert "has no stats.json; run `python -m mtn_keras.data prepare" in capsys.readouterr().err
