@@ -8,6 +8,35 @@ def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
+def distinct_labels(queries: list[str], width: int) -> list[str]:
+    """`queries` cut to `width` characters each, so that queries that differ read differently:
+    where cutting makes two alike ("paris we…" twice), the words they begin with in common
+    give way to an ellipsis ("…weather in…", "…west bank").
+
+    Why: at 80 columns the attention panel has about 10 characters per label, and a session
+    often repeats its first words.
+    """
+    cut = [short(query, width) for query in queries]
+    labels = []
+    for query, label in zip(queries, cut):
+        words = query.split()
+        alike = [other for other, other_label in zip(queries, cut)
+                 if other_label == label and other != query]
+        shared = max((common_words(words, other.split()) for other in alike), default=0)
+        if 0 < shared < len(words):
+            label = short("…" + " ".join(words[shared:]), width)
+        labels.append(label)
+    return labels
+
+
+def common_words(first: list[str], second: list[str]) -> int:
+    """How many words `first` and `second` begin with in common."""
+    count = 0
+    while count < min(len(first), len(second)) and first[count] == second[count]:
+        count += 1
+    return count
+
+
 def weight_label(weight: float) -> str:
     """A weight as printed in a cell: ".42", "1.00"."""
     label = f"{weight:.2f}"

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from .cells import bar, weight_label
 from .model import Suggestion
+from .suggestion_list import score_label
 
 ROWS = 8  # words listed
 
@@ -34,9 +35,11 @@ def copy_table(weights: np.ndarray, tokens: list[list[str]], numbers: list[int])
 
 
 class CopyPanel(Static):
-    """What the highlighted suggestion copied, and its exact score."""
+    """What the highlighted suggestion copied, and its score as a person reads it."""
 
-    suggestion: reactive[tuple[int, Suggestion] | None] = reactive(None, always_update=True)  # (rank, suggestion)
+    # (rank, suggestion)
+    suggestion: reactive[tuple[int, Suggestion] | None] = reactive(None, always_update=True)
+    confidences = reactive(False)  # whether the scores are a ranker's probabilities
     tokens: reactive[list[list[str]]] = reactive(list)  # the model's words per kept query
     numbers: reactive[list[int]] = reactive(list)  # the session numbers of those queries
 
@@ -48,7 +51,7 @@ class CopyPanel(Static):
             return
         rank, item = self.suggestion
         self.border_title = f"Copied by suggestion {rank}"
-        self.border_subtitle = f"score {item.score:.2f}"
+        self.border_subtitle = score_label(item.score, self.confidences)
         if item.copy_attention is None or not self.tokens:
             self.update(Text("Nothing copied.", style="dim"))
             return

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from .cells import short, weight_label
+from .cells import distinct_labels, weight_label
 from .model import SessionAttention
 
 COLD, HOT = (38, 42, 58), (255, 170, 40)  # colours of weights 0 and 1
@@ -19,21 +19,22 @@ CELL = 5  # " .42 "
 
 def heat_map(weights: np.ndarray, numbers: list[int], queries: list[str], width: int) -> Table:
     """A K x K table of weights coloured by weight; columns and rows carry the session's
-    numbers, rows also the query as the model read it, cut to fit `width` cells."""
+    numbers, rows also the query as the model read it, cut to fit `width` cells so that
+    different queries read differently."""
     table = Table(box=None, padding=0, show_edge=False, header_style="bold")
     label_width = max(6, width - CELL * len(numbers))
     table.add_column("", no_wrap=True, max_width=label_width)
     for number in numbers:
         table.add_column(str(number), justify="center", width=CELL, no_wrap=True)
-    for number, query, row in zip(numbers, queries, weights):
+    labels = distinct_labels(queries, label_width - 4)  # "12 " before, a space after
+    for number, label, row in zip(numbers, labels, weights):
         cells = []
         for weight in row:
             mix = float(np.clip(weight, 0.0, 1.0))
             background = Color.from_rgb(*(c + (h - c) * mix for c, h in zip(COLD, HOT)))
             style = Style(bgcolor=background, color="black" if mix > 0.5 else "white")
             cells.append(Text(f" {weight_label(weight)} ", style=style))
-        label = f"{number:>2} {query}"
-        table.add_row(short(label, label_width - 1) + " ", *cells)
+        table.add_row(f"{number:>2} {label} ", *cells)
     return table
 
 

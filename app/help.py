@@ -24,12 +24,13 @@ Pasting several lines adds each line as a query, in order.
 
 Each suggestion has its rank (1 is the best), a bar and, when the model says so, where it
 came from (`model`: generated; `log`: a query that followed similar ones in the query log;
-`model+log`: both). The bar is the suggestion's score relative to the best one: for a
-model that scores with log probabilities (a number such as -2.88, the mean log probability
-of its words), the bar is exp(score − best score), the suggestion's probability as a share
-of the best's; for a model that scores with a ranker's confidence in [0, 1], the bar is
-that confidence. The exact score of the highlighted suggestion is at the foot of the copy
-panel.
+`model+log`: both). The bar compares the suggestion with the best one of the list, which
+has a full bar: half a bar is half as likely. The foot of the copy panel gives the
+highlighted suggestion's own figure. For a model with a ranker (the bundled one) it is
+the ranker's estimate of the chance that this is the query you type next ("chance 1.3%"):
+small numbers, since many queries can follow a session, so read the order and the bars
+rather than the percentage. For a model without one it is the mean log probability of the
+suggestion's words ("log prob -2.88").
 
 ## Panels
 

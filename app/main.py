@@ -17,7 +17,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--model",
         metavar="PATH",
-        help=f"a SavedModel directory, or one containing savedmodel/ (default: {DEFAULT_MODEL})",
+        help="a SavedModel directory, one containing savedmodel/, or `default`, the bundled "
+        f"model (the default: {DEFAULT_MODEL})",
     )
     args = parser.parse_args(argv)
     # TensorFlow's native log lines would garble the screen: they go to a log file, where a

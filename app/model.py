@@ -17,16 +17,9 @@ import numpy as np
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
-from mtn_keras.serving.savedmodel import call, check, load, resolve
+from mtn_keras.serving.savedmodel import bundled_model, call, check, load, resolve
 
-APP_DIR = Path(__file__).resolve().parent
-# Installed, the bundled model is package data beside this file; in a clone, in saved_models/.
-DEFAULT_MODEL = next(
-    (folder / "savedmodel" for folder in
-     (APP_DIR / "default_model", APP_DIR.parent / "saved_models" / "default")
-     if (folder / "savedmodel").is_dir()),
-    APP_DIR.parent / "saved_models" / "default" / "savedmodel",
-)
+DEFAULT_MODEL = bundled_model()
 
 __all__ = ["DEFAULT_MODEL", "Backend", "ModelError", "SessionAttention", "Suggestion", "Suggestions"]
 

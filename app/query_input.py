@@ -21,10 +21,12 @@ class QueryInput(Input):
 
     def submit(self) -> None:
         """Post Submitted with the text typed so far and clear the input, in the order of the
-        keys: a key typed right after enter goes to the next query."""
-        value = self.value
+        keys: a key typed right after enter goes to the next query.
+
+        Submitted goes first: clearing posts Changed, which drops the highlighted suggestion
+        that the app adds on Submitted."""
+        self.post_message(self.Submitted(self, self.value))
         self.clear()
-        self.post_message(self.Submitted(self, value))
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":

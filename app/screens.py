@@ -1,4 +1,8 @@
-"""The dialogs: help, a model that failed to open, and the prompt for another model's path."""
+"""The dialogs: help, a model that failed to open, and the prompt for another model's path.
+
+Each has a footer with its keys and says in its text how it closes: a dialog covers the
+app's footer.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Footer, Input, Markdown, Static
 
 from .help import help_text
 
@@ -20,7 +24,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog"):
+            yield Static("escape, f1 or q closes this help; ↑ ↓ scroll it.", classes="hint")
             yield Markdown(help_text(self.app.BINDINGS))
+        yield Footer()
 
 
 class ErrorScreen(ModalScreen[None]):
@@ -38,6 +44,7 @@ class ErrorScreen(ModalScreen[None]):
             yield Static("Cannot load the model", classes="title")
             yield Static(self.message, id="error-message")
             yield Static(self.hint, classes="hint", id="error-hint")
+        yield Footer()
 
 
 class ModelPrompt(ModalScreen[str | None]):
@@ -48,8 +55,11 @@ class ModelPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("Open a model: a SavedModel directory, or one containing savedmodel/")
+            yield Static("Open a model: a SavedModel directory, one containing savedmodel/, "
+                         "or default (the bundled model)")
             yield Input(placeholder="path/to/savedmodel", id="model-path")
+            yield Static("enter opens it; escape cancels.", classes="hint")
+        yield Footer()
 
     @on(Input.Submitted)
     def submit(self, event: Input.Submitted) -> None:

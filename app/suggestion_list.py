@@ -1,9 +1,11 @@
-"""The suggestion list: rank, a bar for the score relative to the best, the text and its source."""
+"""The suggestion list: rank, a bar for the score relative to the best in the list, the text
+and its source."""
 
 from __future__ import annotations
 
 import math
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -14,19 +16,49 @@ from .model import Suggestions
 BAR = 6  # cells of the best suggestion's bar
 
 
-def score_shares(scores: list[float]) -> list[float]:
-    """Each score as a share of the best one, in [0, 1].
+def are_confidences(scores: list[float]) -> bool:
+    """Whether `scores` are a ranker's probabilities (every finite one in [0, 1]) rather than
+    a model's log probabilities (at most 0)."""
+    finite = [score for score in scores if math.isfinite(score)]
+    return bool(finite) and min(finite) >= 0 and max(finite) <= 1 and max(finite) > 0
 
-    Scores in [0, 1] are a ranker's confidences, shown as they are; other scores are
-    log probabilities, shown as probabilities relative to the best: exp(score - best).
+
+def score_shares(scores: list[float]) -> list[float]:
+    """Each score as a share of the best one in the list, in [0, 1]: the best has a full bar.
+
+    A ranker's probabilities are small (the bundled model's best are about 0.01), so drawn as
+    they are every bar would be empty; log probabilities become probabilities relative to the
+    best, exp(score - best).
     """
     finite = [score for score in scores if math.isfinite(score)]
     if not finite:
         return [0.0] * len(scores)
-    if min(finite) >= 0 and max(finite) <= 1:
-        return [score if math.isfinite(score) else 0.0 for score in scores]
     best = max(finite)
+    if are_confidences(scores):
+        return [score / best if math.isfinite(score) else 0.0 for score in scores]
     return [math.exp(score - best) if math.isfinite(score) else 0.0 for score in scores]
+
+
+def score_label(score: float, confidence: bool) -> str:
+    """A score as a person reads it: a ranker's probability as a percentage ("chance 1.3%"),
+    a model's as its log probability ("log prob -2.88")."""
+    if not confidence:
+        return f"log prob {score:.2f}"
+    return "chance <0.1%" if score < 0.001 else f"chance {100 * score:.1f}%"
+
+
+def suggestion_row(rank: int, share: float, text: str, source: str | None) -> Table:
+    """One suggestion as a row of columns: rank and bar, the text, its source. A long text
+    wraps inside its own column, never under the rank."""
+    row = Table.grid(padding=(0, 1), expand=True)
+    row.add_column(no_wrap=True)
+    row.add_column(ratio=1)
+    cells = [Text.assemble((f"{rank} ", "bold"), (bar(share, BAR), "green")), Text(text)]
+    if source:
+        row.add_column(no_wrap=True)
+        cells.append(Text(source, style="dim italic"))
+    row.add_row(*cells)
+    return row
 
 
 class SuggestionList(OptionList, can_focus=False):
@@ -40,11 +72,7 @@ class SuggestionList(OptionList, can_focus=False):
         self.clear_options()
         shares = score_shares([item.score for item in suggestions.items])
         for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
-            prompt = Text.assemble(
-                (f"{rank} ", "bold"), (bar(share, BAR), "green"), " ", item.text,
-                (f"  {item.source}", "dim italic") if item.source else "",
-            )
-            self.add_option(Option(prompt))
+            self.add_option(Option(suggestion_row(rank, share, item.text, item.source)))
         self.highlighted = None
 
     def show_message(self, message: str) -> None:

@@ -24,7 +24,7 @@ from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_r
 from .query_input import QueryInput, continue_typed, typed_prefix
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
-from .suggestion_list import SuggestionList
+from .suggestion_list import SuggestionList, are_confidences
 
 CHOOSE = Binding.Group("Choose", compact=True)  # up and down, shown as one in the footer
 
@@ -77,7 +77,7 @@ class MtnApp(App):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SessionPanel(id="session-box")
-                yield QueryInput(placeholder="Type a query, enter adds it to the session", id="query")
+                yield QueryInput(placeholder="Type a query; enter adds it", id="query")
                 yield SuggestionList(id="suggestions")
             with Vertical(id="attention-panel"):
                 yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)
@@ -225,6 +225,7 @@ class MtnApp(App):
             options.show_message("No suggestions.")
         else:
             options.show(suggestions)
+            copy.confidences = are_confidences([item.score for item in suggestions.items])
             copy.tokens = suggestions.source_tokens
             kept = used_queries(suggestions.session, len(suggestions.source_tokens))
             copy.numbers = [index + 1 for index in kept]

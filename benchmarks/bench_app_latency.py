@@ -18,13 +18,19 @@ Usage: python benchmarks/bench_app_latency.py [--model PATH] [--pace 0.15]
 import argparse
 import asyncio
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from textual import events
 
-from app.query_input import typed_prefix
-from tools.app_pilot import settle
-from app.tui import MtnApp
+# `python benchmarks/bench_app_latency.py` puts benchmarks/ first on the path; the app's
+# modules (`app`, installed as mtn_tui) and `tools` live in the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.query_input import typed_prefix  # noqa: E402
+from app.tui import MtnApp  # noqa: E402
+from tools.app_pilot import settle  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
 QUERIES = ["lisbon old town hotels", "tram 28 lisbon", "best pastel de nata", "sintra day trip"]

@@ -2,11 +2,15 @@
 BLEU, n-gram precisions, SR@1/SR@5, MRR@5, SR@5 on new next queries, what the shown lists
 hold, and perplexity of a trained model: its ranked suggestions (when it has a ranking) and
 its beam's alone, with the copy-last and adj anchors (adj filtered as the model is) scored on
-the same pairs; JSON, Table 2 style markdown tables and a chart."""
+the same pairs; JSON, Table 2 style markdown tables and a chart. An exported SavedModel
+(`default` included) is scored through its `suggest` signature: every suggestion metric, no
+perplexity (that needs the Keras model of a run folder)."""
 
 import argparse
-import os
 import sys
+from pathlib import Path
+
+import numpy as np
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, positive_int
@@ -21,19 +25,24 @@ from mtn_keras.scorecard import (
 from mtn_keras.scorecard.quality import filtered
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.outputs import OutputError, check_writable
+from mtn_keras.serving.savedmodel import (
+    DEFAULT, SavedModelError, bundled_model, call, export_settings, kind, load, resolve,
+)
+from mtn_keras.suggest import MODEL_HELP, unfit_option
 
 
-def model_suggester(service):
-    """A batch suggester over the SavedModel graph: contexts -> lists of (text, score)."""
+def model_suggester(suggest_strings, k=None):
+    """A batch suggester over a suggest graph (the service's, or a SavedModel's signature):
+    contexts -> lists of (text, score), the first `k` of each (default: all)."""
     import tensorflow as tf
 
     def suggest(contexts):
         width = max(len(c) for c in contexts)
         padded = [[""] * (width - len(c)) + list(c) for c in contexts]
-        result = service.suggest(tf.constant(padded))
-        texts, scores = result["suggestions"].numpy(), result["scores"].numpy()
+        result = suggest_strings(tf.constant(padded))
+        texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
         return [
-            [(t.decode(), float(s)) for t, s in zip(row_t, row_s) if t]
+            [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
             for row_t, row_s in zip(texts, scores)
         ]
 
@@ -65,18 +74,52 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
         raise ValueError("no (context, next query) pair to evaluate")
     k = decoding.k
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-    suggesters = {trained.name: model_suggester(service)}
+    suggesters = {trained.name: model_suggester(service.suggest)}
     if service.hybrid is not None:
         beam = SuggestionService(trained.model, trained.vocab.tokens, replace(decoding, source="beam"))
-        suggesters[f"{trained.name} (beam)"] = model_suggester(beam)
+        suggesters[f"{trained.name} (beam)"] = model_suggester(beam.suggest)
+    scores, anchors = score_with_anchors(trained.name, pairs, suggesters, train_sessions, k,
+                                         batch_size)
+    ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
+    return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3))
+
+
+def evaluate_savedmodel(path, sessions, train_sessions=None, k=None, batch_size=64):
+    """The report of the exported SavedModel at `path` (already resolved) on `sessions`,
+    through its `suggest` signature as docs/contracts.md has it: the first `k` of its lists
+    (default DecodeConfig's k; at most the export's), the anchors beside them, no perplexity
+    and no size (a SavedModel has no Keras model)."""
+    pairs = session_pairs(sessions)
+    if not pairs:
+        raise ValueError("no (context, next query) pair to evaluate")
+    loaded, _ = load(path, ["suggest"])
+    name = savedmodel_name(path)
+    k = min(k or DecodeConfig().k, export_settings(path).get("k", DecodeConfig().k))
+    suggesters = {name: model_suggester(lambda session: call(loaded, path, "suggest",
+                                                             session=session), k)}
+    scores, anchors = score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size)
+    return model_report(scores, anchors, None, None)
+
+
+def savedmodel_name(path):
+    """The row name of a SavedModel: `default` for the bundled one (installed, its folder is
+    mtn_tui/default_model), else its folder's, or that of the folder holding `savedmodel/`."""
+    path = Path(path)
+    if path == bundled_model():
+        return DEFAULT
+    return path.parent.name if path.name == "savedmodel" else path.name
+
+
+def score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size):
+    """The scores of suggester `name` on `pairs` and, scored on the same pairs, those of the
+    other `suggesters` and of the anchors (adj only with `train_sessions`)."""
     phrases = blocked_phrases()
     suggesters["copy-last"] = batched(CopyLast(), k)
     if train_sessions:
         suggesters["adj"] = filtered(batched(Adj().fit(train_sessions), 4 * k), phrases, k)
     scores = evaluate_suggesters(pairs, suggesters, batch_size=batch_size, phrases=phrases)
-    anchors = {name: scores.pop(name) for name in list(scores) if name != trained.name}
-    ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
-    return model_report(scores[trained.name], anchors, ppl, round(trained.model.size_mb, 3))
+    anchors = {other: scores.pop(other) for other in list(scores) if other != name}
+    return scores[name], anchors
 
 
 def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
@@ -95,7 +138,7 @@ def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
-    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
+    parser.add_argument("--model", required=True, help=MODEL_HELP)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--data", help="a prepared dataset directory")
     source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
@@ -114,32 +157,53 @@ def main(argv=None):
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    try:
+        exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
+        settings = export_settings(resolve(args.model)) if exported else {}
+        if exported and (reason := unfit_option(decoding, settings)):
+            raise SavedModelError(reason)
+    except SavedModelError as error:
+        return fail("evaluate", error, args.verbose)
     if code := needs_tensorflow("evaluate", args.verbose):
         return code
     try:
         for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
             if getattr(args, flag):
                 check_writable(getattr(args, flag), f"--{flag}")
-        trained = load_trained(args.model)
+        trained = None if exported else load_trained(args.model)
+        config = trained.config if trained else None
         if args.data:
             sessions = load_split(args.data, args.split)
         else:
             check_inputs(args.input)
-            protocol = Protocol.named(args.protocol, max_queries=trained.config.max_queries,
-                                      max_query_tokens=trained.config.max_query_tokens)
+            limits = vars(config) if config else settings  # the sizes the model reads
+            sizes = {name: limits[name] for name in ("max_queries", "max_query_tokens")
+                     if name in limits}
+            protocol = Protocol.named(args.protocol, **sizes)
             kept = sessions_from_logs(args.input, args.format, protocol)
             sessions = protocol_lines((s.queries for s in kept), protocol)
-        train_dir = args.train_data or args.data or trained.data_dir
+        train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
             print(f"evaluate: warning: {warning}", file=sys.stderr)
-        report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
-    except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
+        if exported:
+            name = savedmodel_name(resolve(args.model))
+            report = evaluate_savedmodel(resolve(args.model), sessions, train_sessions,
+                                         decoding.k, args.batch_size)
+        else:
+            name = trained.name
+            report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
+    except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)
-    rows = table_rows({trained.name: report})
+    rows = table_rows({name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
     print(table, end="")
-    print(f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  size {report['size_mb']:.1f} MB")
+    if exported:
+        print(f"pairs {report['pairs']}  perplexity: only for a run folder of train (a "
+              "SavedModel has its signatures, not the Keras model that gives token losses)")
+    else:
+        print(f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  "
+              f"size {report['size_mb']:.1f} MB")
     if args.json:
         write_json(report, args.json)
     if args.markdown:

@@ -4,14 +4,57 @@ queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source
 log-probability and model; no source for an export that has none)."""
 
 import argparse
-import os
 import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow
+from mtn_keras.cli import (
+    BAD_INPUT, NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail,
+    needs_tensorflow,
+)
+from mtn_keras.config import DecodeConfig
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
-from mtn_keras.serving.savedmodel import SavedModelError, call, load, resolve
+from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
+
+MODEL_HELP = ("a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
+              "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes")
+# The options a SavedModel cannot take: its decoding was fixed at export.
+FIXED = {"beam": "--beam", "alpha": "--alpha", "repeat_last": "--repeat-last", "xla": "--no-xla",
+         "exact_stop": "--exact-stop", "source": "--source", "filters": "--no-filter",
+         "threshold": "--threshold"}
+
+
+def not_utf8(texts):
+    """The first of `texts` that held bytes that are not UTF-8 (Python keeps them as lone
+    surrogates), written with \\x escapes; None when every one is text."""
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None
+
+
+def unfit_option(decoding, settings):
+    """Why a SavedModel exported with `settings` (its export.json) cannot decode as `decoding`
+    asks, in one line; None when it can. Options left at their defaults are not checked; a
+    --k given may be smaller than the export's (the list is cut), not larger."""
+    defaults = DecodeConfig()
+    for name, option in FIXED.items():
+        given, exported = getattr(decoding, name), settings.get(name)
+        if name == "filters" and exported is not None:
+            exported = tuple(exported)
+        if given == getattr(defaults, name) or (name in settings and given == exported):
+            continue
+        value = "" if isinstance(given, (bool, tuple)) else f" {given}"
+        shown = "its own default" if exported is None else exported
+        fixed = f" ({name}: {shown})" if name in settings else ""
+        return (f"{option}{value} cannot apply to a SavedModel: its decoding was fixed at "
+                f"export{fixed}; export again with it, or give the run folder of train")
+    if decoding.k != defaults.k and decoding.k > settings.get("k", decoding.k):
+        return (f"--k {decoding.k} is more than the {settings['k']} suggestions the SavedModel "
+                f"was exported with; export again with --k {decoding.k}, or give the run folder")
+    return None
 
 
 def savedmodel_suggestions(path, queries, prefix):
@@ -30,29 +73,37 @@ def savedmodel_suggestions(path, queries, prefix):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
-    parser.add_argument(
-        "--model", required=True,
-        help="a directory written by mtn_keras.train, or an exported SavedModel (or a directory "
-        "holding one in savedmodel/), as mtn-tui takes; a SavedModel's decoding was fixed at "
-        "export, so of the options below only --k applies to it",
-    )
+    parser.add_argument("--model", required=True, help=MODEL_HELP + "; a SavedModel's decoding "
+                        "was fixed at export, so it refuses the options below that differ from "
+                        "it, and a --k above its own")
     add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
+    if (text := not_utf8([*args.queries, args.prefix])) is not None:
+        print(f'suggest: the argument "{text}" is not UTF-8 text', file=sys.stderr)
+        return BAD_INPUT
     if not any(normalise(query) for query in args.queries):
         print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
         return NOTHING_TO_SHOW
+    try:
+        exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
+        if exported and (reason := unfit_option(decoding, export_settings(resolve(args.model)))):
+            raise SavedModelError(reason)
+    except SavedModelError as error:
+        return fail("suggest", error, args.verbose)
     if code := needs_tensorflow("suggest", args.verbose):
         return code
-    trained_dir = os.path.isfile(os.path.join(args.model, "model.keras"))
-    if not trained_dir and (resolve(args.model) / "saved_model.pb").is_file():
+    if exported:
         try:
             texts, scores, sources = savedmodel_suggestions(args.model, args.queries, args.prefix)
         except SavedModelError as error:
             return fail("suggest", error, args.verbose)
+        if args.k != DecodeConfig().k and args.k > len(texts):  # an export without export.json
+            return fail("suggest", SavedModelError(
+                f"--k {args.k} is more than the {len(texts)} suggestions the SavedModel gives"))
         texts, scores, sources = texts[: args.k], scores[: args.k], sources[: args.k]
     else:
         try:

@@ -52,7 +52,8 @@ def parse_args(argv=None):
                         "--batch-size is per replica")
     parser.add_argument("--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)")
     parser.add_argument("--verbose", type=int, default=1, choices=range(4),
-                        help="Keras progress: 0 none, 1 a bar, 2 a line per epoch; "
+                        help="Keras progress: 0 none, 1 a bar (a line per epoch when not a "
+                        "terminal), 2 a line per epoch; "
                         "3 as 2, with TensorFlow's own log lines and the traceback of an error")
     return parser.parse_args(argv)
 
@@ -205,12 +206,14 @@ def main(argv=None):
         print(f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
               f"({', '.join(cluster.peers)}) to join", file=sys.stderr, flush=True)
 
+    # A bar redrawn with carriage returns is one endless line in a file or a pipe.
+    verbose = 2 if args.verbose == 1 and not sys.stdout.isatty() else min(args.verbose, 2)
     try:
         summary = fit_model(
             args.model, model_config, train_config, vocab,
             train_sessions=splits["train"], valid_sessions=splits["valid"],
             out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-            verbose=min(args.verbose, 2), data_dir=args.data, strategy=strategy, chief=chief,
+            verbose=verbose, data_dir=args.data, strategy=strategy, chief=chief,
         )
     except (BackupError, OSError) as error:
         return fail("train", error, args.verbose >= 3)

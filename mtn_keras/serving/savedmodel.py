@@ -1,9 +1,11 @@
 """Opening an exported SavedModel with plain TensorFlow, with errors that say what and where.
 
-Shared by `mtn-tui` and `python -m mtn_keras.suggest`, so both accept the same paths: a
-SavedModel directory, or a directory holding one in `savedmodel/`.
+Shared by `mtn-tui`, `python -m mtn_keras.suggest` and `evaluate`, so all accept the same
+paths: a SavedModel directory, a directory holding one in `savedmodel/`, or `default`, the
+bundled model.
 """
 
+import json
 import time
 from pathlib import Path
 
@@ -16,10 +18,62 @@ class SavedModelError(Exception):
     """A SavedModel that cannot be loaded or called; the message says what went wrong and where."""
 
 
+DEFAULT = "default"  # the name of the bundled model, wherever it is installed
+
+
+def bundled_model() -> Path:
+    """The bundled model's SavedModel directory.
+
+    In a clone (installed editable or not at all) it is `saved_models/default/` beside
+    `mtn_keras/`; installed from a wheel, it is the app's package data,
+    `mtn_tui/default_model/`.
+    """
+    from importlib.util import find_spec
+
+    clone = Path(__file__).resolve().parents[2] / "saved_models" / "default" / "savedmodel"
+    if clone.is_dir():
+        return clone
+    try:
+        app = find_spec("mtn_tui")
+    except ImportError:
+        return clone
+    if app is None or app.origin is None:
+        return clone
+    installed = Path(app.origin).parent / "default_model" / "savedmodel"
+    return installed if installed.is_dir() else clone
+
+
 def resolve(path: str | Path) -> Path:
-    """The SavedModel directory for `path`: `path/savedmodel` if it exists, else `path`."""
+    """The SavedModel directory for `path`: the bundled model for the name `default` (a folder
+    of that name is `./default`), `path/savedmodel` if it exists, else `path`."""
+    if str(path) == DEFAULT:
+        return bundled_model()
     path = Path(path).expanduser()
     return path / "savedmodel" if (path / "savedmodel").is_dir() else path
+
+
+def kind(path: str | Path) -> str:
+    """"trained" for a run folder written by `train` (it holds model.keras), "savedmodel" for an
+    export; else a SavedModelError that says what `path` lacks. No TensorFlow: a wrong path is
+    reported at once, not after the seconds TensorFlow takes to import."""
+    if str(path) != DEFAULT and (Path(path).expanduser() / "model.keras").is_file():
+        return "trained"
+    resolved = resolve(path)
+    if not resolved.exists():
+        raise SavedModelError(f"No model at {path}: the path does not exist.")
+    if not (resolved / "saved_model.pb").is_file():
+        raise SavedModelError(f"{path} is neither a run folder of train (no model.keras) nor a "
+                              "SavedModel (no saved_model.pb).")
+    return "savedmodel"
+
+
+def export_settings(path: Path) -> dict:
+    """The decoding settings the SavedModel at `path` (already resolved) was exported with,
+    from its export.json; {} for an export without one."""
+    try:
+        return json.loads((path / "export.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def check(path: Path) -> None:

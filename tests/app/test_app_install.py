@@ -39,8 +39,11 @@ def test_the_wheel_holds_mtn_tui_and_the_bundled_model(wheel):
     assert "mtn-tui = mtn_tui.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
-def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(wheel, tmp_path):
-    env_dir = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """(python, site-packages, environment) of a fresh venv with the wheel installed, not
+    editable; the dependencies come from the test's own environment."""
+    env_dir = tmp_path_factory.mktemp("venv")
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     site = Path(subprocess.run(
@@ -51,8 +54,13 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(wheel, 
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
                     "--no-deps", "-q", str(wheel)], env=env, check=True, capture_output=True)
     assert (site / "mtn_tui" / "main.py").is_file()
-    # Then the dependencies (TensorFlow, Textual...) come from the test's own environment.
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python, site, env
+
+
+def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(installed, tmp_path):
+    python, site, env = installed
+    env_dir = python.parents[1]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     script = (
@@ -74,3 +82,21 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(wheel, 
     help_text = subprocess.run([env_dir / "bin" / "mtn-tui", "--help"], cwd=elsewhere, env=env,
                                capture_output=True, text=True, check=True).stdout
     assert "usage: mtn-tui" in help_text
+
+
+def test_installed_commands_take_default_from_elsewhere(installed, tmp_path):
+    # Issue 26, items 4 and 5: `--model default` is the bundled model wherever it is
+    # installed, for suggest and for evaluate.
+    python, _, env = installed
+    log = tmp_path / "log.txt"
+    log.write_text((ROOT / "examples" / "tiny-aol.txt").read_text(encoding="utf-8"))
+    suggest = subprocess.run([python, "-m", "mtn_keras.suggest", "--model", "default",
+                              "--k", "3", "weather", "weather boston"],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert suggest.returncode in (0, 1), suggest.stderr[-2000:]
+    assert suggest.stderr == "" or "no suggestion passed" in suggest.stderr
+    evaluate = subprocess.run([python, "-m", "mtn_keras.evaluate", "--model", "default",
+                               "--input", str(log)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert evaluate.returncode == 0, evaluate.stderr[-2000:]
+    assert "| default |" in evaluate.stdout and "pairs 536" in evaluate.stdout

@@ -8,12 +8,15 @@ from textual import events
 from textual.widgets import Input, Static
 
 from app import main as cli
+from app.cells import distinct_labels
 from app.help import keys_table
 from app.copy_panel import CopyPanel
 from app.query_input import QueryInput, continue_typed
 from tools.app_pilot import settle
 from app.screens import ErrorScreen, HelpScreen, ModelPrompt
-from app.suggestion_list import BAR, SuggestionList, score_shares
+from app.suggestion_list import (
+    BAR, SuggestionList, are_confidences, score_label, score_shares,
+)
 from app.tui import MtnApp
 
 SIZE = (120, 34)
@@ -36,8 +39,11 @@ def cells(column):
 
 
 def suggestion_texts(app):
+    """Each suggestion's row as one line: rank and bar, text, source."""
     options = app.query_one(SuggestionList)
-    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    prompts = [options.get_option_at_index(i).prompt for i in range(options.option_count)]
+    return [" ".join(str(cell) for column in prompt.columns for cell in column.cells)
+            if isinstance(prompt, Table) else str(prompt) for prompt in prompts]
 
 
 def suggested(app):
@@ -112,6 +118,39 @@ async def test_attention_labels_are_the_queries_the_model_kept(make_app):
         assert session_lines(app)[1] == " 2 ???  (no words)"
 
 
+async def test_attention_labels_differ_at_80_by_24(make_app):
+    # Issue 26, item 9: cut to fit, "cheap flights to lisbon" and "... london" read alike.
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await add_queries(pilot, "cheap flights to lisbon", "cheap flights to london",
+                          "cheap flights to lima", "cheap hotels")
+        labels = cells(app.query_one("#heatmap", Static).content.columns[0])
+        assert len(set(labels)) == 4
+        assert labels[1].startswith(" 2 …") and "lo" in labels[1]
+
+
+@pytest.mark.parametrize("queries, width, labels", [
+    (["paris hotels", "paris hostels", "rome"], 8, ["…hotels", "…hostels", "rome"]),
+    (["paris hotels", "paris hotels cheap"], 8, ["paris h…", "…cheap"]),
+    (["paris", "paris"], 3, ["pa…", "pa…"]),  # the same query twice reads the same
+])
+def test_distinct_labels_drop_the_words_alike_queries_share(queries, width, labels):
+    assert distinct_labels(queries, width) == labels
+
+
+@pytest.mark.slow
+async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
+    # Issue 26, item 9: a wrapped line starts under the text, not under the rank column.
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await add_queries(pilot, "cheap flights from springfield to lisbon in may")
+        await pilot.pause()
+        options = app.query_one(SuggestionList)
+        lines = [options.render_line(y).text for y in range(3)]
+        assert lines[0].startswith("1 ██████ cheap flights from")
+        assert lines[1].startswith(" " * (3 + BAR)) and lines[1].strip()
+
+
 @pytest.mark.slow
 async def test_every_panel_uses_the_session_numbers(make_app):
     # Issue 12, item 2: 5 queries, the fake model reads the last 4; the first is dimmed.
@@ -123,7 +162,7 @@ async def test_every_panel_uses_the_session_numbers(make_app):
         assert [column.header for column in table.columns[1:]] == ["2", "3", "4", "5"]
         await pilot.press("down")
         copy = app.query_one(CopyPanel)
-        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "score -1.00")
+        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "log prob -1.00")
         copied = copy.content
         assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
 
@@ -166,6 +205,25 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
         await pilot.press("enter")
         await settle(pilot)
         assert app.session[-1] == "rome"
+
+
+@pytest.mark.slow
+async def test_enter_adds_the_highlighted_suggestion_over_typed_text(make_app):
+    # Issue 26, item 1: with text in the input, enter on a highlighted suggestion adds it.
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        await type_text(pilot, "chea")
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.session == ("cheap flights", "cheap flights online")
+        assert app.query_one("#query", Input).value == ""
+        await type_text(pilot, "h&r")
+        await settle(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.session[-1] == "h&r near me"
 
 
 async def test_keys_sent_in_a_burst_keep_their_order(make_app):
@@ -236,15 +294,23 @@ async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_mo
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         texts = suggestion_texts(app)
-        assert texts[0] == "1 ██████ cheap flights near me  model"
-        assert texts[1].endswith("cheap flights online  log")
-        assert texts[2].endswith("cheap flights reviews  model+log")
+        assert texts[0] == "1 ██████ cheap flights near me model"
+        assert texts[1].endswith("cheap flights online log")
+        assert texts[2].endswith("cheap flights reviews model+log")
 
 
 def test_score_shares_read_log_probabilities_and_confidences():
     assert score_shares([-1.0, -2.0, float("-inf")]) == pytest.approx([1.0, 0.36788, 0.0], rel=1e-4)
-    assert score_shares([0.9, 0.3]) == [0.9, 0.3]
+    # Issue 26, item 2: a ranker's small probabilities are scaled within the list.
+    assert score_shares([0.013, 0.0065, 0.001]) == pytest.approx([1.0, 0.5, 0.07692], rel=1e-4)
     assert score_shares([]) == []
+
+
+def test_scores_read_as_a_chance_or_a_log_probability():
+    assert are_confidences([0.013, 0.001]) and not are_confidences([-1.0, -2.0])
+    assert score_label(0.0134, True) == "chance 1.3%"
+    assert score_label(0.0004, True) == "chance <0.1%"
+    assert score_label(-2.881, False) == "log prob -2.88"
 
 
 @pytest.mark.slow

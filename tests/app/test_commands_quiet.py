@@ -1,9 +1,11 @@
 """The commands as a newcomer meets them: arguments checked before TensorFlow is imported, no
-TensorFlow log lines unless --verbose, suggest on a SavedModel folder as mtn-tui takes it."""
+TensorFlow log lines unless --verbose, suggest on a SavedModel folder as mtn-tui takes it, the
+bundled model by the name `default`, options a SavedModel cannot honour refused."""
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,89 @@ def test_suggest_takes_a_savedmodel_folder_and_its_parent(fake_model, capsys):
         ]
     assert suggest.main(["--model", str(fake_model), "--prefix", "rome", "cheap flights"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "-1.0000\trome near me"
+
+
+def test_suggest_refuses_a_non_utf8_argument_in_one_line(capsys):
+    # Issue 26, item 8: Python keeps the bytes \xff\xfe of an argument as lone surrogates.
+    assert suggest.main(["--model", "default", "weather \udcff\udcfe"]) == 2
+    err = capsys.readouterr().err
+    assert err == 'suggest: the argument "weather \\xff\\xfe" is not UTF-8 text\n'
+
+
+def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
+    # Issue 26, item 8: within 2 seconds, Python's own start included.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in (["suggest", "--model", str(tmp_path / "nope"), "weather"],
+                    ["evaluate", "--model", str(tmp_path / "nope"), "--input", "log.txt"]):
+        began = time.perf_counter()
+        run = subprocess.run([sys.executable, "-m", f"mtn_keras.{command[0]}", *command[1:]],
+                             env=env, capture_output=True, text=True, timeout=60)
+        assert time.perf_counter() - began < 2
+        assert run.returncode == 2
+        missing = f"No model at {tmp_path / 'nope'}: the path does not exist."
+        assert run.stderr == f"{command[0]}: {missing}\n"
+
+
+def test_default_names_the_bundled_model_from_any_folder(tmp_path, monkeypatch):
+    # Issue 26, item 4
+    from mtn_keras.serving.savedmodel import kind, resolve
+
+    monkeypatch.chdir(tmp_path)
+    assert resolve("default") == ROOT / "saved_models" / "default" / "savedmodel"
+    assert kind("default") == "savedmodel"
+
+
+@pytest.mark.parametrize("option", [["--threshold", "0"], ["--source", "beam"], ["--beam", "12"],
+                                    ["--no-filter", "unrelated"]])
+def test_suggest_refuses_what_a_savedmodel_cannot_honour(fake_model, option, capsys):
+    # Issue 26, item 6: its decoding was fixed at export.
+    assert suggest.main(["--model", str(fake_model), *option, "cheap flights"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"suggest: {option[0]}") and err.count("\n") == 1
+    assert "fixed at export" in err
+
+
+def test_suggest_refuses_more_suggestions_than_the_export_gives(fake_model, capsys):
+    assert suggest.main(["--model", str(fake_model), "--k", "9", "cheap flights"]) == 2
+    assert "--k 9 is more than the 3 suggestions" in capsys.readouterr().err
+
+
+def test_the_export_settings_decide_what_suggest_refuses():
+    from mtn_keras.config import FILTERS, DecodeConfig
+
+    settings = {"k": 5, "source": "hybrid", "threshold": None, "filters": list(FILTERS)}
+    assert suggest.unfit_option(DecodeConfig(k=3, source="hybrid"), settings) is None
+    assert "--k 6" in suggest.unfit_option(DecodeConfig(k=6), settings)
+    zero = suggest.unfit_option(DecodeConfig(threshold=0.0), settings)
+    assert "(threshold: its own default)" in zero
+
+
+@pytest.mark.slow
+def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_log, capsys):
+    # Issue 26, item 5: every suggestion metric; perplexity only for a run folder.
+    from mtn_keras import evaluate
+
+    assert evaluate.main(["--model", str(fake_model.parent), "--input", str(made_up_log)]) == 0
+    out = capsys.readouterr().out
+    assert "| tiny |" in out and "| copy-last |" in out
+    assert "perplexity: only for a run folder of train" in out
+
+
+def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
+    import numpy as np
+
+    from mtn_keras.evaluate import model_suggester
+
+    asked = []
+
+    def suggest_strings(session):
+        asked.append(session.numpy().tolist())
+        return {"suggestions": np.array([[b"a", b"b", b""], [b"c", b"d", b"e"]]),
+                "scores": np.array([[0.5, 0.25, 0.0], [0.5, 0.25, 0.125]])}
+
+    lists = model_suggester(suggest_strings, 2)([["x"], ["y", "z"]])
+    assert asked == [[[b"", b"x"], [b"y", b"z"]]]
+    assert lists == [[("a", 0.5), ("b", 0.25)], [("c", 0.5), ("d", 0.25)]]
 
 
 def test_data_stats_without_stats_json_says_to_prepare_first(tmp_path, capsys):
