@@ -72,6 +72,8 @@ def test_commands_that_need_tensorflow_say_so_under_another_backend(command, mon
             "export": ["--model", str(tmp_path), "--out", str(tmp_path / "saved")],
             "compare": ["--data", str(tmp_path), "--out", str(tmp_path / "compare")],
             "ranking": ["--model", str(tmp_path)]}[command]
+    (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend
+    (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend
     monkeypatch.setattr(keras.config, "backend", lambda: "jax")
     assert module.main(args) == 2
     err = capsys.readouterr().err
