@@ -20,8 +20,11 @@ def distinct_labels(queries: list[str], width: int) -> list[str]:
     labels = []
     for query, label in zip(queries, cut):
         words = query.split()
-        alike = [other for other, other_label in zip(queries, cut)
-                 if other_label == label and other != query]
+        alike = [
+            other
+            for other, other_label in zip(queries, cut)
+            if other_label == label and other != query
+        ]
         shared = max((common_words(words, other.split()) for other in alike), default=0)
         if 0 < shared < len(words):
             label = short("…" + " ".join(words[shared:]), width)

@@ -27,8 +27,9 @@ def copy_table(weights: np.ndarray, tokens: list[list[str]], numbers: list[int])
     top = max([weight for weight, _, _ in words] + [1e-9])
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     for name in ("word", "query", "weight", ""):
-        table.add_column(name, justify="right" if name in ("query", "weight") else "left",
-                         no_wrap=True)
+        table.add_column(
+            name, justify="right" if name in ("query", "weight") else "left", no_wrap=True
+        )
     for weight, number, word in words[:ROWS]:
         table.add_row(word, str(number), weight_label(weight), bar(weight / top, 6))
     return table

@@ -39,7 +39,8 @@ def heat_map(weights: np.ndarray, numbers: list[int], queries: list[str], width:
 
 
 class HeatMap(Static):
-    """The session encoder's attention for one layer and head, labelled with the session's numbers."""
+    """The session encoder's attention for one layer and head, labelled with the session's
+    numbers."""
 
     attention: reactive[SessionAttention | None] = reactive(None, always_update=True)
     numbers: reactive[list[int]] = reactive(list)  # session numbers of the model's K queries
@@ -73,5 +74,8 @@ class HeatMap(Static):
         layer, head = min(self.attention_layer, layers - 1), min(self.attention_head, heads - 1)
         self.border_title = f"Attention · layer {layer + 1}/{layers} · head {head + 1}/{heads}"
         width = self.content_size.width or 40
-        self.update(heat_map(self.attention.weights[layer, head], self.numbers,
-                             self.attention.queries, width))
+        self.update(
+            heat_map(
+                self.attention.weights[layer, head], self.numbers, self.attention.queries, width
+            )
+        )

@@ -52,9 +52,12 @@ def key_label(binding: Binding) -> str:
 
 
 def keys_table(bindings: list[Binding]) -> str:
-    """A markdown table of `bindings`: key and what it does, from each binding's tooltip or description."""
-    rows = [f"| {key_label(binding)} | {binding.tooltip or binding.description} |"
-            for binding in bindings]
+    """A markdown table of `bindings`: key and what it does, from each binding's tooltip or
+    description."""
+    rows = [
+        f"| {key_label(binding)} | {binding.tooltip or binding.description} |"
+        for binding in bindings
+    ]
     return "\n".join(["| Key | Action |", "| --- | --- |", *rows])
 
 

@@ -21,7 +21,14 @@ from mtn_keras.serving.savedmodel import bundled_model, call, check, load, resol
 
 DEFAULT_MODEL = bundled_model()
 
-__all__ = ["DEFAULT_MODEL", "Backend", "ModelError", "SessionAttention", "Suggestion", "Suggestions"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "Backend",
+    "ModelError",
+    "SessionAttention",
+    "Suggestion",
+    "Suggestions",
+]
 
 
 @dataclass
@@ -36,7 +43,8 @@ class Suggestion:
 
 @dataclass
 class Suggestions:
-    """The suggestions for one session and typed prefix, best first, with the words the model read."""
+    """The suggestions for one session and typed prefix, best first, with the words the model
+    read."""
 
     items: list[Suggestion]
     source_tokens: list[list[str]]  # [S'][n]: the kept queries' normalised words, "" for padding
@@ -82,7 +90,9 @@ class Backend:
     `progress` hears each start-up step ("Compiling suggest…") as it begins.
     """
 
-    def __init__(self, path: str | Path | None = None, progress: Callable[[str], None] | None = None):
+    def __init__(
+        self, path: str | Path | None = None, progress: Callable[[str], None] | None = None
+    ):
         progress = progress or (lambda step: None)
         self.start_seconds: dict[str, float] = {}  # what starting took, step by step
         self.path = resolve_model_path(path)
@@ -112,9 +122,11 @@ class Backend:
         """Call each signature once: TensorFlow's first call of a graph compiles it, which
         would otherwise land on the user's first keystroke."""
         # complete first: typing the first query needs it
-        for name, call_it in (("complete", lambda: self.complete(["a"], "a")),
-                              ("suggest", lambda: self.suggest(["a"])),
-                              ("session_attention", lambda: self.attention(["a"]))):
+        for name, call_it in (
+            ("complete", lambda: self.complete(["a"], "a")),
+            ("suggest", lambda: self.suggest(["a"])),
+            ("session_attention", lambda: self.attention(["a"])),
+        ):
             progress(f"Compiling {name} (cached on disk for the next start)…")
             began = time.perf_counter()
             call_it()
@@ -135,8 +147,9 @@ class Backend:
 
     def complete(self, session: list[str], prefix: str) -> Suggestions:
         """Suggestions for the query after `session` that start with the words of `prefix`."""
-        out = self._call("complete", session=self._session(session),
-                         prefix=self._tf.constant([prefix]))
+        out = self._call(
+            "complete", session=self._session(session), prefix=self._tf.constant([prefix])
+        )
         return self._suggestions(out, session, prefix)
 
     def attention(self, session: list[str]) -> SessionAttention:
@@ -152,7 +165,9 @@ class Backend:
             out = self._call("session_attention", session=self._session(session))
         weights = out["attention"][0]
         if "queries" not in out:  # an export without the kept queries: assume none was dropped
-            return SessionAttention(weights, [normalise(query) for query in session][-weights.shape[-1]:])
+            return SessionAttention(
+                weights, [normalise(query) for query in session][-weights.shape[-1] :]
+            )
         kept = np.flatnonzero(out["queries"][0] != b"")
         weights = weights[:, :, kept][:, :, :, kept]
         return SessionAttention(weights, [query.decode() for query in out["queries"][0][kept]])

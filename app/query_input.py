@@ -61,7 +61,11 @@ def continue_typed(typed: str, suggestion: str) -> str:
         return suggestion
     if normalise(typed[-1]):  # the last word is open: the model may have completed it
         done, last = words[:-1], words[-1]
-        if wanted[: len(done)] == done and len(wanted) > len(done) and wanted[len(done)].startswith(last):
+        if (
+            wanted[: len(done)] == done
+            and len(wanted) > len(done)
+            and wanted[len(done)].startswith(last)
+        ):
             rest = wanted[len(done)][len(last) :]
             return typed + rest + "".join(" " + word for word in wanted[len(words) :])
     elif wanted[: len(words)] == words:

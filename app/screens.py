@@ -55,8 +55,10 @@ class ModelPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("Open a model: a SavedModel directory, one containing savedmodel/, "
-                         "or default (the bundled model)")
+            yield Static(
+                "Open a model: a SavedModel directory, one containing savedmodel/, "
+                "or default (the bundled model)"
+            )
             yield Input(placeholder="path/to/savedmodel", id="model-path")
             yield Static("enter opens it; escape cancels.", classes="hint")
         yield Footer()

@@ -1,4 +1,5 @@
-"""The session panel: the queries typed so far, numbered; those the model ignored dimmed, with why."""
+"""The session panel: the queries typed so far, numbered; those the model ignored dimmed, with
+why."""
 
 from __future__ import annotations
 
@@ -29,8 +30,11 @@ class SessionPanel(VerticalScroll, can_focus=False):
         for index, query in enumerate(self.queries):
             reason = self.ignored.get(index)
             if reason:
-                lines.append(Text.assemble((f"{index + 1:>2} {query}", "dim strike"),
-                                           (f"  ({reason})", "dim italic")))
+                lines.append(
+                    Text.assemble(
+                        (f"{index + 1:>2} {query}", "dim strike"), (f"  ({reason})", "dim italic")
+                    )
+                )
             else:
                 lines.append(Text.assemble((f"{index + 1:>2} ", "dim"), query))
         empty = Text("No queries yet: type one and press enter.", style="dim")

@@ -37,14 +37,36 @@ class MtnApp(App):
     AUTO_FOCUS = "#query"
     BINDINGS = [
         # The input takes enter itself (QueryInput.submit), in the order of the keys typed.
-        Binding("enter", "submit", "Add", show=False,
-                tooltip="add the highlighted suggestion, or else the typed query, to the session"),
-        Binding("tab", "take_suggestion", "Take", priority=True,
-                tooltip="take the highlighted (or else the first) suggestion into the input"),
-        Binding("up", "move(-1)", "Previous", group=CHOOSE, priority=True,
-                tooltip="highlight the previous suggestion (from the first: back to the input)"),
-        Binding("down", "move(1)", "Next", group=CHOOSE, priority=True,
-                tooltip="highlight the next suggestion"),
+        Binding(
+            "enter",
+            "submit",
+            "Add",
+            show=False,
+            tooltip="add the highlighted suggestion, or else the typed query, to the session",
+        ),
+        Binding(
+            "tab",
+            "take_suggestion",
+            "Take",
+            priority=True,
+            tooltip="take the highlighted (or else the first) suggestion into the input",
+        ),
+        Binding(
+            "up",
+            "move(-1)",
+            "Previous",
+            group=CHOOSE,
+            priority=True,
+            tooltip="highlight the previous suggestion (from the first: back to the input)",
+        ),
+        Binding(
+            "down",
+            "move(1)",
+            "Next",
+            group=CHOOSE,
+            priority=True,
+            tooltip="highlight the next suggestion",
+        ),
         Binding("ctrl+n", "new_session", "New", tooltip="new session"),
         Binding("f2", "toggle_attention", "Attention", tooltip="show or hide the attention panel"),
         Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
@@ -120,9 +142,13 @@ class MtnApp(App):
 
     def _loaded(self, backend: Backend, seconds: float) -> None:
         self.backend = backend
-        self.sub_title = backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
+        self.sub_title = backend.name + (
+            f" · ready in {seconds:.1f} s" if self.show_load_time else ""
+        )
         if self.show_load_time:
-            steps = ", ".join(f"{step} {took:.1f} s" for step, took in backend.start_seconds.items())
+            steps = ", ".join(
+                f"{step} {took:.1f} s" for step, took in backend.start_seconds.items()
+            )
             self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
         self._shown = None
         self.request_suggestions()
@@ -131,7 +157,9 @@ class MtnApp(App):
     def _load_failed(self, message: str) -> None:
         if self.backend is None:
             self.sub_title = "no model"
-            self.query_one(SuggestionList).show_message("No model loaded: press ctrl+o to open one.")
+            self.query_one(SuggestionList).show_message(
+                "No model loaded: press ctrl+o to open one."
+            )
             hint = "escape: close, then ctrl+o to open another model"
         else:
             self.sub_title = self.backend.name
@@ -199,7 +227,11 @@ class MtnApp(App):
     @work(thread=True, group="suggest")
     def _suggest(self, backend: Backend, session: tuple[str, ...], prefix: str) -> None:
         try:
-            result = backend.complete(list(session), prefix) if prefix else backend.suggest(list(session))
+            result = (
+                backend.complete(list(session), prefix)
+                if prefix
+                else backend.suggest(list(session))
+            )
         except ModelError as error:
             result = error
         self.call_from_thread(self._answered, backend, (session, prefix), result)
@@ -218,8 +250,11 @@ class MtnApp(App):
         options = self.query_one(SuggestionList)
         copy = self.query_one(CopyPanel)
         if suggestions is None:
-            message = ("Add a query to the session to get suggestions for the next one."
-                       if self.backend is not None else "No model loaded yet.")
+            message = (
+                "Add a query to the session to get suggestions for the next one."
+                if self.backend is not None
+                else "No model loaded yet."
+            )
             options.show_message(message)
         elif not suggestions.items:
             options.show_message("No suggestions.")

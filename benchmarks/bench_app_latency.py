@@ -48,9 +48,12 @@ async def measure(pilot, pace):
     """Per keystroke latencies (s), model calls, and the model's seconds per call."""
     app = pilot.app
     shown = []  # (time, prefix) of each suggestion list shown
-    app.watch(app, "suggestions",
-              lambda result: result and shown.append((time.perf_counter(), result.prefix)),
-              init=False)
+    app.watch(
+        app,
+        "suggestions",
+        lambda result: result and shown.append((time.perf_counter(), result.prefix)),
+        init=False,
+    )
     calls = []
     complete = app.backend.complete
 
@@ -85,7 +88,9 @@ async def measure(pilot, pace):
         done = next((at for at, prefix in shown if at >= sent and prefix in answers), None)
         if done is not None:
             latencies.append(done - sent)
-    gaps = [later[0] - earlier[0] for earlier, later in zip(keys, keys[1:]) if later[1] == earlier[1]]
+    gaps = [
+        later[0] - earlier[0] for earlier, later in zip(keys, keys[1:]) if later[1] == earlier[1]
+    ]
     return latencies, len(keys), calls, statistics.median(gaps)
 
 
@@ -102,7 +107,8 @@ def main(argv=None):
         result["started"] = pilot.app.sub_title
         if pilot.app.backend is not None:
             result["started"] += "; " + ", ".join(
-                f"{step} {took:.1f} s" for step, took in pilot.app.backend.start_seconds.items())
+                f"{step} {took:.1f} s" for step, took in pilot.app.backend.start_seconds.items()
+            )
         if pilot.app.backend is not None:
             result["measured"] = await measure(pilot, args.pace)
         pilot.app.exit()
@@ -113,10 +119,14 @@ def main(argv=None):
     latencies, keys, calls, gap = result["measured"]
     print(f"model: {result['started']}")
     print(f"keystrokes {keys}, one per {gap:.3f} s (median); answered {len(latencies)}")
-    print(f"keystroke to suggestions: median {median_ms(latencies)}, "
-          f"p90 {percentile_ms(latencies, 0.9)}, max {percentile_ms(latencies, 1.0)}")
-    print(f"model calls {len(calls)} ({len(calls) / keys:.2f} per keystroke), "
-          f"median {median_ms(calls)} each")
+    print(
+        f"keystroke to suggestions: median {median_ms(latencies)}, "
+        f"p90 {percentile_ms(latencies, 0.9)}, max {percentile_ms(latencies, 1.0)}"
+    )
+    print(
+        f"model calls {len(calls)} ({len(calls) / keys:.2f} per keystroke), "
+        f"median {median_ms(calls)} each"
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ Timed, in one process, each call interleaved with the others so load hits all al
   `next` runs the model's decoder layers over the whole prompt (causal mask, no caches)
   and returns the same next-token distribution as `model.step` (`model.next_log_probs`;
   <pad>, <unk>, <bos> and a first <eos> banned as ours does; a beam that has emitted
-  <eos> is frozen by giving <pad> probability 1, which the sampler has no notion of). `next` returns log-probabilities, so the sampler takes `exp` of them
+  <eos> is frozen by giving <pad> probability 1, which the sampler has no notion of).
+  `next` returns log-probabilities, so the sampler takes `exp` of them
   instead of a softmax, which would renormalise around the banned tokens. The ratio target
   is against this; the same sampler compiled with XLA is timed too, and its ratio printed;
 - keras-hub, cached step: the same sampler whose `next` is `model.step` on the state of
@@ -58,9 +59,8 @@ from mtn_keras.artifacts import load_trained
 from mtn_keras.config import DecodeConfig, preset
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
-from mtn_keras.data.vocab import SPECIALS, Vocabulary
+from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS, UNK, Vocabulary
 from mtn_keras.decoding import beam_search
-from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 from mtn_keras.models.mtn import MTN
 from mtn_keras.serving.service import SuggestionService
 
@@ -92,7 +92,12 @@ def load_model(path, preset_name):
     words = list(dict.fromkeys(w for q in SESSION for w in q.split()))
     fillers = [f"word{i}" for i in range(VOCAB_SIZE - len(SPECIALS) - len(words))]
     missing = f" ({path} is missing)" if path else ""
-    return model, Vocabulary([*SPECIALS, *words, *fillers]), f"untrained {preset_name} MTN{missing}", None
+    return (
+        model,
+        Vocabulary([*SPECIALS, *words, *fillers]),
+        f"untrained {preset_name} MTN{missing}",
+        None,
+    )
 
 
 def encoded_session(vocab, n):
@@ -104,12 +109,19 @@ def encoded_session(vocab, n):
 def make_plain_search(model):
     """tf.function (tokens, ext) -> beam_search's dict over model.start/model.step, ranked
     as keras-hub ranks: no length normalisation, no de-duplication."""
+
     @tf.function
     def plain_search(tokens, ext):
         return beam_search(
-            model.step, model.start(tokens, ext), batch_size=tf.shape(tokens)[0],
-            beam_size=BEAM, num_results=K, max_length=model.config.max_query_tokens + 1,
-            length_alpha=0.0, exact_stop=True, dedupe=False,
+            model.step,
+            model.start(tokens, ext),
+            batch_size=tf.shape(tokens)[0],
+            beam_size=BEAM,
+            num_results=K,
+            max_length=model.config.max_query_tokens + 1,
+            length_alpha=0.0,
+            exact_stop=True,
+            dedupe=False,
         )
 
     return plain_search
@@ -186,8 +198,13 @@ def make_cached_reference(model, jit_compile=False):
             log_probs, state = model.step(prompt[:, index - 1], state, index - 1)
             return constrained(log_probs, prompt, index), None, state
 
-        return sampler(next_fn, bos_prompt(tf.shape(tokens)[0], m), cache=model.start(tokens, ext),
-                       index=1, stop_token_ids=[EOS])
+        return sampler(
+            next_fn,
+            bos_prompt(tf.shape(tokens)[0], m),
+            cache=model.start(tokens, ext),
+            index=1,
+            stop_token_ids=[EOS],
+        )
 
     return reference
 
@@ -209,10 +226,14 @@ def check_same_best(model, reference, cached, vocab, tokens, ext):
     found = make_plain_search(model)(tokens, ext)
     prompts, log_probs = reference(tokens, ext)
     cached_prompts, cached_log_probs = cached(tokens, ext)
-    same = (np.array_equal(cached_prompts.numpy()[0, 0], prompts.numpy()[0, 0])
-            and abs(float(cached_log_probs[0, 0]) - float(log_probs[0, 0])) < 1e-3)
-    print(f"check: keras-hub's best on the cached step is {'the same as' if same else 'NOT'} "
-          "without cache")
+    same = (
+        np.array_equal(cached_prompts.numpy()[0, 0], prompts.numpy()[0, 0])
+        and abs(float(cached_log_probs[0, 0]) - float(log_probs[0, 0])) < 1e-3
+    )
+    print(
+        f"check: keras-hub's best on the cached step is {'the same as' if same else 'NOT'} "
+        "without cache"
+    )
     ours = words_of(found["ids"].numpy()[0, 0], vocab, ext)
     theirs = words_of(prompts.numpy()[0, 0, 1:], vocab, ext)
     ours_lp, theirs_lp = float(found["log_probs"][0, 0]), float(log_probs[0, 0])
@@ -222,10 +243,12 @@ def check_same_best(model, reference, cached, vocab, tokens, ext):
         print("check: same best sequence and log-probability")
     else:
         unfinished = "" if EOS in prompts.numpy()[0, 0] else ", keras-hub's unfinished"
-        print(f"check: different best sequence{unfinished}; ours is "
-              f"{'less' if ours_lp < theirs_lp else 'at least as'} likely. keras-hub keeps an "
-              f"<eos> ending only when it ranks in the top {BEAM} of all extensions (then it "
-              "holds a beam); ours offers every alive beam's <eos> ending to a separate pool")
+        print(
+            f"check: different best sequence{unfinished}; ours is "
+            f"{'less' if ours_lp < theirs_lp else 'at least as'} likely. keras-hub keeps an "
+            f"<eos> ending only when it ranks in the top {BEAM} of all extensions (then it "
+            "holds a beam); ours offers every alive beam's <eos> ending to a separate pool"
+        )
 
 
 def time_interleaved(contenders, runs):
@@ -241,8 +264,10 @@ def time_interleaved(contenders, runs):
 
 def report(stats, description, runs, loads):
     """The table, the ratios and the one-line summary."""
-    print(f"{runs} runs each, interleaved; load average (1 min) {loads[0]:.2f} before, "
-          f"{loads[1]:.2f} after, on {os.cpu_count()} CPUs")
+    print(
+        f"{runs} runs each, interleaved; load average (1 min) {loads[0]:.2f} before, "
+        f"{loads[1]:.2f} after, on {os.cpu_count()} CPUs"
+    )
     print(f"{'':38s} {'p50 ms':>8s} {'p95 ms':>8s}")
     for name, (p50, p95) in stats.items():
         print(f"{name:38s} {p50:8.2f} {p95:8.2f}")
@@ -250,17 +275,28 @@ def report(stats, description, runs, loads):
     cached, cached_xla = (stats[f"keras-hub BeamSampler, cached step{x}"][0] for x in ("", ", XLA"))
     search, p95 = stats["search (ours)"]
     plain, full = stats["search (ours, no XLA)"][0], stats["suggest signature (ours)"][0]
-    print(f"ratio keras-hub p50 / ours p50: search {ref / search:.1f}x (no XLA {ref / plain:.1f}x), "
-          f"suggest {ref / full:.1f}x; keras-hub with XLA / search {ref_xla / search:.1f}x")
-    print(f"ratio keras-hub on the cached step p50 / ours p50 (the search itself): "
-          f"XLA {cached_xla / search:.2f}x, no XLA {cached / plain:.2f}x")
+    print(
+        f"ratio keras-hub p50 / ours p50: search {ref / search:.1f}x (no XLA {ref / plain:.1f}x), "
+        f"suggest {ref / full:.1f}x; keras-hub with XLA / search {ref_xla / search:.1f}x"
+    )
+    print(
+        f"ratio keras-hub on the cached step p50 / ours p50 (the search itself): "
+        f"XLA {cached_xla / search:.2f}x, no XLA {cached / plain:.2f}x"
+    )
     verdict = "met" if search <= TARGET_P50_MS and ref / search >= TARGET_RATIO else "missed"
-    ranked = f", ranked suggest p50 {stats['suggest, ranked (ours)'][0]:.1f} ms" if "suggest, ranked (ours)" in stats else ""
-    print(f"summary: {description}, top-{K} of a 3-query session, {os.cpu_count()} CPUs at load "
-          f"{loads[1]:.1f}: search p50 {search:.1f} ms (p95 {p95:.1f}; {plain:.1f} without XLA), "
-          f"suggest p50 {full:.1f} ms{ranked}, keras-hub BeamSampler without cache p50 {ref:.1f} ms = "
-          f"{ref / search:.1f}x the search ({ref_xla:.1f} ms with XLA = {ref_xla / search:.1f}x); "
-          f"target p50 <= {TARGET_P50_MS:g} ms and >= {TARGET_RATIO:g}x {verdict}")
+    ranked = (
+        f", ranked suggest p50 {stats['suggest, ranked (ours)'][0]:.1f} ms"
+        if "suggest, ranked (ours)" in stats
+        else ""
+    )
+    print(
+        f"summary: {description}, top-{K} of a 3-query session, {os.cpu_count()} CPUs at load "
+        f"{loads[1]:.1f}: search p50 {search:.1f} ms (p95 {p95:.1f}; {plain:.1f} without XLA), "
+        f"suggest p50 {full:.1f} ms{ranked}, "
+        f"keras-hub BeamSampler without cache p50 {ref:.1f} ms = "
+        f"{ref / search:.1f}x the search ({ref_xla:.1f} ms with XLA = {ref_xla / search:.1f}x); "
+        f"target p50 <= {TARGET_P50_MS:g} ms and >= {TARGET_RATIO:g}x {verdict}"
+    )
 
 
 def main(argv=None):
@@ -294,11 +330,15 @@ def main(argv=None):
     if ranking is not None:
         ranked = SuggestionService(model, vocab.tokens, DecodeConfig(), ranking)
         contenders["suggest, ranked (ours)"] = lambda: ranked.suggest(strings)
-    threads = [tf.config.threading.get_intra_op_parallelism_threads(),
-               tf.config.threading.get_inter_op_parallelism_threads()]
-    print(f"model: {description}, {model.count_params():,} parameters, vocabulary {len(vocab):,}, "
-          f"n {n}; session {' | '.join(SESSION)!r}; beam {BEAM}, top {K}; TF threads intra/inter "
-          f"{'/'.join(str(t or 'default') for t in threads)}")
+    threads = [
+        tf.config.threading.get_intra_op_parallelism_threads(),
+        tf.config.threading.get_inter_op_parallelism_threads(),
+    ]
+    print(
+        f"model: {description}, {model.count_params():,} parameters, vocabulary {len(vocab):,}, "
+        f"n {n}; session {' | '.join(SESSION)!r}; beam {BEAM}, top {K}; TF threads intra/inter "
+        f"{'/'.join(str(t or 'default') for t in threads)}"
+    )
     check_same_best(model, reference, cached, vocab, tokens, ext)
     print(f"top suggestion: {service.suggest(strings)['suggestions'].numpy()[0, 0].decode()!r}")
     for thunk in contenders.values():  # trace and warm up

@@ -43,13 +43,18 @@ def main() -> int:
         print(f"skipped: {LOG} is absent")
         return 0
     sessions = sessions_of(LOG)
-    many = [[q if i == 0 or copy == 0 else f"{q} v{copy}" for i, q in enumerate(s)]
-            for copy in range(args.copies) for s in sessions]
+    many = [
+        [q if i == 0 or copy == 0 else f"{q} v{copy}" for i, q in enumerate(s)]
+        for copy in range(args.copies)
+        for s in sessions
+    ]
     one_seconds, _ = timed_build(sessions)
     many_seconds, index = timed_build(many)
     print(f"1 copy: {len(sessions):,} sessions in {one_seconds:.1f} s")
-    print(f"{args.copies} copies: {len(many):,} sessions, {index.sizes()['queries']:,} queries "
-          f"in {many_seconds:.1f} s ({many_seconds / one_seconds:.1f}x one copy)")
+    print(
+        f"{args.copies} copies: {len(many):,} sessions, {index.sizes()['queries']:,} queries "
+        f"in {many_seconds:.1f} s ({many_seconds / one_seconds:.1f}x one copy)"
+    )
     return 0
 
 

@@ -32,10 +32,14 @@ def main() -> int:
             cpus.append(time.process_time() - cpu)
     rows = stats["rows_read"]
     splits = stats["splits"].values()
-    print(f"{LOG.name}: {rows:,} rows, {sum(s['sessions'] for s in splits):,} sessions, "
-          f"{sum(s['pairs'] for s in splits):,} pairs, vocabulary {stats['vocab_size']:,}")
-    print(f"wall: best {min(walls):.2f} s = {rows / min(walls):,.0f} rows/s, "
-          f"median {sorted(walls)[len(walls) // 2]:.2f} s")
+    print(
+        f"{LOG.name}: {rows:,} rows, {sum(s['sessions'] for s in splits):,} sessions, "
+        f"{sum(s['pairs'] for s in splits):,} pairs, vocabulary {stats['vocab_size']:,}"
+    )
+    print(
+        f"wall: best {min(walls):.2f} s = {rows / min(walls):,.0f} rows/s, "
+        f"median {sorted(walls)[len(walls) // 2]:.2f} s"
+    )
     print(f"cpu:  best {min(cpus):.2f} s = {rows / min(cpus):,.0f} rows/s")
     return 0
 

@@ -30,18 +30,33 @@ print(json.dumps({"ready": time.perf_counter() - began, **backend.start_seconds}
 def backend_start(model, cache):
     """The backend's start in a fresh process, split as the app reports it (seconds)."""
     env = {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
-    done = subprocess.run([sys.executable, "-c", BACKEND, model], capture_output=True, text=True,
-                          cwd=ROOT, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", BACKEND, model],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def suggest_command(model, cache):
     """Wall seconds of one `suggest` command in a fresh process."""
-    env = {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
-           "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache}/mtn-keras/xla"}
+    env = {
+        "XDG_CACHE_HOME": cache,
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(Path.home()),
+        "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache}/mtn-keras/xla",
+    }
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mtn_keras.suggest", "--model", model, "cheap flights"],
-                   capture_output=True, cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "mtn_keras.suggest", "--model", model, "cheap flights"],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     return {"wall": time.perf_counter() - began}
 
 

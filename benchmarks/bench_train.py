@@ -27,14 +27,13 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras
-import numpy as np
 
 from mtn_keras.config import preset
 from mtn_keras.data.pipeline import make_dataset
 from mtn_keras.data.prepare import prepare
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.models import build_model
 from mtn_keras.fitting import compile_model
+from mtn_keras.models import build_model
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AOL_DEV = os.path.join(REPO, "..", "shared", "data", "aol", "aol-top1000-dev.txt.gz")
@@ -109,9 +108,13 @@ def main(argv=None):
     options = args.options.split(",")
     sessions, vocab, source = real_sessions(args.sessions, args.workdir)
     targets = sum(len(q.split()) + 1 for s in sessions for q in s[1:])  # words + <eos>
-    print(f"{len(sessions)} sessions of {source}, {targets} target tokens, "
-          f"vocabulary {len(vocab)}; {os.cpu_count()} CPUs")
-    streams = {size: batches(sessions, vocab, size) for size in {int(o.split("-")[1]) for o in options}}
+    print(
+        f"{len(sessions)} sessions of {source}, {targets} target tokens, "
+        f"vocabulary {len(vocab)}; {os.cpu_count()} CPUs"
+    )
+    streams = {
+        size: batches(sessions, vocab, size) for size in {int(o.split("-")[1]) for o in options}
+    }
     models = {}
     for option in options:
         precision, size = option.split("-")
@@ -132,8 +135,10 @@ def main(argv=None):
     reference = best[options[0]]
     print(f"\n{'option':<10}{'sessions/s':>12}{'tokens/s':>12}{'ratio':>8}")
     for option in options:
-        print(f"{option:<10}{len(sessions) / best[option]:>12.1f}"
-              f"{targets / best[option]:>12.0f}{reference / best[option]:>8.2f}")
+        print(
+            f"{option:<10}{len(sessions) / best[option]:>12.1f}"
+            f"{targets / best[option]:>12.0f}{reference / best[option]:>8.2f}"
+        )
     return 0
 
 

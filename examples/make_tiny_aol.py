@@ -14,13 +14,34 @@ import datetime
 import random
 
 TOPICS = [
-    "pizza delivery", "cheap flights", "used cars", "weather forecast", "guitar lessons",
-    "running shoes", "garden tools", "cat food", "movie times", "hotel deals",
-    "tax forms", "bus schedule", "pasta recipes", "yoga classes", "laptop repair",
+    "pizza delivery",
+    "cheap flights",
+    "used cars",
+    "weather forecast",
+    "guitar lessons",
+    "running shoes",
+    "garden tools",
+    "cat food",
+    "movie times",
+    "hotel deals",
+    "tax forms",
+    "bus schedule",
+    "pasta recipes",
+    "yoga classes",
+    "laptop repair",
 ]
 CITIES = ["springfield", "riverton", "lakeside", "oakdale"]
-EDITS = ["{t}", "{t} near me", "{t} in {c}", "best {t}", "{t} reviews", "{t} prices",
-         "cheap {t}", "{t} online", "{t} {c} hours"]
+EDITS = [
+    "{t}",
+    "{t} near me",
+    "{t} in {c}",
+    "best {t}",
+    "{t} reviews",
+    "{t} prices",
+    "cheap {t}",
+    "{t} online",
+    "{t} {c} hours",
+]
 START = datetime.datetime(2006, 3, 1, 8, 0, 0)
 
 
@@ -32,8 +53,9 @@ def session_rows(rng, user, clock):
         clock += datetime.timedelta(seconds=rng.randint(20, 150))
         clicked = rng.random() < 0.4  # a click has its rank and a made-up address
         rank, url = (str(rng.randint(1, 10)), "http://www.example.com") if clicked else ("", "")
-        rows.append([str(user), edit.format(t=topic, c=city), f"{clock:%Y-%m-%d %H:%M:%S}",
-                     rank, url])
+        rows.append(
+            [str(user), edit.format(t=topic, c=city), f"{clock:%Y-%m-%d %H:%M:%S}", rank, url]
+        )
     return rows, clock
 
 

@@ -11,7 +11,6 @@ from mtn_keras.config import ModelConfig, model_config_from_dict
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.quiet import import_tensorflow
 
-
 CONFIG = "config.json"
 
 
@@ -22,9 +21,12 @@ class ModelDirError(Exception):
 def run_config(name, model_config, train_config, data_dir=None):
     """config.json: the model's name and configs, and the prepared dataset it learns from.
     Written once, when training starts; `--resume` must match it."""
-    return {"model": name, "data": data_dir and os.path.abspath(data_dir),
-            "model_config": dataclasses.asdict(model_config),
-            "train_config": dataclasses.asdict(train_config)}
+    return {
+        "model": name,
+        "data": data_dir and os.path.abspath(data_dir),
+        "model_config": dataclasses.asdict(model_config),
+        "train_config": dataclasses.asdict(train_config),
+    }
 
 
 def write_run_config(directory, config):
@@ -53,8 +55,9 @@ def load_keras(path):
     import keras
 
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: cannot load the model (not a .keras archive: truncated or "
-                         "corrupt)")
+        raise ValueError(
+            f"{path}: cannot load the model (not a .keras archive: truncated or corrupt)"
+        )
     try:
         return keras.saving.load_model(path, compile=False)
     except Exception as error:  # Keras raises many kinds for a damaged archive
@@ -69,12 +72,19 @@ def load_trained(path, ranking=True):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
     for name, file in files.items():
-        if name == "model.keras" and not os.path.isfile(file) and os.path.isdir(
-                os.path.join(path, "backup")):
-            raise ModelDirError(f"{path}: its training did not finish (no model.keras); continue "
-                                f"it with `python -m mtn_keras.train ... --out {path} --resume`")
+        if (
+            name == "model.keras"
+            and not os.path.isfile(file)
+            and os.path.isdir(os.path.join(path, "backup"))
+        ):
+            raise ModelDirError(
+                f"{path}: its training did not finish (no model.keras); continue "
+                f"it with `python -m mtn_keras.train ... --out {path} --resume`"
+            )
         if not os.path.isfile(file):
-            raise ModelDirError(f"{path}: {name} is missing (not a directory written by mtn_keras.train)")
+            raise ModelDirError(
+                f"{path}: {name} is missing (not a directory written by mtn_keras.train)"
+            )
     try:
         with open(files["config.json"], encoding="utf-8") as handle:
             saved = json.load(handle)
@@ -87,7 +97,8 @@ def load_trained(path, ranking=True):
         raise ModelDirError(str(error)) from None
     if len(vocab) != config.vocab_size:
         raise ModelDirError(
-            f"{path}: vocab.txt has {len(vocab)} tokens but the model was built for {config.vocab_size}"
+            f"{path}: vocab.txt has {len(vocab)} tokens "
+            f"but the model was built for {config.vocab_size}"
         )
     import_tensorflow()  # silently, unless the command was asked for TensorFlow's logs
     import mtn_keras.models  # noqa: F401  (registers the layers and models)

@@ -55,8 +55,11 @@ def describe(error):
 
 def add_verbose(parser):
     """--verbose: show TensorFlow's log lines and the traceback of an error (for a bug report)."""
-    parser.add_argument("--verbose", action="store_true",
-                        help="show TensorFlow's start-up and log lines and the traceback of an error")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show TensorFlow's start-up and log lines and the traceback of an error",
+    )
 
 
 def add_decode_arguments(parser, fixed=False):
@@ -64,33 +67,72 @@ def add_decode_arguments(parser, fixed=False):
     --threshold, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
-    parser.add_argument("--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}")
-    parser.add_argument("--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}")
-    parser.add_argument("--alpha", type=non_negative_float, default=defaults.alpha,
-                        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
-                        f"ranked lists, 2.0 for the beam's alone){when}")
-    parser.add_argument("--repeat-last", action="store_true",
-                        help=f"allow the last query itself as a suggestion{when}")
-    parser.add_argument("--no-xla", dest="xla", action="store_false",
-                        help=f"run the search without XLA compilation{when}")
-    parser.add_argument("--exact-stop", action="store_true",
-                        help=f"search on while an alive beam could still win at any length{when}")
-    parser.add_argument("--source", choices=["hybrid", "beam"], default=defaults.source,
-                        help="hybrid: the beam's and the query log's candidates ranked together "
-                        f"(when the model has a ranking); beam: the beam's alone{when}")
-    parser.add_argument("--no-filter", action="append", default=[], choices=FILTERS,
-                        help=f"switch a filter off (repeatable){when}")
-    parser.add_argument("--threshold", type=probability, default=None,
-                        help="the ranker's probability a suggestion needs to be shown "
-                        f"(default: the ranking's tuned value; 0 shows k){when}")
+    parser.add_argument(
+        "--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}"
+    )
+    parser.add_argument(
+        "--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}"
+    )
+    parser.add_argument(
+        "--alpha",
+        type=non_negative_float,
+        default=defaults.alpha,
+        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
+        f"ranked lists, 2.0 for the beam's alone){when}",
+    )
+    parser.add_argument(
+        "--repeat-last",
+        action="store_true",
+        help=f"allow the last query itself as a suggestion{when}",
+    )
+    parser.add_argument(
+        "--no-xla",
+        dest="xla",
+        action="store_false",
+        help=f"run the search without XLA compilation{when}",
+    )
+    parser.add_argument(
+        "--exact-stop",
+        action="store_true",
+        help=f"search on while an alive beam could still win at any length{when}",
+    )
+    parser.add_argument(
+        "--source",
+        choices=["hybrid", "beam"],
+        default=defaults.source,
+        help="hybrid: the beam's and the query log's candidates ranked together "
+        f"(when the model has a ranking); beam: the beam's alone{when}",
+    )
+    parser.add_argument(
+        "--no-filter",
+        action="append",
+        default=[],
+        choices=FILTERS,
+        help=f"switch a filter off (repeatable){when}",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=probability,
+        default=None,
+        help="the ranker's probability a suggestion needs to be shown "
+        f"(default: the ranking's tuned value; 0 shows k){when}",
+    )
 
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
     filters = tuple(f for f in FILTERS if f not in args.no_filter)
-    return DecodeConfig(k=args.k, beam=args.beam, alpha=args.alpha, repeat_last=args.repeat_last,
-                        xla=args.xla, exact_stop=args.exact_stop, source=args.source,
-                        filters=filters, threshold=args.threshold)
+    return DecodeConfig(
+        k=args.k,
+        beam=args.beam,
+        alpha=args.alpha,
+        repeat_last=args.repeat_last,
+        xla=args.xla,
+        exact_stop=args.exact_stop,
+        source=args.source,
+        filters=filters,
+        threshold=args.threshold,
+    )
 
 
 def positive_int(text):
@@ -138,7 +180,9 @@ def needs_tensorflow(prog, verbose=False):
     backend = keras.config.backend()
     if backend == "tensorflow":
         return None
-    print(f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
-          "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
-          file=sys.stderr)
+    print(
+        f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
+        "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
+        file=sys.stderr,
+    )
     return BAD_INPUT

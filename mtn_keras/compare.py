@@ -17,10 +17,10 @@ import json
 import os
 import sys
 
+from mtn_keras.cli import add_verbose, fail, needs_tensorflow
 from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.cli import add_verbose, fail, needs_tensorflow
 from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.train import configure
 
@@ -37,19 +37,33 @@ QUICK_SESSIONS = {"train": 400, "valid": 100, "test": 100}
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mtn_keras.compare", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m mtn_keras.compare",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--data", required=True, help="prepared dataset directory")
     parser.add_argument("--out", required=True, help="output directory, one folder per row")
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny preset, 1 epoch, the first few hundred sessions of each split")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny preset, 1 epoch, the first few hundred sessions of each split",
+    )
     parser.add_argument("--preset", help="paper, small or tiny (default small; tiny with --quick)")
     parser.add_argument("--epochs", type=int, help="epochs of every row (default: the preset's)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--models", default=",".join(MODEL_NAMES),
-                        help="comma-separated models whose rows to run (default: all)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config field in every row")
+    parser.add_argument(
+        "--models",
+        default=",".join(MODEL_NAMES),
+        help="comma-separated models whose rows to run (default: all)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field in every row",
+    )
     add_verbose(parser)
     args = parser.parse_args(argv)
     args.models = [name.strip() for name in args.models.split(",") if name.strip()]
@@ -79,26 +93,43 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
 
         keras.backend.clear_session()
         model_config, train_config = configure(
-            args.preset, stats, len(vocab), epochs=args.epochs, seed=args.seed,
+            args.preset,
+            stats,
+            len(vocab),
+            epochs=args.epochs,
+            seed=args.seed,
             overrides=args.set + overrides,
         )
         os.makedirs(out, exist_ok=True)
         print(f"compare: training {row}", file=sys.stderr)
-        fit_model(model, model_config, train_config, vocab, splits["train"], splits["valid"],
-                  out, resume=os.path.isdir(os.path.join(out, "backup")), verbose=2,
-                  data_dir=args.data)
+        fit_model(
+            model,
+            model_config,
+            train_config,
+            vocab,
+            splits["train"],
+            splits["valid"],
+            out,
+            resume=os.path.isdir(os.path.join(out, "backup")),
+            verbose=2,
+            data_dir=args.data,
+        )
     with open(summary_path) as handle:
         return json.load(handle)
 
 
 def training_table(results):
     """Size and cost of each row, and its test perplexity (comparable across losses)."""
-    lines = ["| Model | Parameters | Epochs | Seconds per epoch | Perplexity |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| Model | Parameters | Epochs | Seconds per epoch | Perplexity |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for row, result in results.items():
         t = result["training"]
-        lines.append(f"| {row} | {t['parameters']:,} | {t['epochs']} | "
-                     f"{t['seconds_per_epoch']:.1f} | {result['perplexity']:.2f} |")
+        lines.append(
+            f"| {row} | {t['parameters']:,} | {t['epochs']} | "
+            f"{t['seconds_per_epoch']:.1f} | {result['perplexity']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 

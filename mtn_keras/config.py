@@ -79,9 +79,23 @@ class DecodeConfig:
         return 1.0 if ranked else 2.0
 
 
-POSITIVE = ("vocab_size", "max_query_tokens", "max_queries", "embed_dim", "d_model", "ff_dim",
-            "num_heads", "query_layers", "session_layers", "decoder_layers", "levels",
-            "rnn_units", "epochs", "batch_size", "warmup_steps")
+POSITIVE = (
+    "vocab_size",
+    "max_query_tokens",
+    "max_queries",
+    "embed_dim",
+    "d_model",
+    "ff_dim",
+    "num_heads",
+    "query_layers",
+    "session_layers",
+    "decoder_layers",
+    "levels",
+    "rnn_units",
+    "epochs",
+    "batch_size",
+    "warmup_steps",
+)
 FRACTIONS = ("dropout", "label_smoothing")  # in [0, 1)
 SELECT = ("loss", "bleu")  # TrainConfig.select: the validation column that picks the best epoch
 
@@ -106,18 +120,39 @@ def check_configs(model_config, train_config):
 
 PRESETS = {
     "paper": dict(
-        embed_dim=300, d_model=512, ff_dim=1024, num_heads=8, query_layers=3,
-        session_layers=2, decoder_layers=3, rnn_units=256, dropout=0.1,
+        embed_dim=300,
+        d_model=512,
+        ff_dim=1024,
+        num_heads=8,
+        query_layers=3,
+        session_layers=2,
+        decoder_layers=3,
+        rnn_units=256,
+        dropout=0.1,
         label_smoothing=0.05,
     ),
     "small": dict(
-        embed_dim=128, d_model=128, ff_dim=512, num_heads=4, query_layers=2,
-        session_layers=2, decoder_layers=2, rnn_units=128, dropout=0.1,
+        embed_dim=128,
+        d_model=128,
+        ff_dim=512,
+        num_heads=4,
+        query_layers=2,
+        session_layers=2,
+        decoder_layers=2,
+        rnn_units=128,
+        dropout=0.1,
         label_smoothing=0.05,
     ),
     "tiny": dict(
-        embed_dim=16, d_model=16, ff_dim=32, num_heads=2, query_layers=1,
-        session_layers=1, decoder_layers=1, rnn_units=16, dropout=0.0,
+        embed_dim=16,
+        d_model=16,
+        ff_dim=32,
+        num_heads=2,
+        query_layers=1,
+        session_layers=1,
+        decoder_layers=1,
+        rnn_units=16,
+        dropout=0.0,
         label_smoothing=0.0,
     ),
 }

@@ -50,20 +50,29 @@ def read_cluster(environ=None):
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         raise StrategyError(f"TF_CONFIG is not a cluster spec with a task ({error!r})") from None
     if not isinstance(cluster, dict) or not all(
-            isinstance(tasks, list) and all(isinstance(a, str) and ":" in a for a in tasks)
-            for tasks in cluster.values()):
-        raise StrategyError("TF_CONFIG: `cluster` must map each job to a list of host:port "
-                            f"addresses, not {json.dumps(cluster)[:120]}")
+        isinstance(tasks, list) and all(isinstance(a, str) and ":" in a for a in tasks)
+        for tasks in cluster.values()
+    ):
+        raise StrategyError(
+            "TF_CONFIG: `cluster` must map each job to a list of host:port "
+            f"addresses, not {json.dumps(cluster)[:120]}"
+        )
     if not 0 <= task_index < len(cluster.get(task_type, [])):
-        raise StrategyError(f"TF_CONFIG: the task {task_type} {task_index} is not in the "
-                            f"cluster ({', '.join(f'{k}: {len(v)}' for k, v in cluster.items())})")
+        raise StrategyError(
+            f"TF_CONFIG: the task {task_type} {task_index} is not in the "
+            f"cluster ({', '.join(f'{k}: {len(v)}' for k, v in cluster.items())})"
+        )
     workers = len(cluster.get("chief", [])) + len(cluster.get("worker", []))
     # The TF convention: the task `chief` if the cluster has one, else worker 0.
-    chief = task_type == "chief" or (task_type == "worker" and task_index == 0
-                                     and not cluster.get("chief"))
-    peers = tuple(address for job in ("chief", "worker")
-                  for index, address in enumerate(cluster.get(job, []))
-                  if (job, index) != (task_type, task_index))
+    chief = task_type == "chief" or (
+        task_type == "worker" and task_index == 0 and not cluster.get("chief")
+    )
+    peers = tuple(
+        address
+        for job in ("chief", "worker")
+        for index, address in enumerate(cluster.get(job, []))
+        if (job, index) != (task_type, task_index)
+    )
     return Cluster(workers, chief, f"{task_type} {task_index}", peers)
 
 
@@ -83,12 +92,15 @@ def resolve(requested, cluster, gpus):
         if requested == "one" or (requested == "auto" and not on_cluster(requested, cluster)):
             return "one"
         what = "TF_CONFIG's cluster" if requested == "auto" else f"--strategy {requested}"
-        raise StrategyError(f"{what} needs the TensorFlow backend "
-                            f"(KERAS_BACKEND is {keras.config.backend()})")
+        raise StrategyError(
+            f"{what} needs the TensorFlow backend (KERAS_BACKEND is {keras.config.backend()})"
+        )
     if on_cluster(requested, cluster):
         if cluster.workers < 2:
-            raise StrategyError("--strategy multi-worker needs a TF_CONFIG that names a cluster "
-                                "of two or more workers; on one machine use mirrored or one")
+            raise StrategyError(
+                "--strategy multi-worker needs a TF_CONFIG that names a cluster "
+                "of two or more workers; on one machine use mirrored or one"
+            )
         return "multi-worker"
     if requested == "auto":
         return "mirrored" if gpus > 1 else "one"
@@ -115,7 +127,8 @@ def shard(dataset):
 
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = getattr(
-        tf.data.experimental.AutoShardPolicy, AUTO_SHARD_POLICY)
+        tf.data.experimental.AutoShardPolicy, AUTO_SHARD_POLICY
+    )
     return dataset.with_options(options)
 
 

@@ -13,20 +13,44 @@ from pathlib import Path
 import numpy as np
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, positive_int
+from mtn_keras.cli import (
+    add_decode_arguments,
+    add_verbose,
+    decode_config,
+    fail,
+    needs_tensorflow,
+    positive_int,
+)
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split
 from mtn_keras.data.sessions import PROTOCOLS, Protocol, protocol_lines, sessions_from_logs
+from mtn_keras.outputs import OutputError, check_writable
+from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.scorecard import (
-    Adj, CopyLast, batched, bleu_chart, evaluate_suggesters, markdown_table, model_report,
-    perplexity, quality_table, session_pairs, table_rows, write_json,
+    Adj,
+    CopyLast,
+    batched,
+    bleu_chart,
+    evaluate_suggesters,
+    markdown_table,
+    model_report,
+    perplexity,
+    quality_table,
+    session_pairs,
+    table_rows,
+    write_json,
 )
 from mtn_keras.scorecard.quality import filtered
-from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.outputs import OutputError, check_writable
 from mtn_keras.serving.savedmodel import (
-    DEFAULT, SavedModelError, bundled_model, call, export_settings, kind, load, resolve,
+    DEFAULT,
+    SavedModelError,
+    bundled_model,
+    call,
+    export_settings,
+    kind,
+    load,
+    resolve,
 )
 from mtn_keras.suggest import MODEL_HELP, unfit_option
 
@@ -76,10 +100,13 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     suggesters = {trained.name: model_suggester(service.suggest)}
     if service.hybrid is not None:
-        beam = SuggestionService(trained.model, trained.vocab.tokens, replace(decoding, source="beam"))
+        beam = SuggestionService(
+            trained.model, trained.vocab.tokens, replace(decoding, source="beam")
+        )
         suggesters[f"{trained.name} (beam)"] = model_suggester(beam.suggest)
-    scores, anchors = score_with_anchors(trained.name, pairs, suggesters, train_sessions, k,
-                                         batch_size)
+    scores, anchors = score_with_anchors(
+        trained.name, pairs, suggesters, train_sessions, k, batch_size
+    )
     ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
     return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3))
 
@@ -95,8 +122,9 @@ def evaluate_savedmodel(path, sessions, train_sessions=None, k=None, batch_size=
     loaded, _ = load(path, ["suggest"])
     name = savedmodel_name(path)
     k = min(k or DecodeConfig().k, export_settings(path).get("k", DecodeConfig().k))
-    suggesters = {name: model_suggester(lambda session: call(loaded, path, "suggest",
-                                                             session=session), k)}
+    suggesters = {
+        name: model_suggester(lambda session: call(loaded, path, "suggest", session=session), k)
+    }
     scores, anchors = score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size)
     return model_report(scores, anchors, None, None)
 
@@ -131,9 +159,11 @@ def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
     found = sum(tuple(session) in seen for session in sessions)
     if found <= share * len(sessions):
         return None
-    return (f"{found:,} of the {len(sessions):,} evaluated sessions are in the train split of "
-            f"{train_dir}, which fits adj: its scores are inflated (pass the --train-data of "
-            "the dataset the evaluated split comes from)")
+    return (
+        f"{found:,} of the {len(sessions):,} evaluated sessions are in the train split of "
+        f"{train_dir}, which fits adj: its scores are inflated (pass the --train-data of "
+        "the dataset the evaluated split comes from)"
+    )
 
 
 def main(argv=None):
@@ -143,12 +173,21 @@ def main(argv=None):
     source.add_argument("--data", help="a prepared dataset directory")
     source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
     parser.add_argument("--split", default="test", help="split of --data (default test)")
-    parser.add_argument("--format", default="aol", choices=["aol", "excite"], help="format of --input")
-    parser.add_argument("--protocol", default="paper", choices=PROTOCOLS,
-                        help="session protocol of --input: paper (sessions of 3..5 queries) or "
-                        "all (sessions of 2+ queries, windowed; see `prepare`) (default paper)")
-    parser.add_argument("--train-data", help="prepared dataset whose train split fits adj "
-                        "(default: --data, else the data the model was trained on)")
+    parser.add_argument(
+        "--format", default="aol", choices=["aol", "excite"], help="format of --input"
+    )
+    parser.add_argument(
+        "--protocol",
+        default="paper",
+        choices=PROTOCOLS,
+        help="session protocol of --input: paper (sessions of 3..5 queries) or "
+        "all (sessions of 2+ queries, windowed; see `prepare`) (default paper)",
+    )
+    parser.add_argument(
+        "--train-data",
+        help="prepared dataset whose train split fits adj "
+        "(default: --data, else the data the model was trained on)",
+    )
     add_decode_arguments(parser)
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--json", help="write the report as JSON here")
@@ -177,8 +216,9 @@ def main(argv=None):
         else:
             check_inputs(args.input)
             limits = vars(config) if config else settings  # the sizes the model reads
-            sizes = {name: limits[name] for name in ("max_queries", "max_query_tokens")
-                     if name in limits}
+            sizes = {
+                name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits
+            }
             protocol = Protocol.named(args.protocol, **sizes)
             kept = sessions_from_logs(args.input, args.format, protocol)
             sessions = protocol_lines((s.queries for s in kept), protocol)
@@ -188,8 +228,9 @@ def main(argv=None):
             print(f"evaluate: warning: {warning}", file=sys.stderr)
         if exported:
             name = savedmodel_name(resolve(args.model))
-            report = evaluate_savedmodel(resolve(args.model), sessions, train_sessions,
-                                         decoding.k, args.batch_size)
+            report = evaluate_savedmodel(
+                resolve(args.model), sessions, train_sessions, decoding.k, args.batch_size
+            )
         else:
             name = trained.name
             report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
@@ -199,11 +240,15 @@ def main(argv=None):
     table = markdown_table(rows) + "\n" + quality_table(rows)
     print(table, end="")
     if exported:
-        print(f"pairs {report['pairs']}  perplexity: only for a run folder of train (a "
-              "SavedModel has its signatures, not the Keras model that gives token losses)")
+        print(
+            f"pairs {report['pairs']}  perplexity: only for a run folder of train (a "
+            "SavedModel has its signatures, not the Keras model that gives token losses)"
+        )
     else:
-        print(f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  "
-              f"size {report['size_mb']:.1f} MB")
+        print(
+            f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  "
+            f"size {report['size_mb']:.1f} MB"
+        )
     if args.json:
         write_json(report, args.json)
     if args.markdown:

@@ -8,7 +8,12 @@ from dataclasses import asdict
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import (
-    add_decode_arguments, add_verbose, decode_config, fail, needs_tensorflow, run,
+    add_decode_arguments,
+    add_verbose,
+    decode_config,
+    fail,
+    needs_tensorflow,
+    run,
 )
 from mtn_keras.config import DecodeConfig
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
@@ -34,9 +39,19 @@ def export(trained, out, decoding=DecodeConfig()):
     with staged_directory(out, "export") as temp:
         tf.saved_model.save(service, temp, signatures=signatures)
         with open(os.path.join(temp, "export.json"), "w") as handle:
-            json.dump({"model": trained.name, **asdict(decoding), "alpha": service.alpha,
-                       "max_queries": service.max_queries, "max_query_tokens": service.n,
-                       "vocab_size": service.vocab_size, "ranking": ranking}, handle, indent=2)
+            json.dump(
+                {
+                    "model": trained.name,
+                    **asdict(decoding),
+                    "alpha": service.alpha,
+                    "max_queries": service.max_queries,
+                    "max_query_tokens": service.n,
+                    "vocab_size": service.vocab_size,
+                    "ranking": ranking,
+                },
+                handle,
+                indent=2,
+            )
 
 
 # What an export writes; --force replaces a folder of these and nothing else.
@@ -50,8 +65,10 @@ def check_out(out, model, force):
     check_out_path(out)
     where, source = os.path.realpath(out), os.path.realpath(model)
     if os.path.commonpath([where, source]) in (where, source):
-        raise OutputError(f"--out {out} is the model's folder {model}, lies in it or holds it; "
-                          "choose another --out")
+        raise OutputError(
+            f"--out {out} is the model's folder {model}, lies in it or holds it; "
+            "choose another --out"
+        )
     if not os.path.isdir(out) or not os.listdir(out):
         return
     if not force:

@@ -81,7 +81,9 @@ class ValidationBleu(keras.callbacks.Callback):
 
         tops = []
         for start in range(0, len(self.pairs), self.batch_size):
-            lists = self.suggest([context for context, _ in self.pairs[start : start + self.batch_size]])
+            lists = self.suggest(
+                [context for context, _ in self.pairs[start : start + self.batch_size]]
+            )
             tops += [texts[0][0] if texts else "" for texts in lists]
         return corpus_scores(tops, [reference for _, reference in self.pairs])
 
@@ -120,8 +122,11 @@ class RunBackup(keras.callbacks.Callback):
         self.directory = directory
 
     def on_epoch_end(self, epoch, logs=None):
-        if not all(math.isfinite(value) for value in (logs or {}).values()
-                   if isinstance(value, (int, float))):
+        if not all(
+            math.isfinite(value)
+            for value in (logs or {}).values()
+            if isinstance(value, (int, float))
+        ):
             return
         os.makedirs(self.directory, exist_ok=True)
         path = os.path.join(self.directory, f"epoch-{epoch + 1:04d}.weights.h5")
@@ -157,11 +162,15 @@ def restore_backup(model, directory):
             return epoch
         except Exception as error:  # h5py and Keras raise many kinds for a damaged file
             reason = " ".join(str(error).split())[:160]
-            print(f"train: warning: {path} cannot be read ({reason}); trying an older backup",
-                  file=sys.stderr)
+            print(
+                f"train: warning: {path} cannot be read ({reason}); trying an older backup",
+                file=sys.stderr,
+            )
     if found:
-        raise BackupError(f"{directory}: no backup can be read ({len(found)} damaged); "
-                          "the run cannot be resumed, train it again into a new --out")
+        raise BackupError(
+            f"{directory}: no backup can be read ({len(found)} damaged); "
+            "the run cannot be resumed, train it again into a new --out"
+        )
     return 0
 
 
@@ -172,8 +181,11 @@ def trim_log(path, epochs):
         return
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
-        rows = [row for row in reader if _whole(row) and row.get("epoch", "").isdigit()
-                and int(row["epoch"]) < epochs]
+        rows = [
+            row
+            for row in reader
+            if _whole(row) and row.get("epoch", "").isdigit() and int(row["epoch"]) < epochs
+        ]
         fields = reader.fieldnames
     with staged_file(path) as temp:
         with open(temp, "w", newline="") as handle:
@@ -191,8 +203,9 @@ def best_weights(path, model):
     try:
         return load_keras(path).get_weights(), "best epoch"
     except ValueError as error:
-        print(f"train: warning: {error}; model.keras gets the last epoch's weights",
-              file=sys.stderr)
+        print(
+            f"train: warning: {error}; model.keras gets the last epoch's weights", file=sys.stderr
+        )
         return model.get_weights(), "last epoch (best.keras unreadable)"
 
 
@@ -214,11 +227,15 @@ def compile_model(model, model_config, train_config, replicas=1):
     """Adam on the Transformer schedule, with decoupled weight decay when asked; its warm-up
     counts sessions at any replica count."""
     schedule = TransformerSchedule(
-        model_config.d_model, distribute.warmup_for(train_config.warmup_steps, replicas),
+        model_config.d_model,
+        distribute.warmup_for(train_config.warmup_steps, replicas),
         train_config.learning_rate_scale,
     )
     optimizer = keras.optimizers.Adam(
-        schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9,
+        schedule,
+        beta_1=0.9,
+        beta_2=0.98,
+        epsilon=1e-9,
         weight_decay=train_config.weight_decay or None,
     )
     model.compile(optimizer=optimizer)
@@ -244,9 +261,22 @@ def _whole(row):
     return True
 
 
-def fit_model(name, model_config, train_config, vocab, train_sessions, valid_sessions,
-              out, resume=False, steps_per_epoch=None, verbose=1, data_dir=None,
-              extra_callbacks=(), strategy="one", chief=True):
+def fit_model(
+    name,
+    model_config,
+    train_config,
+    vocab,
+    train_sessions,
+    valid_sessions,
+    out,
+    resume=False,
+    steps_per_epoch=None,
+    verbose=1,
+    data_dir=None,
+    extra_callbacks=(),
+    strategy="one",
+    chief=True,
+):
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
     write the model directory. Raises TrainingDiverged when the loss is not finite.
 
@@ -256,18 +286,48 @@ def fit_model(name, model_config, train_config, vocab, train_sessions, valid_ses
     strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work
     device = accelerator()
     with seeded(train_config.seed), precision_policy("mixed_float16" if device == "gpu" else None):
-        return _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions, out,
-                    resume, steps_per_epoch, verbose, data_dir, extra_callbacks,
-                    (strategy_name, strategy), chief, device)
+        return _fit(
+            name,
+            model_config,
+            train_config,
+            vocab,
+            train_sessions,
+            valid_sessions,
+            out,
+            resume,
+            steps_per_epoch,
+            verbose,
+            data_dir,
+            extra_callbacks,
+            (strategy_name, strategy),
+            chief,
+            device,
+        )
 
 
-def _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions, out, resume,
-         steps_per_epoch, verbose, data_dir, extra_callbacks, strategy, chief, device):
+def _fit(
+    name,
+    model_config,
+    train_config,
+    vocab,
+    train_sessions,
+    valid_sessions,
+    out,
+    resume,
+    steps_per_epoch,
+    verbose,
+    data_dir,
+    extra_callbacks,
+    strategy,
+    chief,
+    device,
+):
     """fit_model's work, under its seeds and policy."""
     strategy_name, strategy = strategy
     replicas = strategy.num_replicas_in_sync
-    train, valid = datasets(vocab, model_config, train_config, train_sessions, valid_sessions,
-                            steps_per_epoch, replicas)
+    train, valid = datasets(
+        vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch, replicas
+    )
     with strategy.scope():
         model = build_model(name, model_config)
         model.build()
@@ -284,9 +344,15 @@ def _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions
     bleu = [ValidationBleu(vocab, valid_sessions)] if train_config.select == "bleu" else []
     callbacks = bleu + fit_callbacks(out, directory, train_config, timer) + list(extra_callbacks)
     started = time.perf_counter()
-    history = model.fit(train, validation_data=valid, epochs=train_config.epochs,
-                        initial_epoch=initial_epoch, callbacks=callbacks, verbose=verbose,
-                        shuffle=False)
+    history = model.fit(
+        train,
+        validation_data=valid,
+        epochs=train_config.epochs,
+        initial_epoch=initial_epoch,
+        callbacks=callbacks,
+        verbose=verbose,
+        shuffle=False,
+    )
     losses = history.history.get("loss", [])
     if losses and not math.isfinite(losses[-1]):
         kept = backups(os.path.join(directory, "backup"))
@@ -296,22 +362,30 @@ def _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions
         raise TrainingDiverged(
             f"the loss became {losses[-1]} in epoch {initial_epoch + len(losses)}; training "
             f"stopped, {out} keeps {kept}; train anew into another --out with a lower "
-            "learning_rate_scale, weight_decay or entropy_weight")
+            "learning_rate_scale, weight_decay or entropy_weight"
+        )
     epoch_seconds = timer.seconds or [time.perf_counter() - started]
 
     final, weights_from = save_best(name, model, model_config, directory)
     vocab.save(os.path.join(directory, "vocab.txt"))
     global_batch = train_config.batch_size * replicas
     sessions_seen = steps_per_epoch * global_batch if steps_per_epoch else len(train_sessions)
-    summary = {"model": name, "device": device, "parameters": int(final.count_params()),
-               "size_mb": round(final.size_mb, 3),
-               **epochs_summary(finished_epochs(log_path), train_config.select),
-               "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
-               "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
-               "train_sessions": len(train_sessions), "weights_from": weights_from,
-               "strategy": strategy_name, "replicas": replicas,
-               "batch_size_per_replica": train_config.batch_size, "global_batch_size": global_batch,
-               "warmup_steps": distribute.warmup_for(train_config.warmup_steps, replicas)}
+    summary = {
+        "model": name,
+        "device": device,
+        "parameters": int(final.count_params()),
+        "size_mb": round(final.size_mb, 3),
+        **epochs_summary(finished_epochs(log_path), train_config.select),
+        "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
+        "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
+        "train_sessions": len(train_sessions),
+        "weights_from": weights_from,
+        "strategy": strategy_name,
+        "replicas": replicas,
+        "batch_size_per_replica": train_config.batch_size,
+        "global_batch_size": global_batch,
+        "warmup_steps": distribute.warmup_for(train_config.warmup_steps, replicas),
+    }
     with open(os.path.join(directory, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     # model.keras is written: the checkpoint and the backup are no longer needed.
@@ -322,8 +396,9 @@ def _fit(name, model_config, train_config, vocab, train_sessions, valid_sessions
     return summary
 
 
-def datasets(vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch,
-             replicas=1):
+def datasets(
+    vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch, replicas=1
+):
     """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
     in global batches of `replicas` x the batch size, sharded across workers."""
     from mtn_keras.data.pipeline import make_dataset
@@ -382,7 +457,11 @@ def epochs_summary(rows, select="loss"):
     monitor, mode = selected(select)
     val_losses = [float(r["val_loss"]) for r in rows]
     values = [float(r[monitor]) for r in rows]
-    best = (min if mode == "min" else max)(range(len(values)), key=values.__getitem__) if values else None
+    best = (
+        (min if mode == "min" else max)(range(len(values)), key=values.__getitem__)
+        if values
+        else None
+    )
     return {
         "epochs": len(rows),
         "selected_by": monitor,

@@ -1,5 +1,5 @@
-"""`python -m mtn_keras.rank --model DIR [--data DIR] [--valid-data DIR]`: build the model's ranking (the
-query-log index of the training split, the ranker fitted on the validation split, the
+"""`python -m mtn_keras.rank --model DIR [--data DIR] [--valid-data DIR]`: build the model's
+ranking (the query-log index of the training split, the ranker fitted on the validation split, the
 confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
 
 import argparse
@@ -38,11 +38,17 @@ def non_negative_int(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
     parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
-    parser.add_argument("--data", help="the prepared dataset (default: the one the model was trained on)")
-    parser.add_argument("--valid-data", help="the prepared dataset whose validation split fits the "
-                        "ranker (default: --data's; its users must be unseen by the model and the index)")
-    parser.add_argument("--hidden", type=non_negative_int, default=16,
-                        help="hidden units of the ranker (0: linear)")
+    parser.add_argument(
+        "--data", help="the prepared dataset (default: the one the model was trained on)"
+    )
+    parser.add_argument(
+        "--valid-data",
+        help="the prepared dataset whose validation split fits the "
+        "ranker (default: --data's; its users must be unseen by the model and the index)",
+    )
+    parser.add_argument(
+        "--hidden", type=non_negative_int, default=16, help="hidden units of the ranker (0: linear)"
+    )
     add_verbose(parser)
     args = parser.parse_args(argv)
     if code := needs_tensorflow("ranking", args.verbose):
@@ -57,7 +63,9 @@ def main(argv=None):
         valid_data = args.valid_data or data
         train, valid = load_split(data, "train"), load_split(valid_data, "valid")
         if not valid:
-            raise ValueError(f"{valid_data}: the validation split is empty; the ranker is fitted on it")
+            raise ValueError(
+                f"{valid_data}: the validation split is empty; the ranker is fitted on it"
+            )
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
         return fail("ranking", error, args.verbose)
     ranking = rank(trained, train, valid, DecodeConfig(threshold=0.0), args.hidden)

@@ -8,7 +8,12 @@ import sys
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import (
-    BAD_INPUT, NOTHING_TO_SHOW, add_decode_arguments, add_verbose, decode_config, fail,
+    BAD_INPUT,
+    NOTHING_TO_SHOW,
+    add_decode_arguments,
+    add_verbose,
+    decode_config,
+    fail,
     needs_tensorflow,
 )
 from mtn_keras.config import DecodeConfig
@@ -16,12 +21,21 @@ from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
 
-MODEL_HELP = ("a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
-              "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes")
+MODEL_HELP = (
+    "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
+    "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes"
+)
 # The options a SavedModel cannot take: its decoding was fixed at export.
-FIXED = {"beam": "--beam", "alpha": "--alpha", "repeat_last": "--repeat-last", "xla": "--no-xla",
-         "exact_stop": "--exact-stop", "source": "--source", "filters": "--no-filter",
-         "threshold": "--threshold"}
+FIXED = {
+    "beam": "--beam",
+    "alpha": "--alpha",
+    "repeat_last": "--repeat-last",
+    "xla": "--no-xla",
+    "exact_stop": "--exact-stop",
+    "source": "--source",
+    "filters": "--no-filter",
+    "threshold": "--threshold",
+}
 
 
 def not_utf8(texts):
@@ -49,11 +63,15 @@ def unfit_option(decoding, settings):
         value = "" if isinstance(given, (bool, tuple)) else f" {given}"
         shown = "its own default" if exported is None else exported
         fixed = f" ({name}: {shown})" if name in settings else ""
-        return (f"{option}{value} cannot apply to a SavedModel: its decoding was fixed at "
-                f"export{fixed}; export again with it, or give the run folder of train")
+        return (
+            f"{option}{value} cannot apply to a SavedModel: its decoding was fixed at "
+            f"export{fixed}; export again with it, or give the run folder of train"
+        )
     if decoding.k != defaults.k and decoding.k > settings.get("k", decoding.k):
-        return (f"--k {decoding.k} is more than the {settings['k']} suggestions the SavedModel "
-                f"was exported with; export again with --k {decoding.k}, or give the run folder")
+        return (
+            f"--k {decoding.k} is more than the {settings['k']} suggestions the SavedModel "
+            f"was exported with; export again with --k {decoding.k}, or give the run folder"
+        )
     return None
 
 
@@ -73,9 +91,13 @@ def savedmodel_suggestions(path, queries, prefix):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
-    parser.add_argument("--model", required=True, help=MODEL_HELP + "; a SavedModel's decoding "
-                        "was fixed at export, so it refuses the options below that differ from "
-                        "it, and a --k above its own")
+    parser.add_argument(
+        "--model",
+        required=True,
+        help=MODEL_HELP + "; a SavedModel's decoding "
+        "was fixed at export, so it refuses the options below that differ from "
+        "it, and a --k above its own",
+    )
     add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
@@ -86,7 +108,9 @@ def main(argv=None):
         print(f'suggest: the argument "{text}" is not UTF-8 text', file=sys.stderr)
         return BAD_INPUT
     if not any(normalise(query) for query in args.queries):
-        print("suggest: no suggestion (the session has no words after normalising)", file=sys.stderr)
+        print(
+            "suggest: no suggestion (the session has no words after normalising)", file=sys.stderr
+        )
         return NOTHING_TO_SHOW
     try:
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
@@ -102,8 +126,12 @@ def main(argv=None):
         except SavedModelError as error:
             return fail("suggest", error, args.verbose)
         if args.k != DecodeConfig().k and args.k > len(texts):  # an export without export.json
-            return fail("suggest", SavedModelError(
-                f"--k {args.k} is more than the {len(texts)} suggestions the SavedModel gives"))
+            return fail(
+                "suggest",
+                SavedModelError(
+                    f"--k {args.k} is more than the {len(texts)} suggestions the SavedModel gives"
+                ),
+            )
         texts, scores, sources = texts[: args.k], scores[: args.k], sources[: args.k]
     else:
         try:
@@ -120,13 +148,21 @@ def main(argv=None):
             result = service.complete(session, tf.constant([args.prefix]))
         else:
             result = service.suggest(session)
-        texts, scores, sources = (result[key][0].numpy() for key in ("suggestions", "scores", "sources"))
+        texts, scores, sources = (
+            result[key][0].numpy() for key in ("suggestions", "scores", "sources")
+        )
     rows = zip(texts, scores, sources)
-    lines = ["\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
-             for text, score, source in rows if text]
+    lines = [
+        "\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
+        for text, score, source in rows
+        if text
+    ]
     if not lines:
-        print("suggest: no suggestion passed the filters and the confidence threshold "
-              "(--threshold 0 shows every candidate)", file=sys.stderr)
+        print(
+            "suggest: no suggestion passed the filters and the confidence threshold "
+            "(--threshold 0 shows every candidate)",
+            file=sys.stderr,
+        )
         return NOTHING_TO_SHOW
     print("\n".join(lines))
     return 0

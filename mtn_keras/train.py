@@ -25,7 +25,6 @@ from mtn_keras.distribute import STRATEGIES, on_cluster, read_cluster, resolve
 from mtn_keras.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
 from mtn_keras.quiet import import_tensorflow
 
-
 LOCK = ".train.lock"
 
 
@@ -42,24 +41,44 @@ def parse_args(argv=None):
     parser.add_argument("--epochs", type=positive_int)
     parser.add_argument("--batch-size", type=positive_int)
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override any config field, e.g. --set copy=false")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue an interrupted run in --out from its last finished epoch")
-    parser.add_argument("--strategy", default="auto", choices=STRATEGIES,
-                        help="auto (default): multi-worker when TF_CONFIG names more than one "
-                        "worker, mirrored when more than one GPU is visible, else one; "
-                        "--batch-size is per replica")
-    parser.add_argument("--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)")
-    parser.add_argument("--verbose", type=int, default=1, choices=range(4),
-                        help="Keras progress: 0 none, 1 a bar (a line per epoch when not a "
-                        "terminal), 2 a line per epoch; "
-                        "3 as 2, with TensorFlow's own log lines and the traceback of an error")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config field, e.g. --set copy=false",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run in --out from its last finished epoch",
+    )
+    parser.add_argument(
+        "--strategy",
+        default="auto",
+        choices=STRATEGIES,
+        help="auto (default): multi-worker when TF_CONFIG names more than one "
+        "worker, mirrored when more than one GPU is visible, else one; "
+        "--batch-size is per replica",
+    )
+    parser.add_argument(
+        "--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)"
+    )
+    parser.add_argument(
+        "--verbose",
+        type=int,
+        default=1,
+        choices=range(4),
+        help="Keras progress: 0 none, 1 a bar (a line per epoch when not a "
+        "terminal), 2 a line per epoch; "
+        "3 as 2, with TensorFlow's own log lines and the traceback of an error",
+    )
     return parser.parse_args(argv)
 
 
-def configure(preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None,
-              overrides=()):
+def configure(
+    preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None, overrides=()
+):
     """The model and training configs: the preset, then the data's sizes (`stats` of the
     prepared dataset), then `epochs`, `batch_size` and `seed` where given, then the
     `key=value` overrides."""
@@ -67,15 +86,17 @@ def configure(preset_name, stats, vocab_size, *, epochs=None, batch_size=None, s
     options = stats.get("options", {})
     model_config.vocab_size = vocab_size
     model_config.max_query_tokens = options.get(
-        "max_query_pieces", options.get("max_query_tokens", model_config.max_query_tokens))
+        "max_query_pieces", options.get("max_query_tokens", model_config.max_query_tokens)
+    )
     model_config.max_queries = options.get("max_queries", model_config.max_queries)
     for name, value in (("epochs", epochs), ("batch_size", batch_size), ("seed", seed)):
         if value is not None:
             setattr(train_config, name, value)
     apply_overrides([model_config, train_config], overrides)
     if model_config.vocab_size != vocab_size:
-        raise ValueError(f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); "
-                         "it cannot be set")
+        raise ValueError(
+            f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); it cannot be set"
+        )
     check_configs(model_config, train_config)
     return model_config, train_config
 
@@ -90,14 +111,14 @@ def check_out(out, resume):
     names = set(os.listdir(out)) - {LOCK} if os.path.isdir(out) else set()
     if resume:
         if "model.keras" in names and "backup" not in names:
-            raise TrainInputError(f"--resume: the run in {out} finished (model.keras is there); "
-                                  "nothing to resume")
+            raise TrainInputError(
+                f"--resume: the run in {out} finished (model.keras is there); nothing to resume"
+            )
         if "config.json" not in names and "backup" not in names:
             raise TrainInputError(f"--resume: no interrupted run in {out} (no config.json)")
     elif names:
         raise TrainInputError(
-            f"{out} exists and is not empty; pass --resume to continue it, "
-            "or choose another --out"
+            f"{out} exists and is not empty; pass --resume to continue it, or choose another --out"
         )
 
 
@@ -108,8 +129,10 @@ def lock_run(out):
     path = os.path.join(out, LOCK)
     handle = try_lock(path, owner_note("train"))
     if handle is None:
-        raise TrainInputError(f"{out} is in use by a running training ({lock_owner(path)}); "
-                              "wait for it to end, or choose another --out")
+        raise TrainInputError(
+            f"{out} is in use by a running training ({lock_owner(path)}); "
+            "wait for it to end, or choose another --out"
+        )
     return handle
 
 
@@ -135,8 +158,11 @@ def check_resume(out, model, model_config, train_config):
     try:
         with open(path, encoding="utf-8") as handle:
             saved = json.load(handle)
-        saved_config = {"model": saved.get("model"), **saved.get("model_config", {}),
-                        **saved.get("train_config", {})}
+        saved_config = {
+            "model": saved.get("model"),
+            **saved.get("model_config", {}),
+            **saved.get("train_config", {}),
+        }
     except (OSError, ValueError, TypeError, AttributeError) as error:
         raise TrainInputError(f"--resume: {path} cannot be read ({error})") from None
     wanted = run_config(model, model_config, train_config)
@@ -159,7 +185,9 @@ def load_data(directory):
     for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
         path = os.path.join(directory, name)
         if not os.path.isfile(path):
-            raise TrainInputError(f"{path} is missing; run `python -m mtn_keras.data prepare` first")
+            raise TrainInputError(
+                f"{path} is missing; run `python -m mtn_keras.data prepare` first"
+            )
     vocab = Vocabulary.load(os.path.join(directory, "vocab.txt"))
     stats = load_stats(directory)
     splits = {name: load_split(directory, name) for name in ("train", "valid")}
@@ -184,8 +212,13 @@ def main(argv=None):
         chief = cluster.chief or not on_cluster(args.strategy, cluster)
         check_out_path_only(args.out)
         model_config, train_config = configure(
-            args.preset, stats, len(vocab), epochs=args.epochs, batch_size=args.batch_size,
-            seed=args.seed, overrides=args.set,
+            args.preset,
+            stats,
+            len(vocab),
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            seed=args.seed,
+            overrides=args.set,
         )
         check_options(train_config, model_config)
         if chief:
@@ -203,17 +236,30 @@ def main(argv=None):
     from mtn_keras.fitting import BackupError, TrainingDiverged, fit_model
 
     if strategy == "multi-worker":
-        print(f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
-              f"({', '.join(cluster.peers)}) to join", file=sys.stderr, flush=True)
+        print(
+            f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
+            f"({', '.join(cluster.peers)}) to join",
+            file=sys.stderr,
+            flush=True,
+        )
 
     # A bar redrawn with carriage returns is one endless line in a file or a pipe.
     verbose = 2 if args.verbose == 1 and not sys.stdout.isatty() else min(args.verbose, 2)
     try:
         summary = fit_model(
-            args.model, model_config, train_config, vocab,
-            train_sessions=splits["train"], valid_sessions=splits["valid"],
-            out=args.out, resume=args.resume, steps_per_epoch=args.steps_per_epoch,
-            verbose=verbose, data_dir=args.data, strategy=strategy, chief=chief,
+            args.model,
+            model_config,
+            train_config,
+            vocab,
+            train_sessions=splits["train"],
+            valid_sessions=splits["valid"],
+            out=args.out,
+            resume=args.resume,
+            steps_per_epoch=args.steps_per_epoch,
+            verbose=verbose,
+            data_dir=args.data,
+            strategy=strategy,
+            chief=chief,
         )
     except (BackupError, OSError) as error:
         return fail("train", error, args.verbose >= 3)

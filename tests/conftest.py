@@ -14,8 +14,16 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import pytest
 
 TOPICS = [
-    "cheap flights", "hotel deals", "used cars", "pizza delivery", "weather forecast",
-    "guitar lessons", "running shoes", "garden tools", "cat food", "movie times",
+    "cheap flights",
+    "hotel deals",
+    "used cars",
+    "pizza delivery",
+    "weather forecast",
+    "guitar lessons",
+    "running shoes",
+    "garden tools",
+    "cat food",
+    "movie times",
 ]
 EDITS = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
 
@@ -71,9 +79,24 @@ def trained_model_dir(prepared_data, tmp_path_factory):
     from mtn_keras.train import main
 
     out = tmp_path_factory.mktemp("models") / "tiny"
-    main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(out),
-          "--epochs", "4", "--verbose", "0", "--set", "learning_rate_scale=4",
-          "--set", "warmup_steps=20"])
+    main(
+        [
+            "--data",
+            str(prepared_data),
+            "--preset",
+            "tiny",
+            "--out",
+            str(out),
+            "--epochs",
+            "4",
+            "--verbose",
+            "0",
+            "--set",
+            "learning_rate_scale=4",
+            "--set",
+            "warmup_steps=20",
+        ]
+    )
     return out
 
 
@@ -95,8 +118,14 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
     trained = load_trained(str(out), ranking=False)
     decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
-    ranking = rank(trained, load_split(prepared_data, "train"), load_split(prepared_data, "valid"),
-                   decoding, hidden=4, progress=lambda _: None)
+    ranking = rank(
+        trained,
+        load_split(prepared_data, "train"),
+        load_split(prepared_data, "valid"),
+        decoding,
+        hidden=4,
+        progress=lambda _: None,
+    )
     ranking.save(str(out))
     return out
 

@@ -59,8 +59,14 @@ def test_the_readme_walk_through_runs_on_the_example_log(tmp_path):
     assert commands[-1] == ["mtn-tui", "--model", "runs/tiny"]
     for command in commands[:-1]:
         assert command[0] == "python"
-        run = subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [sys.executable, *command[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert run.returncode == 0, f"{shlex.join(command)}: {run.stderr[-2000:]}"
         if command[2] == "mtn_keras.train":  # issue 26, item 8: a line per epoch in a pipe
             assert "\r" not in run.stdout and re.search(r"^\d+/\d+ - \d+s - ", run.stdout, re.M)

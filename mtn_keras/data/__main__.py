@@ -17,8 +17,12 @@ def _split(text: str) -> tuple[float, float, float]:
         shares = tuple(float(part) for part in text.split("/"))
     except ValueError:
         shares = ()
-    if len(shares) != 3 or not all(math.isfinite(share) for share in shares) \
-            or min(shares) < 0 or shares[0] <= 0:
+    if (
+        len(shares) != 3
+        or not all(math.isfinite(share) for share in shares)
+        or min(shares) < 0
+        or shares[0] <= 0
+    ):
         raise argparse.ArgumentTypeError(f"expected shares such as 95/2.5/2.5, not {text!r}")
     return shares
 
@@ -28,42 +32,91 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser(
-        "prepare", help="query logs -> prepared dataset directory",
+        "prepare",
+        help="query logs -> prepared dataset directory",
         description="Normalise queries, sessionize per user (rows out of time order are "
         "sorted), drop consecutive duplicates, filter sessions, split them (seeded), build "
         "the vocabulary from the training split, write DIR (see docs/contracts.md).",
     )
-    p.add_argument("--input", nargs="+", required=True, metavar="LOG",
-                   help="log files, plain or .gz")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="the prepared dataset directory to write")
+    p.add_argument(
+        "--input", nargs="+", required=True, metavar="LOG", help="log files, plain or .gz"
+    )
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="the prepared dataset directory to write"
+    )
     p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
-    p.add_argument("--protocol", choices=PROTOCOLS, default="paper",
-                   help="paper: sessions of 3..5 queries of <= 10 tokens; all: every session "
-                   "of 2+ queries, long ones cut into windows, long queries truncated "
-                   "(default: paper)")
-    p.add_argument("--gap-minutes", type=float, metavar="MIN", default=30,
-                   help="new session after more than this idle time (default: 30)")
-    p.add_argument("--min-queries", type=int, metavar="N",
-                   help="shortest session kept (default: 3 for paper, 2 for all)")
-    p.add_argument("--max-queries", type=int, metavar="N", default=5,
-                   help="paper: longest session kept; all: longest window (default: 5)")
-    p.add_argument("--max-query-tokens", type=int, metavar="N", default=10,
-                   help="paper: sessions with a longer query are dropped; all: longer "
-                   "queries are truncated (default: 10)")
-    p.add_argument("--min-count", type=int, metavar="N", default=3,
-                   help="vocabulary: least count of a word in training (default: 3)")
-    p.add_argument("--subwords", type=int, metavar="SIZE", default=0,
-                   help="a WordPiece vocabulary of about SIZE pieces instead of words, so that "
-                   "unseen words are spelt from pieces (default: 0, words)")
-    p.add_argument("--split", type=_split, default=(95, 2.5, 2.5), metavar="TRAIN/VALID/TEST",
-                   help="split shares (default: 95/2.5/2.5)")
-    p.add_argument("--split-by", choices=("session", "user"), default="session",
-                   help="split sessions at random, or users (default: session)")
-    p.add_argument("--seed", type=int, metavar="N", default=0,
-                   help="seed of the split (default: 0)")
-    p.add_argument("--force", action="store_true",
-                   help="replace a prepared dataset in --out (nothing else is ever deleted)")
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="paper",
+        help="paper: sessions of 3..5 queries of <= 10 tokens; all: every session "
+        "of 2+ queries, long ones cut into windows, long queries truncated "
+        "(default: paper)",
+    )
+    p.add_argument(
+        "--gap-minutes",
+        type=float,
+        metavar="MIN",
+        default=30,
+        help="new session after more than this idle time (default: 30)",
+    )
+    p.add_argument(
+        "--min-queries",
+        type=int,
+        metavar="N",
+        help="shortest session kept (default: 3 for paper, 2 for all)",
+    )
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        metavar="N",
+        default=5,
+        help="paper: longest session kept; all: longest window (default: 5)",
+    )
+    p.add_argument(
+        "--max-query-tokens",
+        type=int,
+        metavar="N",
+        default=10,
+        help="paper: sessions with a longer query are dropped; all: longer "
+        "queries are truncated (default: 10)",
+    )
+    p.add_argument(
+        "--min-count",
+        type=int,
+        metavar="N",
+        default=3,
+        help="vocabulary: least count of a word in training (default: 3)",
+    )
+    p.add_argument(
+        "--subwords",
+        type=int,
+        metavar="SIZE",
+        default=0,
+        help="a WordPiece vocabulary of about SIZE pieces instead of words, so that "
+        "unseen words are spelt from pieces (default: 0, words)",
+    )
+    p.add_argument(
+        "--split",
+        type=_split,
+        default=(95, 2.5, 2.5),
+        metavar="TRAIN/VALID/TEST",
+        help="split shares (default: 95/2.5/2.5)",
+    )
+    p.add_argument(
+        "--split-by",
+        choices=("session", "user"),
+        default="session",
+        help="split sessions at random, or users (default: session)",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", default=0, help="seed of the split (default: 0)"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a prepared dataset in --out (nothing else is ever deleted)",
+    )
     add_verbose(p)
     s = commands.add_parser("stats", help="print a prepared directory's counts")
     s.add_argument("dir", metavar="DIR")
@@ -78,8 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stats":
         if not os.path.isfile(os.path.join(args.dir, "stats.json")):
             what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
-            print(f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
-                  f"--out {args.dir}` first", file=sys.stderr)
+            print(
+                f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
+                f"--out {args.dir}` first",
+                file=sys.stderr,
+            )
             return 2
         path = os.path.join(args.dir, "stats.json")
         try:
@@ -87,12 +143,16 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             return fail("error", error, args.verbose)
         except (KeyError, TypeError, AttributeError) as error:
-            return fail("error", ValueError(f"{path}: not a whole stats.json ({error!r})"),
-                        args.verbose)
+            return fail(
+                "error", ValueError(f"{path}: not a whole stats.json ({error!r})"), args.verbose
+            )
         return 0
     try:
-        fields = dict(gap_minutes=args.gap_minutes, max_queries=args.max_queries,
-                      max_query_tokens=args.max_query_tokens)
+        fields = dict(
+            gap_minutes=args.gap_minutes,
+            max_queries=args.max_queries,
+            max_query_tokens=args.max_query_tokens,
+        )
         if args.min_queries is not None:
             fields["min_queries"] = args.min_queries
         protocol = Protocol.named(args.protocol, **fields)
@@ -104,8 +164,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--subwords must be 0 (words) or at least 50 pieces")
     try:
         stats = prepare(
-            args.input, args.out, args.format, protocol, args.min_count, args.split,
-            args.split_by, args.seed, args.force, subwords=args.subwords,
+            args.input,
+            args.out,
+            args.format,
+            protocol,
+            args.min_count,
+            args.split,
+            args.split_by,
+            args.seed,
+            args.force,
+            subwords=args.subwords,
         )
     except (InputError, PrepareError, OSError) as error:
         return fail("error", error, args.verbose)
@@ -113,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nwrote {args.out}")
     for name, split in stats["splits"].items():
         if not split["sessions"]:
-            print(f"warning: {args.out}: the {name} split is empty (--split "
-                  f"{'/'.join(f'{share:g}' for share in args.split)}); train needs sessions in "
-                  "train and valid", file=sys.stderr)
+            print(
+                f"warning: {args.out}: the {name} split is empty (--split "
+                f"{'/'.join(f'{share:g}' for share in args.split)}); train needs sessions in "
+                "train and valid",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -24,7 +24,12 @@ import os
 
 from mtn_keras.data.logs import Tally, check_inputs
 from mtn_keras.data.sessions import (
-    SPLITS, Protocol, Session, protocol_lines, sessions_from_logs, split_sessions,
+    SPLITS,
+    Protocol,
+    Session,
+    protocol_lines,
+    sessions_from_logs,
+    split_sessions,
 )
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.outputs import OutputError, check_out_path, staged_directory
@@ -70,23 +75,34 @@ def prepare(
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
     splits = split_sessions(sessions, split, split_by, seed, users=tally.users)
-    lines = {name: protocol_lines((s.queries for s in kept), protocol)
-             for name, kept in splits.items()}
+    lines = {
+        name: protocol_lines((s.queries for s in kept), protocol) for name, kept in splits.items()
+    }
     fields = {k: v for k, v in dataclasses.asdict(protocol).items() if k != "name"}
     options = {
-        "inputs": inputs, "format": fmt, "protocol": protocol.name, **fields,
-        "min_count": min_count, "split": list(split), "split_by": split_by, "seed": seed,
+        "inputs": inputs,
+        "format": fmt,
+        "protocol": protocol.name,
+        **fields,
+        "min_count": min_count,
+        "split": list(split),
+        "split_by": split_by,
+        "seed": seed,
     }
     train_queries = [q for s in splits["train"] for q in s.queries]
     if subwords:
         if not train_queries:
-            raise PrepareError(f"--subwords {subwords}: the train split holds no query to learn "
-                               f"pieces from (--split {'/'.join(f'{x:g}' for x in split)}); "
-                               "nothing written")
+            raise PrepareError(
+                f"--subwords {subwords}: the train split holds no query to learn "
+                f"pieces from (--split {'/'.join(f'{x:g}' for x in split)}); "
+                "nothing written"
+            )
         vocab = Vocabulary.from_pieces([train_queries], subwords)
         longest = max(len(vocab.split(q)) for q in train_queries)
-        options |= {"subwords": subwords,
-                    "max_query_pieces": min(longest, 2 * protocol.max_query_tokens)}
+        options |= {
+            "subwords": subwords,
+            "max_query_pieces": min(longest, 2 * protocol.max_query_tokens),
+        }
     else:
         vocab = Vocabulary.from_sessions([train_queries], min_count)
     stats = _stats(tally, splits, lines, vocab, options)
@@ -122,18 +138,23 @@ def load_stats(directory: str) -> dict:
         with open(path, encoding="utf-8") as file:
             stats = json.load(file)
     except ValueError as error:  # not UTF-8, or not JSON
-        raise ValueError(f"{path}: not a stats.json ({' '.join(str(error).split())[:120]})") from None
+        raise ValueError(
+            f"{path}: not a stats.json ({' '.join(str(error).split())[:120]})"
+        ) from None
     if not isinstance(stats, dict):
         raise ValueError(f"{path}: not a stats.json (no JSON object)")
     options = stats.get("options", {})
     if not isinstance(options, dict):
-        raise ValueError(f"{path}: not a stats.json (`options` is {json.dumps(options)[:40]}, "
-                         "not an object)")
+        raise ValueError(
+            f"{path}: not a stats.json (`options` is {json.dumps(options)[:40]}, not an object)"
+        )
     for key in ("max_queries", "max_query_tokens", "max_query_pieces"):
         value = options.get(key, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{path}: not a stats.json (`options.{key}` is {value!r}, "
-                             "not a positive whole number)")
+            raise ValueError(
+                f"{path}: not a stats.json (`options.{key}` is {value!r}, "
+                "not a positive whole number)"
+            )
     return stats
 
 
@@ -155,9 +176,12 @@ def format_stats(stats: dict) -> str:
     lines += [f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}", ""]
     if protocol == "all":
         total_lines = sum(split["lines"] for split in splits.values())
-        lines += [f"{total_lines:,} windows of at most {options['max_queries']} queries; "
-                  f"{stats['queries_truncated']:,} queries cut to "
-                  f"{options['max_query_tokens']} tokens", ""]
+        lines += [
+            f"{total_lines:,} windows of at most {options['max_queries']} queries; "
+            f"{stats['queries_truncated']:,} queries cut to "
+            f"{options['max_query_tokens']} tokens",
+            "",
+        ]
 
     def row(label: str, value: int) -> str:
         return f"{label:<52}{value:>12,}"
@@ -178,12 +202,22 @@ def format_stats(stats: dict) -> str:
     gap = unaccounted_rows(stats)
     lines.append(row("  unaccounted", gap) + ("" if gap == 0 else "  (!)"))
     if options.get("subwords"):
-        lines += ["", row(f"WordPiece vocabulary (training split, asked {options['subwords']:,})",
-                          stats["vocab_size"]),
-                  row("  longest training query, pieces", options["max_query_pieces"])]
+        lines += [
+            "",
+            row(
+                f"WordPiece vocabulary (training split, asked {options['subwords']:,})",
+                stats["vocab_size"],
+            ),
+            row("  longest training query, pieces", options["max_query_pieces"]),
+        ]
     else:
-        lines += ["", row(f"vocabulary (training split, min count {options['min_count']})",
-                          stats["vocab_size"])]
+        lines += [
+            "",
+            row(
+                f"vocabulary (training split, min count {options['min_count']})",
+                stats["vocab_size"],
+            ),
+        ]
     if stats["malformed_examples"]:
         lines += ["", "first malformed rows:"] + [f"  {e}" for e in stats["malformed_examples"]]
     return "\n".join(lines)

@@ -32,7 +32,6 @@ class Progress:
         share = min(done / self.total, 1.0)
         bar = "#" * int(share * 30)
         sys.stderr.write(
-            f"\r{self.label}  [{bar:<30}] {share:4.0%}  "
-            f"{done / 1e6:.1f}/{self.total / 1e6:.1f} MB"
+            f"\r{self.label}  [{bar:<30}] {share:4.0%}  {done / 1e6:.1f}/{self.total / 1e6:.1f} MB"
         )
         sys.stderr.flush()

@@ -5,7 +5,8 @@ tokens (the paper's Table 1). `all` keeps every session of 2+ queries, cuts over
 queries to `max_query_tokens` words, and cuts a session longer than `max_queries` into
 windows (`windows`) after the split, so every query after the first is a target once.
 `sessions_from_logs` runs the protocol up to the split on log files (used by `prepare` and
-by evaluation on raw logs); `protocol_lines` turns kept sessions into the lines trained on. Rows are expected grouped by user, as the AOL and Excite logs are; within a user,
+by evaluation on raw logs); `protocol_lines` turns kept sessions into the lines trained on.
+Rows are expected grouped by user, as the AOL and Excite logs are; within a user,
 rows out of time order are sorted (stable) and counted, not dropped. A user whose rows come
 back after another user's is sessionized again from there and counted as not contiguous.
 """
@@ -47,11 +48,15 @@ class Protocol:
         if not 0 <= self.gap_minutes < math.inf:
             raise ValueError(f"gap_minutes must be a finite number >= 0, not {self.gap_minutes}")
         if self.min_queries < 2 or self.max_query_tokens < 1:
-            raise ValueError("min_queries must be >= 2 (a session of one query has no pair to "
-                             "train on) and max_query_tokens >= 1")
+            raise ValueError(
+                "min_queries must be >= 2 (a session of one query has no pair to "
+                "train on) and max_query_tokens >= 1"
+            )
         if self.name == "all" and min(self.min_queries, self.max_queries) < 2:
-            raise ValueError("protocol all: min_queries and max_queries must be >= 2 "
-                             "(a session or window of one query has no pair)")
+            raise ValueError(
+                "protocol all: min_queries and max_queries must be >= 2 "
+                "(a session or window of one query has no pair)"
+            )
         if self.name == "paper" and self.max_queries < self.min_queries:
             raise ValueError(
                 f"max_queries {self.max_queries} is below min_queries {self.min_queries}"
@@ -141,8 +146,10 @@ def split_sessions(
     if by == "session":
         units = list(range(len(sessions)))
     elif by == "user":
-        units = list(users) if users is not None else list(
-            dict.fromkeys(session.user for session in sessions)
+        units = (
+            list(users)
+            if users is not None
+            else list(dict.fromkeys(session.user for session in sessions))
         )
     else:
         raise ValueError(f"split by {by!r}: expected 'session' or 'user'")
@@ -158,9 +165,7 @@ def split_sessions(
     return splits
 
 
-def user_queries(
-    rows: Iterable[Row], tally: Tally
-) -> Iterator[tuple[str, list[tuple[int, str]]]]:
+def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[tuple[int, str]]]]:
     """(user, [(time, normalised query)]) per run of rows of one user; empty queries dropped."""
     seen: set[str] = set()
     user, timed = None, []

@@ -48,11 +48,18 @@ def learn(queries: Iterable[str], size: int, reserved: Iterable[str]) -> list[st
     queries = [query for query in queries if query]
     if not queries:
         raise ValueError("no word to learn pieces from")
-    import tensorflow as tf  # only a subword prepare pays for TensorFlow
     import keras_hub
+    import tensorflow as tf  # only a subword prepare pays for TensorFlow
 
-    return list(keras_hub.tokenizers.compute_word_piece_vocabulary(
-        tf.data.Dataset.from_tensor_slices(queries).batch(1024), size, lowercase=False,
-        strip_accents=False, split=True, split_on_cjk=False, suffix_indicator=SUFFIX,
-        reserved_tokens=list(reserved),
-    ))
+    return list(
+        keras_hub.tokenizers.compute_word_piece_vocabulary(
+            tf.data.Dataset.from_tensor_slices(queries).batch(1024),
+            size,
+            lowercase=False,
+            strip_accents=False,
+            split=True,
+            split_on_cjk=False,
+            suffix_indicator=SUFFIX,
+            reserved_tokens=list(reserved),
+        )
+    )

@@ -106,9 +106,26 @@ class BeamSearch:
     `step` until `should_stop` (each step: `next_scores`, `add_finished`, `extend_alive`),
     then `finalize`. The arguments are `beam_search`'s."""
 
-    def __init__(self, step_fn, *, batch_size, beam_size, num_results, max_length, bos_id,
-                 eos_id, banned_ids, length_alpha, prefix, dedupe, no_repeat_bigrams,
-                 no_repeat_words, continuing, trace, exact_stop):
+    def __init__(
+        self,
+        step_fn,
+        *,
+        batch_size,
+        beam_size,
+        num_results,
+        max_length,
+        bos_id,
+        eos_id,
+        banned_ids,
+        length_alpha,
+        prefix,
+        dedupe,
+        no_repeat_bigrams,
+        no_repeat_words,
+        continuing,
+        trace,
+        exact_stop,
+    ):
         self.step_fn, self.trace = step_fn, trace
         self.B, self.K, self.F, self.L = batch_size, beam_size, num_results, max_length
         self.bos_id, self.eos_id, self.alpha = bos_id, eos_id, length_alpha
@@ -131,11 +148,19 @@ class BeamSearch:
         B, K, F, L = self.B, self.K, self.F, self.L
         state = tf.nest.map_structure(lambda x: tf.repeat(x, K, axis=0), state)
         first_beam = tf.where(tf.range(K) == 0, 0.0, NEG_INF)
-        beams = Beams(tf.fill([B * K], self.bos_id), state, tf.zeros([B, K, L], tf.int32),
-                      tf.broadcast_to(first_beam, [B, K]))
+        beams = Beams(
+            tf.fill([B * K], self.bos_id),
+            state,
+            tf.zeros([B, K, L], tf.int32),
+            tf.broadcast_to(first_beam, [B, K]),
+        )
         width = tf.shape(self.trace(state))[1] if self.trace else 0
-        pool = Pool(tf.zeros([B, F, L], tf.int32), tf.fill([B, F], NEG_INF),
-                    tf.fill([B, F], NEG_INF), tf.zeros([B, F, width]))
+        pool = Pool(
+            tf.zeros([B, F, L], tf.int32),
+            tf.fill([B, F], NEG_INF),
+            tf.fill([B, F], NEG_INF),
+            tf.zeros([B, F, width]),
+        )
         return beams, pool
 
     def step(self, t, beams, pool, done):
@@ -176,7 +201,9 @@ class BeamSearch:
     def force_prefix(self, log_probs, extend, eos, t):
         """Rows within their prefix keep only the forced token (even a banned one; its own
         log-probability) and cannot end: (extend, eos) with that applied."""
-        forced_id = tf.repeat(tf.gather(self.prefix, tf.minimum(t, self.prefix_last), axis=1), self.K)
+        forced_id = tf.repeat(
+            tf.gather(self.prefix, tf.minimum(t, self.prefix_last), axis=1), self.K
+        )
         forced = forced_id != PAD
         forced_logp = tf.where(forced, tf.gather(log_probs, forced_id, batch_dims=1), NEG_INF)
         extend = tf.where(forced[:, None], NEG_INF, extend)
@@ -196,8 +223,12 @@ class BeamSearch:
         best, keep = tf.math.top_k(scores, self.F)
         if traces is not None:
             traces = tf.gather(tf.concat([pool.traces, traces], axis=1), keep, batch_dims=1)
-        return Pool(tf.gather(seqs, keep, batch_dims=1), best,
-                    tf.gather(logps, keep, batch_dims=1), pool.traces if traces is None else traces)
+        return Pool(
+            tf.gather(seqs, keep, batch_dims=1),
+            best,
+            tf.gather(logps, keep, batch_dims=1),
+            pool.traces if traces is None else traces,
+        )
 
     def extend_alive(self, beams, extend, t):
         """The alive beams' best K extensions (`extend` [N, V] their log-probabilities) as
@@ -283,16 +314,30 @@ def beam_search(
     which can miss a long hypothesis whose later tokens cost less than its length gains.
     """
     search = BeamSearch(
-        step_fn, batch_size=batch_size, beam_size=beam_size, num_results=num_results,
-        max_length=max_length, bos_id=bos_id, eos_id=eos_id, banned_ids=banned_ids,
-        length_alpha=length_alpha, prefix=prefix, dedupe=dedupe,
-        no_repeat_bigrams=no_repeat_bigrams, no_repeat_words=no_repeat_words,
-        continuing=continuing, trace=trace, exact_stop=exact_stop,
+        step_fn,
+        batch_size=batch_size,
+        beam_size=beam_size,
+        num_results=num_results,
+        max_length=max_length,
+        bos_id=bos_id,
+        eos_id=eos_id,
+        banned_ids=banned_ids,
+        length_alpha=length_alpha,
+        prefix=prefix,
+        dedupe=dedupe,
+        no_repeat_bigrams=no_repeat_bigrams,
+        no_repeat_words=no_repeat_words,
+        continuing=continuing,
+        trace=trace,
+        exact_stop=exact_stop,
     )
     beams, pool = search.initialize(state)
     loop = (tf.constant(0), beams, pool, tf.constant(False))
     _, _, pool, _ = tf.while_loop(
-        lambda t, beams, pool, done: tf.logical_not(done), search.step, loop, maximum_iterations=max_length
+        lambda t, beams, pool, done: tf.logical_not(done),
+        search.step,
+        loop,
+        maximum_iterations=max_length,
     )
     return search.finalize(pool)
 

@@ -166,7 +166,9 @@ class SuggestionModel(keras.Model):
     def next_log_probs(self, hidden, state):
         """Log probabilities (N, V + S*n) of the next token from decoder states (N, d), and
         the copy weights (1 - g) * attention (N, S*n) (None without the copy head)."""
-        log_probs = unknown_as_rarest(ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1))
+        log_probs = unknown_as_rarest(
+            ops.log_softmax(ops.cast(self.vocab_logits(hidden), "float32"), axis=-1)
+        )
         source_ext = state["context"]["source_ext"]
         padding = ops.full(ops.shape(source_ext), -float("inf"), "float32")
         if self.copy_head is None:
@@ -273,7 +275,9 @@ class TransformerParts:
         """All positions in one causal pass: the whole target written into the empty
         self-attention caches at position 0, against the cached memory keys and values."""
         tokens = ops.where(tokens >= self.config.vocab_size, UNK, tokens)
-        y, _ = cached_decoder_step(self.decoder_layers, self.embed(self.target_positions, tokens), state, 0)
+        y, _ = cached_decoder_step(
+            self.decoder_layers, self.embed(self.target_positions, tokens), state, 0
+        )
         return y
 
 
@@ -305,7 +309,9 @@ def add_copy_mass(log_probs, copy, source_ext):
 
 def with_copy_mass(log_probs, mass):
     """log(exp(log_probs) + mass), elementwise; log_probs where no mass was copied."""
-    return ops.where(mass > 0, ops.logaddexp(log_probs, ops.log(ops.maximum(mass, 1e-30))), log_probs)
+    return ops.where(
+        mass > 0, ops.logaddexp(log_probs, ops.log(ops.maximum(mass, 1e-30))), log_probs
+    )
 
 
 def _select(valid, columns):

@@ -66,9 +66,7 @@ class HRED(SuggestionModel):
         width = 2 * self.config.rnn_units
         vectors = ops.reshape(vectors, (batch, size, width))
         # All-zero queries (sessions padded at the front) are skipped: the state carries over.
-        states = self.session_encoder(
-            vectors, mask=ops.any(token_mask, axis=-1), training=training
-        )
+        states = self.session_encoder(vectors, mask=ops.any(token_mask, axis=-1), training=training)
         codes = self.memory_projection(ops.reshape(outputs, (batch, size * n, width)))
         return states, codes
 

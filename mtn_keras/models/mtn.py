@@ -9,9 +9,9 @@ import keras
 import keras_hub
 from keras import ops
 
+from mtn_keras.data.vocab import PAD
 from mtn_keras.layers import MaskedSessionEncoder, QueryProjection, SessionAddNorm
 from mtn_keras.layers.cached_decoder import start_decoder_cache
-from mtn_keras.data.vocab import PAD
 from mtn_keras.models.base import SuggestionModel, TransformerParts
 
 
@@ -108,7 +108,11 @@ class MTN(TransformerParts, SuggestionModel):
         batch, size, n, d = (ops.shape(codes)[i] for i in range(4))
         c = self.config
         state = start_decoder_cache(
-            self.decoder_layers, codes[:, -1], token_mask[:, -1], c.max_query_tokens + 1, c.num_heads
+            self.decoder_layers,
+            codes[:, -1],
+            token_mask[:, -1],
+            c.max_query_tokens + 1,
+            c.num_heads,
         )
         state["context"]["copy_memory"] = ops.reshape(codes, (batch, size * n, d))
         state["context"]["session_attention"] = ops.stack(weights, axis=1)

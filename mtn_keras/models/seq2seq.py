@@ -78,8 +78,9 @@ class Seq2Seq(SuggestionModel):
         pairs, m = ops.shape(decoder_input)[1], ops.shape(decoder_input)[2]
         start = self.initial_state(ops.reshape(query_ends[:, :pairs], (batch * pairs, width)))
         y = self.token_embedding(ops.reshape(decoder_input, (batch * pairs, m)))
-        y = self.decoder(self.embed_dropout(y, training=training), initial_state=start,
-                         training=training)
+        y = self.decoder(
+            self.embed_dropout(y, training=training), initial_state=start, training=training
+        )
         # Pair t attends to the encoder outputs of queries 0..t: one copy of them per pair.
         encoded_mask = pair_mask(token_mask, n, pairs)
         encoded = ops.broadcast_to(outputs[:, None], (batch, pairs, length, width))

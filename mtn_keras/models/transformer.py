@@ -14,8 +14,8 @@ import keras
 import keras_hub
 from keras import ops
 
-from mtn_keras.layers.cached_decoder import start_decoder_cache
 from mtn_keras.data.vocab import PAD
+from mtn_keras.layers.cached_decoder import start_decoder_cache
 from mtn_keras.models.base import SuggestionModel, TransformerParts, pair_mask
 
 
@@ -70,7 +70,9 @@ class Transformer(TransformerParts, SuggestionModel):
         query_mask = ops.cast(ops.any(token_mask, axis=-1), "int32")
         positions = ops.clip(ops.cumsum(query_mask, axis=1) - 1, 0, self.config.max_queries - 1)
         x = x + ops.cast(self.query_positions(positions), x.dtype)[:, :, None, :]
-        x = self.embed_dropout(ops.reshape(x, (batch, size * n, self.config.d_model)), training=training)
+        x = self.embed_dropout(
+            ops.reshape(x, (batch, size * n, self.config.d_model)), training=training
+        )
         token_mask = ops.reshape(token_mask, (batch, size * n))
         mask = block_causal_mask(token_mask, n)
         for layer in self.encoder_layers:

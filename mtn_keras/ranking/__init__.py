@@ -44,10 +44,14 @@ def load_ranking(model_dir):
         with open(os.path.join(folder, "ranking.json")) as handle:
             info = json.load(handle)
         threshold = info.get("threshold") if isinstance(info, dict) else None
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
-                or not 0 <= threshold <= 1:
-            raise ValueError(f"ranking.json: the threshold is {threshold!r}, "
-                             "not a number in [0, 1]")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or not 0 <= threshold <= 1
+        ):
+            raise ValueError(
+                f"ranking.json: the threshold is {threshold!r}, not a number in [0, 1]"
+            )
         index = QueryLogIndex.load(folder)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{folder}: unreadable ranking ({error})") from None

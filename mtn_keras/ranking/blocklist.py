@@ -10,7 +10,8 @@ from mtn_keras.data.text import normalise
 # better-profanity blocks these too; in queries they are mostly health, places, food, names,
 # identities or plain words ("hiv test", "pawn shop", "strip steak", "free willy", "god of
 # war"). A family-friendly suggester must still let people search for them.
-EVERYDAY_WORDS = frozenset("""
+EVERYDAY_WORDS = frozenset(
+    """
     arian aryan bimbo crap damn dopey doofus drunk dummy enlargement erect extacy facial fat
     foobar gay gays god hell hemp herpes hiv homey hooch hookah hooters jerk jerked kill knob
     lesbians leper lmao lmfao len maxi menses menstruate menstruation meth moron murder nazi
@@ -21,7 +22,8 @@ EVERYDAY_WORDS = frozenset("""
     thug tinkle toots tramp transsexual tush ugly undies unwed urinal urine uterus uzi
     valium viagra virgin vixen vodka vomit vulgar wad wang weed weiner weirdo whiz willy womb
     woody wtf
-""".split())
+""".split()
+)
 
 
 # Words the list lacks whose sense in a search box is adult: "britney sexy pictures" was
@@ -34,4 +36,3 @@ def blocked_phrases():
     text = resources.files("better_profanity").joinpath("profanity_wordlist.txt").read_text("utf-8")
     phrases = {normalise(line) for line in text.splitlines()} | ADULT_WORDS
     return sorted(p for p in phrases if p and p not in EVERYDAY_WORDS)
-

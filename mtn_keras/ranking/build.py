@@ -3,13 +3,13 @@ candidates of the validation split, the threshold tuned there too."""
 
 import numpy as np
 
-from mtn_keras.scorecard.pairs import session_pairs
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
+from mtn_keras.scorecard.pairs import session_pairs
 
 
 def candidate_rows(candidate_table, pairs, batch_size=64):
@@ -52,7 +52,9 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
     features, labels, groups, keys = candidate_rows(table_for(index), pairs)
-    progress(f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query")
+    progress(
+        f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query"
+    )
     ranker = fit_ranker(features, labels, hidden)
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     probabilities = 1.0 / (1.0 + np.exp(-logits))
@@ -61,12 +63,25 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
     at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
     all_shown = curve[0][1] if curve else 0.0
     info = {
-        "features": list(FEATURES), "hidden": hidden, "index": index.sizes(),
-        "fitted_on": {"pairs": len(pairs), "candidates": len(labels), "positives": int(labels.sum())},
-        f"sr@{decoding.k}_all_shown": all_shown, f"sr@{decoding.k}": at[1], "coverage": at[2],
-        "decoding": {"beam": decoding.beam, "alpha": decoding.length_alpha(ranked=True),
-                     "filters": list(decoding.filters)},
+        "features": list(FEATURES),
+        "hidden": hidden,
+        "index": index.sizes(),
+        "fitted_on": {
+            "pairs": len(pairs),
+            "candidates": len(labels),
+            "positives": int(labels.sum()),
+        },
+        f"sr@{decoding.k}_all_shown": all_shown,
+        f"sr@{decoding.k}": at[1],
+        "coverage": at[2],
+        "decoding": {
+            "beam": decoding.beam,
+            "alpha": decoding.length_alpha(ranked=True),
+            "filters": list(decoding.filters),
+        },
     }
-    progress(f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {all_shown:.2f}%), "
-             f"coverage {at[2]:.1f}% on the validation pairs")
+    progress(
+        f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {all_shown:.2f}%), "
+        f"coverage {at[2]:.1f}% on the validation pairs"
+    )
     return Ranking(index, ranker, threshold, info)

@@ -21,12 +21,22 @@ from mtn_keras.ranking.filters import in_session
 from mtn_keras.ranking.log_lookup import EVIDENCE
 
 FEATURES = (
-    "model_score", "model_log_prob", "unknown_words", "in_beam", "from_log", *EVIDENCE,
-    "words", "new_words", "known_last", "known_words",
+    "model_score",
+    "model_log_prob",
+    "unknown_words",
+    "in_beam",
+    "from_log",
+    *EVIDENCE,
+    "words",
+    "new_words",
+    "known_last",
+    "known_words",
 )
 
 
-def candidate_features(log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known):
+def candidate_features(
+    log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known
+):
     """Stack the features. log_probs, lengths, unknown [B, M]; in_beam, from_log bool [B, M];
     evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
     known: `known_last` and `known_words` [B, 2]."""
@@ -40,7 +50,12 @@ def candidate_features(log_probs, lengths, unknown, in_beam, from_log, evidence,
         tf.cast(in_beam, tf.float32),
         tf.cast(from_log, tf.float32),
     ]
-    return tf.concat([
-        tf.stack(columns, axis=-1), evidence,
-        tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1), per_row,
-    ], axis=-1)
+    return tf.concat(
+        [
+            tf.stack(columns, axis=-1),
+            evidence,
+            tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1),
+            per_row,
+        ],
+        axis=-1,
+    )

@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from mtn_keras.decoding.beam_search import beaten
 
+
 def inside_a_query(words, session_words):
     """[B, M]: every word of the candidate (words [B, M, n]) lies in one query of the
     session (session_words [B, S, n]); "" is padding. True for an empty candidate."""
@@ -23,7 +24,9 @@ def inside_a_query(words, session_words):
     same = words[:, :, :, None, None] == session_words[:, None, None, :, :]  # [B, M, n, S, n]
     in_query = tf.reduce_any(same, axis=-1) | ~real[:, :, :, None]  # [B, M, n, S]
     query_real = tf.reduce_any(session_words != "", axis=-1)[:, None, :]  # [B, 1, S]
-    return tf.reduce_any(tf.reduce_all(in_query, axis=2) & query_real, axis=-1) | ~tf.reduce_any(real, -1)
+    return tf.reduce_any(tf.reduce_all(in_query, axis=2) & query_real, axis=-1) | ~tf.reduce_any(
+        real, -1
+    )
 
 
 def repeats_a_word(words):

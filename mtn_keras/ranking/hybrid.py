@@ -72,7 +72,10 @@ class HybridRanker(tf.Module):
         logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
         sources = tf.where(in_beam & from_log, "model+log", tf.where(in_beam, "model", "log"))
         return {
-            "texts": texts, "words": words, "features": features, "sources": sources,
+            "texts": texts,
+            "words": words,
+            "features": features,
+            "sources": sources,
             "valid": offered & ~repeated & check(words, texts, logged),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }

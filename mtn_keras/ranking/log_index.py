@@ -56,10 +56,14 @@ class QueryLogIndex:
             for query, following in zip(session, session[1:]):
                 if following != query:
                     follow[ids[query], ids[following]] += 1
-            later.update({
-                (ids[query], ids[other])
-                for i, query in enumerate(session) for other in session[i + 1 :] if other != query
-            })
+            later.update(
+                {
+                    (ids[query], ids[other])
+                    for i, query in enumerate(session)
+                    for other in session[i + 1 :]
+                    if other != query
+                }
+            )
         offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
         rows = defaultdict(dict)  # first -> its neighbours in order (a dict keeps order)
@@ -80,13 +84,17 @@ class QueryLogIndex:
         return cls(
             queries=queries,
             counts=np.array([counts[q] for q in queries], np.float32),
-            follow_keys=_keys(follow, size), follow_counts=_values(follow),
-            later_keys=_keys(later, size), later_counts=_values(later),
+            follow_keys=_keys(follow, size),
+            follow_counts=_values(follow),
+            later_keys=_keys(later, size),
+            later_counts=_values(later),
             follow_totals=totals,
-            neighbour_splits=_splits(neighbour_lists), neighbours=_flat(neighbour_lists),
+            neighbour_splits=_splits(neighbour_lists),
+            neighbours=_flat(neighbour_lists),
             words=words,
             word_idf=np.array([math.log(size / len(holding[w])) for w in words], np.float32),
-            word_splits=_splits(word_lists), word_queries=_flat(word_lists),
+            word_splits=_splits(word_lists),
+            word_queries=_flat(word_lists),
         )
 
     def save(self, folder):
@@ -116,9 +124,12 @@ class QueryLogIndex:
     def sizes(self):
         """Entry counts, for the report of the index's size."""
         return {
-            "queries": len(self.queries), "words": len(self.words),
-            "follow_pairs": len(self.follow_keys), "later_pairs": len(self.later_keys),
-            "neighbours": len(self.neighbours), "word_queries": len(self.word_queries),
+            "queries": len(self.queries),
+            "words": len(self.words),
+            "follow_pairs": len(self.follow_keys),
+            "later_pairs": len(self.later_keys),
+            "neighbours": len(self.neighbours),
+            "word_queries": len(self.word_queries),
         }
 
     @cached_property

@@ -9,7 +9,14 @@ import tensorflow as tf
 
 from mtn_keras.ranking.tables import SavedTable, saved_array
 
-EVIDENCE = ("follow_last", "follow_share", "follow_earlier", "later_session", "neighbour", "popularity")
+EVIDENCE = (
+    "follow_last",
+    "follow_share",
+    "follow_earlier",
+    "later_session",
+    "neighbour",
+    "popularity",
+)
 
 
 class LogLookup(tf.Module):
@@ -59,7 +66,9 @@ class LogLookup(tf.Module):
         last = self._rows(self.neighbour_rows, ids[:, -1])
         rare = self.rare_word_ids(queries) if rare is None else rare
         kin = tf.reshape(self._rows(self.word_rows, rare), [batch, -1])
-        earlier = self._rows(self.neighbour_rows, tf.reverse(ids[:, :-1], [1]))[:, :, : self.earlier]
+        earlier = self._rows(self.neighbour_rows, tf.reverse(ids[:, :-1], [1]))[
+            :, :, : self.earlier
+        ]
         offered = tf.concat([last, kin, tf.reshape(earlier, [batch, -1])], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
@@ -74,18 +83,23 @@ class LogLookup(tf.Module):
         rare = self.rare_word_ids(queries) if rare is None else rare
         idf = tf.gather(self.word_idf, tf.maximum(rare, 0))
         kin_ids = self._rows(self.word_rows, rare)  # [B, R, P]
-        kin_follow = self._pair_counts(self.follow, tf.reshape(kin_ids, [tf.shape(kin_ids)[0], -1]), cand)
+        kin_follow = self._pair_counts(
+            self.follow, tf.reshape(kin_ids, [tf.shape(kin_ids)[0], -1]), cand
+        )
         kin_follow = tf.reshape(kin_follow, tf.concat([tf.shape(kin_ids), tf.shape(cand)[1:]], 0))
         neighbour = tf.reduce_sum(kin_follow * idf[:, :, None, None], axis=[1, 2])
         popularity = tf.where(cand >= 0, tf.gather(self.counts, tf.maximum(cand, 0)), 0.0)
-        return tf.stack([
-            tf.math.log1p(follow_last),
-            tf.math.divide_no_nan(follow_last, total),
-            tf.math.log1p(tf.reduce_sum(follow[:, :-1], axis=1)),
-            tf.math.log1p(tf.reduce_sum(later, axis=1)),
-            tf.math.log1p(neighbour),
-            tf.math.log1p(popularity),
-        ], axis=-1)
+        return tf.stack(
+            [
+                tf.math.log1p(follow_last),
+                tf.math.divide_no_nan(follow_last, total),
+                tf.math.log1p(tf.reduce_sum(follow[:, :-1], axis=1)),
+                tf.math.log1p(tf.reduce_sum(later, axis=1)),
+                tf.math.log1p(neighbour),
+                tf.math.log1p(popularity),
+            ],
+            axis=-1,
+        )
 
     def rare_word_ids(self, queries):
         """Ids [B, R] of the last query's `rare_words` known words of highest idf (-1 pads);
@@ -99,7 +113,8 @@ class LogLookup(tf.Module):
 
     @staticmethod
     def _rows(rows, ids):
-        """Rows [..., P] (int64) of a padded matrix for ids of any shape (-1: the empty last row)."""
+        """Rows [..., P] (int64) of a padded matrix for ids of any shape (-1: the empty last
+        row)."""
         found = tf.gather(rows, tf.where(ids >= 0, ids, tf.cast(tf.shape(rows)[0] - 1, ids.dtype)))
         return tf.cast(found, tf.int64)
 

@@ -11,7 +11,9 @@ def build_ranker(num_features, hidden=16, l2=1e-3):
     inputs = keras.Input((num_features,), name="features")
     x = keras.layers.Normalization(name="standardise")(inputs)
     if hidden:
-        x = keras.layers.Dense(hidden, "relu", kernel_regularizer=keras.regularizers.L2(l2), name="hidden")(x)
+        x = keras.layers.Dense(
+            hidden, "relu", kernel_regularizer=keras.regularizers.L2(l2), name="hidden"
+        )(x)
     logit = keras.layers.Dense(1, kernel_regularizer=keras.regularizers.L2(l2), name="logit")(x)
     return keras.Model(inputs, logit, name="ranker")
 
@@ -47,12 +49,22 @@ def threshold_curve(probabilities, groups, keys, labels, num_pairs, k=5):
     what the validation pairs would get if only candidates at or above it were shown."""
     lists = ranked_lists(probabilities, groups, keys, k)
     best = np.array([probabilities[rows[0]] for rows in lists.values()])
-    hit = np.array([max((probabilities[r] for r in rows if labels[r]), default=-1.0) for rows in lists.values()])
+    hit = np.array(
+        [
+            max((probabilities[r] for r in rows if labels[r]), default=-1.0)
+            for rows in lists.values()
+        ]
+    )
     listed = np.concatenate([probabilities[rows] for rows in lists.values()])
     curve = []
     for threshold in np.unique(listed):
-        curve.append((float(threshold), 100.0 * np.sum(hit >= threshold) / num_pairs,
-                      100.0 * np.sum(best >= threshold) / num_pairs))
+        curve.append(
+            (
+                float(threshold),
+                100.0 * np.sum(hit >= threshold) / num_pairs,
+                100.0 * np.sum(best >= threshold) / num_pairs,
+            )
+        )
     return curve
 
 

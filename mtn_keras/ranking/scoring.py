@@ -51,7 +51,9 @@ def candidate_log_probs(model, state, ids, hidden):
         for key, value in state["context"].items()
         if key in ("source_ext", "copy_keys", "copy_memory")
     }
-    picked, copy = model.target_log_probs(tf.gather_nd(hidden, real), tf.gather_nd(targets, real), {"context": context})
+    picked, copy = model.target_log_probs(
+        tf.gather_nd(hidden, real), tf.gather_nd(targets, real), {"context": context}
+    )
     rows = tf.shape(lengths, out_type=tf.int64)[0]
     total = tf.math.unsorted_segment_sum(picked, row, rows)
     total = tf.where(lengths > 0, total, float("-inf"))

@@ -10,8 +10,8 @@ import math
 
 from sacrebleu.metrics import BLEU
 
-from mtn_keras.scorecard.quality import is_new
 from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
+from mtn_keras.scorecard.quality import is_new
 
 _BLEU = BLEU(tokenize="none", smooth_method="none", force=True)
 
@@ -33,7 +33,9 @@ def corpus_scores(hypotheses: list[str], references: list[str]) -> dict:
 def success_rate(suggestion_lists: list[list[str]], references: list[str], k: int) -> float:
     """Percentage of pairs whose reference is exactly one of the first k suggestions."""
     if len(suggestion_lists) != len(references):
-        raise ValueError(f"{len(suggestion_lists)} suggestion lists for {len(references)} references")
+        raise ValueError(
+            f"{len(suggestion_lists)} suggestion lists for {len(references)} references"
+        )
     if not references:
         return 0.0
     hits = sum(ref in suggestions[:k] for suggestions, ref in zip(suggestion_lists, references))
@@ -41,11 +43,13 @@ def success_rate(suggestion_lists: list[list[str]], references: list[str], k: in
 
 
 def mean_reciprocal_rank(suggestion_lists: list[list[str]], references: list[str], k: int) -> float:
-    """Mean of 1 / (rank of the reference among the first k suggestions; 0 if absent), in percent."""
+    """Mean of 1 / (rank of the reference among the first k suggestions; 0 if absent), in
+    percent."""
     if not references:
         return 0.0
     total = sum(
-        1.0 / (suggestions[:k].index(ref) + 1) for suggestions, ref in zip(suggestion_lists, references)
+        1.0 / (suggestions[:k].index(ref) + 1)
+        for suggestions, ref in zip(suggestion_lists, references)
         if ref in suggestions[:k]
     )
     return 100.0 * total / len(references)

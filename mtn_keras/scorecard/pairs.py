@@ -4,7 +4,5 @@
 def session_pairs(sessions: list[list[str]]) -> list[tuple[list[str], str]]:
     """Every pair of every session: context = queries 0..t, reference = query t+1."""
     return [
-        (session[: t + 1], session[t + 1])
-        for session in sessions
-        for t in range(len(session) - 1)
+        (session[: t + 1], session[t + 1]) for session in sessions for t in range(len(session) - 1)
     ]

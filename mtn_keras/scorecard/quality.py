@@ -16,8 +16,13 @@ def filtered(suggester, phrases, k=5):
 
     def suggest(contexts):
         return [
-            [(text, score) for text, score in suggestions
-             if not (repeats_session(text, context) or repeats_a_word(text) or blocks(text, phrases))][:k]
+            [
+                (text, score)
+                for text, score in suggestions
+                if not (
+                    repeats_session(text, context) or repeats_a_word(text) or blocks(text, phrases)
+                )
+            ][:k]
             for context, suggestions in zip(contexts, suggester(contexts))
         ]
 

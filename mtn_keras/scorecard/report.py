@@ -10,10 +10,17 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mtn_keras.scorecard.anchors import ANCHORS
-from mtn_keras.scorecard.metrics import corpus_scores, list_quality, mean_reciprocal_rank, success_rate
+from mtn_keras.scorecard.metrics import (
+    corpus_scores,
+    list_quality,
+    mean_reciprocal_rank,
+    success_rate,
+)
 
 
-def evaluate_suggesters(pairs, suggesters, batch_size: int = 256, progress: bool = True, phrases=()) -> dict:
+def evaluate_suggesters(
+    pairs, suggesters, batch_size: int = 256, progress: bool = True, phrases=()
+) -> dict:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
     (context, next query) pairs.
@@ -49,13 +56,19 @@ def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float)
     """The JSON of one model: its scores, perplexity, size and the anchors' scores on its pairs."""
     for name, anchor in anchors.items():
         if anchor["pairs"] != scores["pairs"]:
-            raise ValueError(f"anchor {name} scored {anchor['pairs']} pairs, the model {scores['pairs']}")
+            raise ValueError(
+                f"anchor {name} scored {anchor['pairs']} pairs, the model {scores['pairs']}"
+            )
     return {**scores, "perplexity": perplexity, "size_mb": size_mb, "anchors": anchors}
 
 
 def table_rows(reports: dict) -> dict:
-    """Flattens model reports (name -> model_report) into rows: the models, then the anchors once."""
-    rows = {name: {k: v for k, v in report.items() if k != "anchors"} for name, report in reports.items()}
+    """Flattens model reports (name -> model_report) into rows: the models, then the anchors
+    once."""
+    rows = {
+        name: {k: v for k, v in report.items() if k != "anchors"}
+        for name, report in reports.items()
+    }
     for report in reports.values():
         for name, anchor in report.get("anchors", {}).items():
             rows.setdefault(name, anchor)
@@ -79,7 +92,8 @@ def markdown_table(rows: dict) -> str:
         size = f"{row['size_mb']:.1f}" if row.get("size_mb") is not None else ""
         precisions = "/".join(f"{p:.1f}" for p in row["precisions"])
         lines.append(
-            f"| {name} | {size} | {precisions} | {row['bleu']:.2f} | {row['sr@1']:.2f} | {row['sr@5']:.2f} |"
+            f"| {name} | {size} | {precisions} | {row['bleu']:.2f} | {row['sr@1']:.2f} "
+            f"| {row['sr@5']:.2f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -89,17 +103,28 @@ def quality_table(rows: dict) -> str:
     MRR@5, SR@5 on new next queries, coverage and precision, and the shares of shown
     suggestions that repeat the session, repeat a word or hold a blocked word."""
     lines = [
-        "| Model | MRR@5 | SR@5 new | Coverage | Precision | Repeats session | Repeated word | Blocked |",
+        "| Model | MRR@5 | SR@5 new | Coverage | Precision | Repeats session | Repeated word "
+        "| Blocked |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    keys = ("mrr@5", "sr@5_new", "coverage", "precision", "repeats_session", "repeats_word", "blocked")
+    keys = (
+        "mrr@5",
+        "sr@5_new",
+        "coverage",
+        "precision",
+        "repeats_session",
+        "repeats_word",
+        "blocked",
+    )
     for name, row in rows.items():
         if all(key in row for key in keys):
             lines.append(f"| {name} | " + " | ".join(f"{row[key]:.2f}" for key in keys) + " |")
     return "\n".join(lines) + "\n"
 
 
-def bleu_chart(rows: dict, png_path, anchors=ANCHORS, title: str = "BLEU on the test pairs") -> None:
+def bleu_chart(
+    rows: dict, png_path, anchors=ANCHORS, title: str = "BLEU on the test pairs"
+) -> None:
     """Bar chart of BLEU per row, anchors in grey, each bar labelled with its value, as PNG."""
     names = list(rows)
     values = [rows[name]["bleu"] for name in names]
@@ -113,7 +138,10 @@ def bleu_chart(rows: dict, png_path, anchors=ANCHORS, title: str = "BLEU on the 
     ax.set_title(title)
     ax.set_ylim(0, max(values + [1.0]) * 1.15)
     ax.tick_params(axis="x", labelrotation=20)
-    ax.legend(loc="best", handles=[Patch(color="tab:blue", label="model"), Patch(color="tab:gray", label="anchor")])
+    ax.legend(
+        loc="best",
+        handles=[Patch(color="tab:blue", label="model"), Patch(color="tab:gray", label="anchor")],
+    )
     fig.tight_layout()
     path = Path(png_path)
     path.parent.mkdir(parents=True, exist_ok=True)

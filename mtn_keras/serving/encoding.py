@@ -50,8 +50,13 @@ class SessionEncoder(tf.Module):
         words = split.to_tensor("", shape=[None, None, self.n])
         source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
         ids = tf.where(source == "", PAD, self.table.lookup(source))
-        inputs = {"queries": queries, "words": words, "source": source, "tokens": ids,
-                  "ext": self.extend(source, ids)}
+        inputs = {
+            "queries": queries,
+            "words": words,
+            "source": source,
+            "tokens": ids,
+            "ext": self.extend(source, ids),
+        }
         return inputs if typed is None else {**inputs, "typed": typed}
 
     def extend(self, words, ids):

@@ -6,7 +6,8 @@ import tensorflow as tf
 
 # Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
 # `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
-# a query, `layers` and `heads` those of the session attention. An empty batch is answered from this table, so a new output is added here.
+# a query, `layers` and `heads` those of the session attention. An empty batch is answered
+# from this table, so a new output is added here.
 SUGGEST_OUTPUTS = {
     "suggestions": (tf.string, ("batch", "k")),
     "scores": (tf.float32, ("batch", "k")),
@@ -41,9 +42,11 @@ def checked_inputs(session, prefix=None):
         with tf.control_dependencies(checks):
             same = tf.shape(prefix)[0] == tf.shape(session)[0]
             message = "prefix must hold one string per session, [B]: B prefixes, B sessions"
-            checks.append(tf.debugging.Assert(
-                same, [message, tf.shape(prefix)[0], tf.shape(session)[0]], name="check_batch"
-            ))
+            checks.append(
+                tf.debugging.Assert(
+                    same, [message, tf.shape(prefix)[0], tf.shape(session)[0]], name="check_batch"
+                )
+            )
     with tf.control_dependencies(checks):
         session = tf.identity(session)
         prefix = None if prefix is None else tf.identity(prefix)
@@ -53,8 +56,10 @@ def checked_inputs(session, prefix=None):
 def empty_outputs(outputs, sizes):
     """Zero-filled tensors ("" for strings) of the shapes that `outputs` describe, the sizes
     looked up by name in `sizes`."""
-    return {name: tf.zeros([sizes[dim] for dim in dims], dtype)
-            for name, (dtype, dims) in outputs.items()}
+    return {
+        name: tf.zeros([sizes[dim] for dim in dims], dtype)
+        for name, (dtype, dims) in outputs.items()
+    }
 
 
 def unless_empty(session, answer, outputs, sizes):

@@ -16,7 +16,9 @@ from mtn_keras.ranking.words import joined
 def starts_with(words, partial):
     """[B, M]: the words [B, M] that start with the row's `partial` [B] (never for "")."""
     size = tf.strings.length(partial)[:, None]
-    head = tf.strings.substr(words, tf.zeros_like(words, tf.int32), tf.broadcast_to(size, tf.shape(words)))
+    head = tf.strings.substr(
+        words, tf.zeros_like(words, tf.int32), tf.broadcast_to(size, tf.shape(words))
+    )
     return (head == partial[:, None]) & (size > 0)
 
 
@@ -57,11 +59,17 @@ class PrefixConstraint(tf.Module):
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(encoder.tokens[None, :], [batch, vocab_size])
         sources = tf.reshape(inputs["source"], [batch, -1])
-        allowed = tf.concat([starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1)
+        allowed = tf.concat(
+            [starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1
+        )
         completes = open_word & tf.reduce_any(allowed, axis=1)
         at_last = tf.range(n)[None, :] == count[:, None] - 1
         finished = tf.where(at_last & completes[:, None], "", words)  # only the last word goes
-        typed = encoder.tokenise(joined(finished)).to_tensor("", shape=[None, n]) if encoder.tokenise.pieces else finished
+        typed = (
+            encoder.tokenise(joined(finished)).to_tensor("", shape=[None, n])
+            if encoder.tokenise.pieces
+            else finished
+        )
         typed_count = tf.reduce_sum(tf.cast(typed != "", tf.int32), axis=1)
         at = tf.where(completes, typed_count, -1)
         if encoder.tokenise.pieces:
@@ -76,7 +84,9 @@ class PrefixConstraint(tf.Module):
         """[B, S*n]: extended id V + j is allowed when its source word starts with `partial`."""
         ext = tf.reshape(inputs["ext"], tf.shape(sources)) - self.encoder.vocab_size
         match = starts_with(sources, partial) & (ext >= 0)
-        slots = tf.one_hot(tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False)
+        slots = tf.one_hot(
+            tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False
+        )
         return tf.reduce_any(slots, axis=1)
 
     @staticmethod

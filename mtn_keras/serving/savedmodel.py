@@ -53,7 +53,7 @@ def resolve(path: str | Path) -> Path:
 
 
 def kind(path: str | Path) -> str:
-    """"trained" for a run folder written by `train` (it holds model.keras), "savedmodel" for an
+    """ "trained" for a run folder written by `train` (it holds model.keras), "savedmodel" for an
     export; else a SavedModelError that says what `path` lacks. No TensorFlow: a wrong path is
     reported at once, not after the seconds TensorFlow takes to import."""
     if str(path) != DEFAULT and (Path(path).expanduser() / "model.keras").is_file():
@@ -62,8 +62,10 @@ def kind(path: str | Path) -> str:
     if not resolved.exists():
         raise SavedModelError(f"No model at {path}: the path does not exist.")
     if not (resolved / "saved_model.pb").is_file():
-        raise SavedModelError(f"{path} is neither a run folder of train (no model.keras) nor a "
-                              "SavedModel (no saved_model.pb).")
+        raise SavedModelError(
+            f"{path} is neither a run folder of train (no model.keras) nor a "
+            "SavedModel (no saved_model.pb)."
+        )
     return "savedmodel"
 
 
@@ -77,7 +79,8 @@ def export_settings(path: Path) -> dict:
 
 
 def check(path: Path) -> None:
-    """Raise a SavedModelError unless `path` (already resolved) holds a SavedModel; no TensorFlow."""
+    """Raise a SavedModelError unless `path` (already resolved) holds a SavedModel; no
+    TensorFlow."""
     if not path.exists():
         raise SavedModelError(f"No model at {path}: the path does not exist.")
     if not (path / "saved_model.pb").is_file():

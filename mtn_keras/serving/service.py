@@ -64,7 +64,9 @@ class SuggestionService(tf.Module):
         # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
         # inside the signatures, rather than a second copy of its own.
         self.search = functools.partial(tf.function(self._search, jit_compile=decoding.xla))
-        self.encoder = SessionEncoder(vocab_tokens, model.config.max_queries, model.config.max_query_tokens)
+        self.encoder = SessionEncoder(
+            vocab_tokens, model.config.max_queries, model.config.max_query_tokens
+        )
         self.n, self.max_queries = self.encoder.n, self.encoder.max_queries
         self.vocab_size = self.encoder.vocab_size
         self.pieces = self.encoder.tokenise.pieces
@@ -80,7 +82,9 @@ class SuggestionService(tf.Module):
             self.hybrid = HybridRanker(ranking, threshold)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 1, 1]: the sizes of the session attention, for empty batches.
-        self.attention_shape = tuple(model.session_attention(tf.zeros([1, 1, self.n], tf.int32)).shape)
+        self.attention_shape = tuple(
+            model.session_attention(tf.zeros([1, 1, self.n], tf.int32)).shape
+        )
 
     def prepare(self, session):
         """The session's prepared inputs (see SessionEncoder.prepare)."""
@@ -94,7 +98,9 @@ class SuggestionService(tf.Module):
         vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
         check = self.check(inputs, vouched)
         if self.hybrid is None:
-            scores, text, sources, copied = beam_only(beam, check, self.encoder.knows_session(inputs), self.k)
+            scores, text, sources, copied = beam_only(
+                beam, check, self.encoder.knows_session(inputs), self.k
+            )
         else:
             scores, text, sources, copied = self.hybrid(
                 inputs, beam, log, check, self.encoder.known_words(inputs), self.k, vouched
@@ -118,23 +124,30 @@ class SuggestionService(tf.Module):
         """The prepared inputs, the beam's n-best after the typed `prefix`, (with a ranking)
         the log's candidates with the model's scores of them, what was typed
         (PrefixConstraint.read; None without a prefix) and the session attention of the
-        model's encoder [B, layers, heads, max_queries, max_queries]. The candidates are each a dict of
+        model's encoder [B, layers, heads, max_queries, max_queries]. The candidates are each
+        a dict of
         words [B, M, L], log_probs, lengths, unknown (words the model cannot write) and
         copied (copy weights), the beam's with its scores too."""
         inputs = self.encoder.prepare(session, prefix)
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
         args, typed_tokens, log = self.search_inputs(inputs, typed)
         found = self.search(**args)
-        beam = {"words": self.encoder.to_words(found["ids"], inputs, typed_tokens), "copied": found["trace"],
-                "unknown": tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1),
-                **{key: found[key] for key in ("scores", "log_probs", "lengths")}}
+        beam = {
+            "words": self.encoder.to_words(found["ids"], inputs, typed_tokens),
+            "copied": found["trace"],
+            "unknown": tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1),
+            **{key: found[key] for key in ("scores", "log_probs", "lengths")},
+        }
         if not self.repeat_last:  # the query just searched is no suggestion for the next one
             last = joined(beam["words"]) == joined(inputs["words"][:, -1:])
             for key in ("scores", "log_probs"):
                 beam[key] = tf.where(last, float("-inf"), beam[key])
         if log is not None:
             scored = candidate_log_probs(
-                self.model, {"context": found["context"]}, args["candidates"], found["candidate_hidden"]
+                self.model,
+                {"context": found["context"]},
+                args["candidates"],
+                found["candidate_hidden"],
             )
             log = {**log, **scored}
         return inputs, beam, log, typed, found["session_attention"]
@@ -143,7 +156,12 @@ class SuggestionService(tf.Module):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
         -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)."""
         return lambda words, texts, vouched: filters.keep(
-            words, texts, inputs["words"], self.blocked_pattern, self.filters, vouched | typed[:, None]
+            words,
+            texts,
+            inputs["words"],
+            self.blocked_pattern,
+            self.filters,
+            vouched | typed[:, None],
         )
 
     def candidate_table(self, session):
@@ -151,7 +169,9 @@ class SuggestionService(tf.Module):
         for fitting the ranker."""
         inputs, beam, log, _, _ = self.candidates(session)
         typed = tf.zeros([tf.shape(session)[0]], tf.bool)
-        return self.hybrid.table(inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs))
+        return self.hybrid.table(
+            inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs)
+        )
 
     def search_inputs(self, inputs, typed):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
@@ -174,7 +194,9 @@ class SuggestionService(tf.Module):
                 log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
             split = tf.strings.split(log_texts)
             log_words = split.to_tensor("", shape=[None, None, self.n])
-            log_tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
+            log_tokens = self.encoder.tokenise.of_words(split).to_tensor(
+                "", shape=[None, None, self.n]
+            )
             batch = tf.shape(log_tokens)[0]
             ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
@@ -191,10 +213,18 @@ class SuggestionService(tf.Module):
         if allowed is not None:
             state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
         found = beam_search(
-            self.constrained_step, state, batch_size=tf.shape(tokens)[0], beam_size=self.beam,
-            num_results=self.beam, max_length=self.n + 1, length_alpha=self.alpha,
-            prefix=forced, trace=lambda s: s["model"]["copied"], exact_stop=self.exact_stop,
-            banned_ids=self.banned_ids, no_repeat_words="repeats" in self.filters,
+            self.constrained_step,
+            state,
+            batch_size=tf.shape(tokens)[0],
+            beam_size=self.beam,
+            num_results=self.beam,
+            max_length=self.n + 1,
+            length_alpha=self.alpha,
+            prefix=forced,
+            trace=lambda s: s["model"]["copied"],
+            exact_stop=self.exact_stop,
+            banned_ids=self.banned_ids,
+            no_repeat_words="repeats" in self.filters,
             continuing=self.continuing if self.pieces else None,
         )
         if candidates is not None:
@@ -212,8 +242,14 @@ class SuggestionService(tf.Module):
     def output_sizes(self, session):
         """The sizes that name the outputs' dimensions (see inputs.SUGGEST_OUTPUTS)."""
         slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
-        return {"batch": tf.shape(session)[0], "k": self.k, "slots": slots, "n": self.n,
-                "layers": self.attention_shape[1], "heads": self.attention_shape[2]}
+        return {
+            "batch": tf.shape(session)[0],
+            "k": self.k,
+            "slots": slots,
+            "n": self.n,
+            "layers": self.attention_shape[1],
+            "heads": self.attention_shape[2],
+        }
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session):
@@ -222,14 +258,20 @@ class SuggestionService(tf.Module):
         session, _ = checked_inputs(session)
         return self.complete(session, tf.fill([tf.shape(session)[0]], ""))
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None, None], tf.string, name="session"),
-        tf.TensorSpec([None], tf.string, name="prefix"),
-    ])
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None, None], tf.string, name="session"),
+            tf.TensorSpec([None], tf.string, name="prefix"),
+        ]
+    )
     def complete(self, session, prefix):
         session, prefix = checked_inputs(session, prefix)
-        return unless_empty(session, lambda: self.decode(session, prefix), SUGGEST_OUTPUTS,
-                            self.output_sizes(session))
+        return unless_empty(
+            session,
+            lambda: self.decode(session, prefix),
+            SUGGEST_OUTPUTS,
+            self.output_sizes(session),
+        )
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def session_attention(self, session):

@@ -40,13 +40,16 @@ class QueryNormaliser(tf.Module):
         chars = tf.strings.unicode_split(flat_text, "UTF-8", errors="replace")
         codes = tf.strings.unicode_decode(flat_text, "UTF-8", errors="replace")
         lowered = self.lower.lookup(chars.values)
-        form = tf.where(self.is_separator(codes.values), " ",
-                        tf.where(lowered == "", chars.values, lowered))
+        form = tf.where(
+            self.is_separator(codes.values), " ", tf.where(lowered == "", chars.values, lowered)
+        )
         words = tf.strings.split(tf.strings.reduce_join(chars.with_values(form), axis=1), " ")
         cut = words.with_values(
             tf.strings.substr(words.values, 0, self.max_word_chars, unit="UTF8_CHAR")
         )
-        joined = tf.strings.reduce_join(tf.ragged.boolean_mask(cut, cut != ""), axis=1, separator=" ")
+        joined = tf.strings.reduce_join(
+            tf.ragged.boolean_mask(cut, cut != ""), axis=1, separator=" "
+        )
         return tf.reshape(joined, tf.shape(text))
 
     def ends_open(self, text):
@@ -90,10 +93,13 @@ class Tokeniser(tf.Module):
 
         def step(position, failed, spelt):
             active = (position < length) & ~failed
-            heads = tf.strings.substr(texts, tf.broadcast_to(position[:, None], shape), sizes,
-                                      unit="UTF8_CHAR")
+            heads = tf.strings.substr(
+                texts, tf.broadcast_to(position[:, None], shape), sizes, unit="UTF8_CHAR"
+            )
             heads = tf.where(position[:, None] > 0, SUFFIX + heads, heads)
-            fits = (self.table.lookup(heads) != UNK) & (position[:, None] + sizes <= length[:, None])
+            fits = (self.table.lookup(heads) != UNK) & (
+                position[:, None] + sizes <= length[:, None]
+            )
             best = tf.reduce_max(tf.where(fits, sizes, 0), axis=1)
             piece = tf.gather(heads, tf.maximum(best - 1, 0), batch_dims=1)
             spelt = tf.concat([spelt, tf.where(active & (best > 0), piece, "")[:, None]], axis=1)
@@ -104,7 +110,8 @@ class Tokeniser(tf.Module):
         spelt = tf.zeros([tf.size(words), 0], tf.string)  # a column per piece
         _, failed, pieces = tf.while_loop(
             lambda position, failed, spelt: tf.reduce_any((position < length) & ~failed),
-            step, (position, failed, spelt),
+            step,
+            (position, failed, spelt),
             shape_invariants=(position.shape, failed.shape, tf.TensorShape([None, None])),
         )
         pieces = tf.pad(pieces, [[0, 0], [0, 1]])  # a column even where no word is
@@ -116,4 +123,6 @@ class Tokeniser(tf.Module):
 def detokenised(tokens):
     """Tokens [..., L] -> the texts they make: WordPiece pieces joined into their words."""
     text = joined(tokens)
-    return tf.strings.regex_replace(tf.strings.regex_replace(text, " " + SUFFIX, ""), "^" + SUFFIX, "")
+    return tf.strings.regex_replace(
+        tf.strings.regex_replace(text, " " + SUFFIX, ""), "^" + SUFFIX, ""
+    )

@@ -17,7 +17,8 @@ def build_fake_model(sources=False):
     """A tf.Module whose signatures follow the contract; suggestions extend the last query.
 
     Like the real export it normalises queries, drops those without words and keeps the
-    last WINDOW slots of [padding, queries with words]; with `sources`, `suggest` and `complete` also
+    last WINDOW slots of [padding, queries with words]; with `sources`, `suggest` and
+    `complete` also
     say where each suggestion came from.
     """
     import tensorflow as tf
@@ -40,7 +41,9 @@ def build_fake_model(sources=False):
             words = tf.constant(WORDS)
             suggestions = context[:, None] + " " + words[None, :]
             scores = tf.tile(-tf.range(1.0, len(WORDS) + 1.0)[None, :], [batch, 1])
-            source = tf.strings.split(self._kept(session)).to_tensor("", shape=[None, None, N_TOKENS])
+            source = tf.strings.split(self._kept(session)).to_tensor(
+                "", shape=[None, None, N_TOKENS]
+            )
             present = tf.cast(source != "", tf.float32)
             total = tf.reduce_sum(present, axis=[1, 2], keepdims=True)
             copy = tf.math.divide_no_nan(present, total)
@@ -111,7 +114,9 @@ def fake_model(tmp_path_factory):
 @pytest.fixture(scope="session")
 def fake_model_with_sources(tmp_path_factory):
     """The fake model whose suggestions say where they came from (`sources`)."""
-    return save_fake_model(tmp_path_factory.mktemp("models") / "ranked" / "savedmodel", sources=True)
+    return save_fake_model(
+        tmp_path_factory.mktemp("models") / "ranked" / "savedmodel", sources=True
+    )
 
 
 @pytest.fixture(scope="session")

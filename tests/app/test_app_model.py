@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from app.model import (
-    DEFAULT_MODEL, Backend, ModelError, ignored_reasons, resolve_model_path, used_queries,
+    DEFAULT_MODEL,
+    Backend,
+    ModelError,
+    ignored_reasons,
+    resolve_model_path,
+    used_queries,
 )
 
 SESSION = ["cheap flights to lisbon", "lisbon weather"]
@@ -62,7 +67,9 @@ def test_used_and_ignored_queries_in_the_session_numbering():
     session = ["one", "two", "???", "three", "four", "🙂", "five"]
     assert used_queries(session, 4) == [1, 3, 4, 6]
     assert ignored_reasons(session, 4) == {
-        0: "outside the model's window of 4", 2: "no words", 5: "no words",
+        0: "outside the model's window of 4",
+        2: "no words",
+        5: "no words",
     }
     assert used_queries(session, 0) == []
 

@@ -4,8 +4,8 @@ smallest usual terminal (update with --snapshot-update)."""
 import pytest
 from textual.widgets import Input
 
-from tools.app_pilot import play_session, settle
 from app.tui import MtnApp
+from tools.app_pilot import play_session, settle
 
 
 async def a_long_session(pilot):

@@ -9,15 +9,19 @@ from textual.widgets import Input, Static
 
 from app import main as cli
 from app.cells import distinct_labels
-from app.help import keys_table
 from app.copy_panel import CopyPanel
+from app.help import keys_table
 from app.query_input import QueryInput, continue_typed
-from tools.app_pilot import settle
 from app.screens import ErrorScreen, HelpScreen, ModelPrompt
 from app.suggestion_list import (
-    BAR, SuggestionList, are_confidences, score_label, score_shares,
+    BAR,
+    SuggestionList,
+    are_confidences,
+    score_label,
+    score_shares,
 )
 from app.tui import MtnApp
+from tools.app_pilot import settle
 
 SIZE = (120, 34)
 
@@ -42,8 +46,12 @@ def suggestion_texts(app):
     """Each suggestion's row as one line: rank and bar, text, source."""
     options = app.query_one(SuggestionList)
     prompts = [options.get_option_at_index(i).prompt for i in range(options.option_count)]
-    return [" ".join(str(cell) for column in prompt.columns for cell in column.cells)
-            if isinstance(prompt, Table) else str(prompt) for prompt in prompts]
+    return [
+        " ".join(str(cell) for column in prompt.columns for cell in column.cells)
+        if isinstance(prompt, Table)
+        else str(prompt)
+        for prompt in prompts
+    ]
 
 
 def suggested(app):
@@ -96,7 +104,9 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
         await add_queries(pilot, "cheap flights")
         calls = []
         complete = app.backend.complete
-        app.backend.complete = lambda session, prefix: calls.append(prefix) or complete(session, prefix)
+        app.backend.complete = lambda session, prefix: (
+            calls.append(prefix) or complete(session, prefix)
+        )
         await type_text(pilot, "rome")
         await settle(pilot)
         # one call at a time: keys typed while a call runs are asked for together afterwards
@@ -122,18 +132,26 @@ async def test_attention_labels_differ_at_80_by_24(make_app):
     # Issue 26, item 9: cut to fit, "cheap flights to lisbon" and "... london" read alike.
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await add_queries(pilot, "cheap flights to lisbon", "cheap flights to london",
-                          "cheap flights to lima", "cheap hotels")
+        await add_queries(
+            pilot,
+            "cheap flights to lisbon",
+            "cheap flights to london",
+            "cheap flights to lima",
+            "cheap hotels",
+        )
         labels = cells(app.query_one("#heatmap", Static).content.columns[0])
         assert len(set(labels)) == 4
         assert labels[1].startswith(" 2 …") and "lo" in labels[1]
 
 
-@pytest.mark.parametrize("queries, width, labels", [
-    (["paris hotels", "paris hostels", "rome"], 8, ["…hotels", "…hostels", "rome"]),
-    (["paris hotels", "paris hotels cheap"], 8, ["paris h…", "…cheap"]),
-    (["paris", "paris"], 3, ["pa…", "pa…"]),  # the same query twice reads the same
-])
+@pytest.mark.parametrize(
+    "queries, width, labels",
+    [
+        (["paris hotels", "paris hostels", "rome"], 8, ["…hotels", "…hostels", "rome"]),
+        (["paris hotels", "paris hotels cheap"], 8, ["paris h…", "…cheap"]),
+        (["paris", "paris"], 3, ["pa…", "pa…"]),  # the same query twice reads the same
+    ],
+)
 def test_distinct_labels_drop_the_words_alike_queries_share(queries, width, labels):
     assert distinct_labels(queries, width) == labels
 
@@ -162,7 +180,10 @@ async def test_every_panel_uses_the_session_numbers(make_app):
         assert [column.header for column in table.columns[1:]] == ["2", "3", "4", "5"]
         await pilot.press("down")
         copy = app.query_one(CopyPanel)
-        assert (copy.border_title, copy.border_subtitle) == ("Copied by suggestion 1", "log prob -1.00")
+        assert (copy.border_title, copy.border_subtitle) == (
+            "Copied by suggestion 1",
+            "log prob -1.00",
+        )
         copied = copy.content
         assert sorted(cells(copied.columns[1])) == ["2", "3", "4", "5"]
 

@@ -25,7 +25,8 @@ def test_suggest_takes_a_savedmodel_folder_and_its_parent(fake_model, capsys):
     for path in (fake_model, fake_model.parent):
         assert suggest.main(["--model", str(path), "--k", "2", "cheap flights"]) == 0
         assert capsys.readouterr().out.splitlines() == [
-            "-1.0000\tcheap flights near me", "-2.0000\tcheap flights online",
+            "-1.0000\tcheap flights near me",
+            "-2.0000\tcheap flights online",
         ]
     assert suggest.main(["--model", str(fake_model), "--prefix", "rome", "cheap flights"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "-1.0000\trome near me"
@@ -41,11 +42,18 @@ def test_suggest_refuses_a_non_utf8_argument_in_one_line(capsys):
 def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
     # Issue 26, item 8: within 2 seconds, Python's own start included.
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for command in (["suggest", "--model", str(tmp_path / "nope"), "weather"],
-                    ["evaluate", "--model", str(tmp_path / "nope"), "--input", "log.txt"]):
+    for command in (
+        ["suggest", "--model", str(tmp_path / "nope"), "weather"],
+        ["evaluate", "--model", str(tmp_path / "nope"), "--input", "log.txt"],
+    ):
         began = time.perf_counter()
-        run = subprocess.run([sys.executable, "-m", f"mtn_keras.{command[0]}", *command[1:]],
-                             env=env, capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-m", f"mtn_keras.{command[0]}", *command[1:]],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert time.perf_counter() - began < 2
         assert run.returncode == 2
         missing = f"No model at {tmp_path / 'nope'}: the path does not exist."
@@ -61,8 +69,10 @@ def test_default_names_the_bundled_model_from_any_folder(tmp_path, monkeypatch):
     assert kind("default") == "savedmodel"
 
 
-@pytest.mark.parametrize("option", [["--threshold", "0"], ["--source", "beam"], ["--beam", "12"],
-                                    ["--no-filter", "unrelated"]])
+@pytest.mark.parametrize(
+    "option",
+    [["--threshold", "0"], ["--source", "beam"], ["--beam", "12"], ["--no-filter", "unrelated"]],
+)
 def test_suggest_refuses_what_a_savedmodel_cannot_honour(fake_model, option, capsys):
     # Issue 26, item 6: its decoding was fixed at export.
     assert suggest.main(["--model", str(fake_model), *option, "cheap flights"]) == 2
@@ -106,8 +116,10 @@ def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
 
     def suggest_strings(session):
         asked.append(session.numpy().tolist())
-        return {"suggestions": np.array([[b"a", b"b", b""], [b"c", b"d", b"e"]]),
-                "scores": np.array([[0.5, 0.25, 0.0], [0.5, 0.25, 0.125]])}
+        return {
+            "suggestions": np.array([[b"a", b"b", b""], [b"c", b"d", b"e"]]),
+            "scores": np.array([[0.5, 0.25, 0.0], [0.5, 0.25, 0.125]]),
+        }
 
     lists = model_suggester(suggest_strings, 2)([["x"], ["y", "z"]])
     assert asked == [[[b"", b"x"], [b"y", b"z"]]]
@@ -123,7 +135,14 @@ def test_data_stats_without_stats_json_says_to_prepare_first(tmp_path, capsys):
 def test_suggest_prints_no_tensorflow_log_line(fake_model):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
-    command = [sys.executable, "-m", "mtn_keras.suggest", "--model", str(fake_model), "cheap flights"]
+    command = [
+        sys.executable,
+        "-m",
+        "mtn_keras.suggest",
+        "--model",
+        str(fake_model),
+        "cheap flights",
+    ]
     quiet = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert quiet.stdout.startswith("-1.0000\tcheap flights near me")

@@ -13,12 +13,18 @@ from mtn_keras.data import logs
 from mtn_keras.data.logs import InputError, Tally, read_log
 from mtn_keras.data.prepare import PrepareError, prepare
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "mtn_keras.data", *map(str, args)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def small_log(path, users=30, crlf=False):
@@ -50,8 +56,16 @@ def test_force_never_deletes_an_input_or_other_files(tmp_path):
     assert os.listdir(other) == ["notes.txt"]
     out = tmp_path / "prepared"
     prepare([str(log)], str(out), split=(80, 10, 10), progress=False)
-    prepare([str(log)], str(out), force=True, split=(60, 20, 20), progress=False)  # a dataset: replaced
-    assert sorted(os.listdir(out)) == ["stats.json", "test.tsv", "train.tsv", "valid.tsv", "vocab.txt"]
+    prepare(
+        [str(log)], str(out), force=True, split=(60, 20, 20), progress=False
+    )  # a dataset: replaced
+    assert sorted(os.listdir(out)) == [
+        "stats.json",
+        "test.tsv",
+        "train.tsv",
+        "valid.tsv",
+        "vocab.txt",
+    ]
 
 
 def test_a_crlf_log_gives_the_counts_of_its_lf_twin(tmp_path, monkeypatch):
@@ -59,7 +73,9 @@ def test_a_crlf_log_gives_the_counts_of_its_lf_twin(tmp_path, monkeypatch):
     counts = {}
     for crlf in (False, True):
         path = small_log(tmp_path / f"log-{crlf}.txt", crlf=crlf)
-        stats = prepare([str(path)], str(tmp_path / f"out-{crlf}"), split=(80, 10, 10), progress=False)
+        stats = prepare(
+            [str(path)], str(tmp_path / f"out-{crlf}"), split=(80, 10, 10), progress=False
+        )
         stats.pop("options")
         counts[crlf] = stats
     assert counts[True]["rows_malformed"] == 0
@@ -74,7 +90,12 @@ def test_stale_staging_folders_of_killed_runs_are_removed(tmp_path):
     (stale / "train.tsv").write_text("half written\n")
     mine = tmp_path / f".prepare-{os.getpid()}-efgh"  # a running writer's: kept
     mine.mkdir()
-    prepare([str(small_log(tmp_path / "log.txt"))], str(tmp_path / "out"), split=(80, 10, 10), progress=False)
+    prepare(
+        [str(small_log(tmp_path / "log.txt"))],
+        str(tmp_path / "out"),
+        split=(80, 10, 10),
+        progress=False,
+    )
     assert not stale.exists() and mine.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [mine.name, "log.txt", "out"]
 
@@ -87,21 +108,32 @@ def test_out_under_a_file_is_named(tmp_path):
 
 
 def test_interleaved_users_are_named_as_the_cause(tmp_path):
-    lines = [f"{user}\tquery {minute}\t2006-03-01 01:{minute:02d}:00"
-             for minute in range(6) for user in range(4)]
+    lines = [
+        f"{user}\tquery {minute}\t2006-03-01 01:{minute:02d}:00"
+        for minute in range(6)
+        for user in range(4)
+    ]
     (tmp_path / "log.txt").write_text("\n".join(lines) + "\n")
     with pytest.raises(PrepareError, match="grouped by user"):
         prepare([str(tmp_path / "log.txt")], str(tmp_path / "out"), progress=False)
 
 
 def test_an_empty_split_is_warned_about(tmp_path):
-    done = run_cli("prepare", "--input", small_log(tmp_path / "log.txt"), "--out", tmp_path / "out",
-                   "--split", "1/500/500")
+    done = run_cli(
+        "prepare",
+        "--input",
+        small_log(tmp_path / "log.txt"),
+        "--out",
+        tmp_path / "out",
+        "--split",
+        "1/500/500",
+    )
     assert done.returncode == 0
     assert "warning:" in done.stderr and "the train split is empty" in done.stderr
 
 
 # Fuzz cases: the reader never raises on any bytes, and accounts for every line it reads.
+
 
 def read_all(path, fmt="aol"):
     tally = Tally()
@@ -135,8 +167,12 @@ def test_fuzz_random_bytes_are_read_or_counted(tmp_path, monkeypatch, data, chun
         assert gzip_tally.counts == tally.counts
 
 
-FIELD = st.text(st.characters(blacklist_characters="\t\r\n", blacklist_categories=("Cs",)), max_size=8)
-TIME = st.sampled_from(["2006-03-01 00:00:10", "2006-03-01 23:59:59", "2006-13-01 00:00:00", "", "x"])
+FIELD = st.text(
+    st.characters(blacklist_characters="\t\r\n", blacklist_categories=("Cs",)), max_size=8
+)
+TIME = st.sampled_from(
+    ["2006-03-01 00:00:10", "2006-03-01 23:59:59", "2006-13-01 00:00:00", "", "x"]
+)
 
 
 @st.composite

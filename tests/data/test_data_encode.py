@@ -53,5 +53,9 @@ def test_data_encode_buckets_groups_by_number_of_queries():
     buckets = encode_buckets(sessions, vocab, 2)
     assert sorted(buckets) == [2, 3]
     assert buckets[2]["session_tokens"].shape == (2, 2, 2)
-    assert buckets[3]["decoder_input"].shape == (2, 2, 3) and buckets[3]["target"].shape == (2, 2, 3)
+    assert buckets[3]["decoder_input"].shape == (2, 2, 3) and buckets[3]["target"].shape == (
+        2,
+        2,
+        3,
+    )
     np.testing.assert_array_equal(buckets[2]["session_tokens"][1], [[5, 0], [4, 0]])

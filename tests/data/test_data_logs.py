@@ -15,12 +15,16 @@ def aol(user, query, time, rank="", url=""):
 
 
 def write(path, lines):
-    path.write_bytes(b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+    path.write_bytes(
+        b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines)
+    )
     return str(path)
 
 
 def test_data_aol_rows_with_header(tmp_path):
-    path = write(tmp_path / "log.txt", [HEADER, aol(7, "red bikes", "2006-03-01 00:00:10", 1, "example.com")])
+    path = write(
+        tmp_path / "log.txt", [HEADER, aol(7, "red bikes", "2006-03-01 00:00:10", 1, "example.com")]
+    )
     tally = Tally()
     rows = list(read_log(path, "aol", tally))
     assert rows == [("7", "red bikes", 1141171210, path, 2)]
@@ -28,14 +32,19 @@ def test_data_aol_rows_with_header(tmp_path):
 
 
 def test_data_aol_without_header_gzip_and_crlf(tmp_path):
-    lines = [aol(7, "red bikes", "2006-03-01 00:00:10"), aol(8, "blue kites", "2006-03-02 10:00:00")]
+    lines = [
+        aol(7, "red bikes", "2006-03-01 00:00:10"),
+        aol(8, "blue kites", "2006-03-02 10:00:00"),
+    ]
     plain = write(tmp_path / "log.txt", lines)
     zipped = str(tmp_path / "log.txt.gz")
     with gzip.open(zipped, "wb") as file:
         file.write("".join(line + "\r\n" for line in lines).encode())
     from_plain = [row[:3] for row in read_log(plain, "aol", Tally())]
     from_gzip = [row[:3] for row in read_log(zipped, "aol", Tally())]
-    assert from_plain == from_gzip == [("7", "red bikes", 1141171210), ("8", "blue kites", 1141293600)]
+    assert (
+        from_plain == from_gzip == [("7", "red bikes", 1141171210), ("8", "blue kites", 1141293600)]
+    )
 
 
 def test_data_malformed_rows_are_counted_with_file_and_line(tmp_path):
@@ -56,7 +65,11 @@ def test_data_malformed_rows_are_counted_with_file_and_line(tmp_path):
     assert [row[1] for row in rows] == ["red bikes", "green tents"]
     assert tally.counts["rows_read"] == 7 and tally.counts["rows_malformed"] == 5
     assert tally.malformed_reasons == {
-        "too few fields": 1, "unparsable time": 1, "not UTF-8": 1, "empty line": 1, "no user id": 1
+        "too few fields": 1,
+        "unparsable time": 1,
+        "not UTF-8": 1,
+        "empty line": 1,
+        "no user id": 1,
     }
     assert tally.malformed_examples[0] == f"{path}:2: too few fields"
     assert tally.malformed_examples[2] == f"{path}:4: not UTF-8"
@@ -65,7 +78,12 @@ def test_data_malformed_rows_are_counted_with_file_and_line(tmp_path):
 def test_data_excite_rows_and_page_throughs(tmp_path):
     path = write(
         tmp_path / "excite.log",
-        ["u1\t970916001949\tRed Bikes", "u1\t970916002000\t", "u1\t970916002010\t  ", "u2\t9709160020\tkites"],
+        [
+            "u1\t970916001949\tRed Bikes",
+            "u1\t970916002000\t",
+            "u1\t970916002010\t  ",
+            "u2\t9709160020\tkites",
+        ],
     )
     tally = Tally()
     rows = list(read_log(path, "excite", tally))

@@ -37,20 +37,33 @@ def write_log(path, users=60):
 def run_cli(*args):
     return subprocess.run(
         [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
 def test_data_prepare_writes_the_contract_directory(tmp_path):
     out = tmp_path / "prepared"
     stats = prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10), min_count=2)
-    assert sorted(os.listdir(out)) == ["stats.json", "test.tsv", "train.tsv", "valid.tsv", "vocab.txt"]
+    assert sorted(os.listdir(out)) == [
+        "stats.json",
+        "test.tsv",
+        "train.tsv",
+        "valid.tsv",
+        "vocab.txt",
+    ]
     assert load_stats(out) == json.loads(json.dumps(stats))
     splits = {name: load_split(out, name) for name in ("train", "valid", "test")}
     assert [len(splits[name]) for name in ("train", "valid", "test")] == [48, 6, 6]
     assert all(len(session) == 3 for split in splits.values() for session in split)
     assert stats["splits"]["train"] == {
-        "sessions": 48, "lines": 48, "pairs": 96, "queries": 144, "users": 48,
+        "sessions": 48,
+        "lines": 48,
+        "pairs": 96,
+        "queries": 144,
+        "users": 48,
     }
     assert stats["options"]["protocol"] == "paper"
     assert stats["rows_read"] == 60 * 21 and stats["rows_malformed"] == 60
@@ -94,9 +107,11 @@ def test_data_prepare_fails_before_writing_anything(tmp_path):
 
 def test_data_prepare_options_change_the_protocol(tmp_path):
     stats = prepare(
-        [write_log(tmp_path / "log.txt")], str(tmp_path / "out"),
+        [write_log(tmp_path / "log.txt")],
+        str(tmp_path / "out"),
         protocol=Protocol(min_queries=2, max_queries=6),
-        split=(1, 1, 1), split_by="user",
+        split=(1, 1, 1),
+        split_by="user",
     )
     assert sum(split["sessions"] for split in stats["splits"].values()) == 120
     assert [stats["splits"][name]["users"] for name in ("train", "valid", "test")] == [20, 20, 20]
@@ -106,8 +121,14 @@ def test_data_prepare_options_change_the_protocol(tmp_path):
 def test_data_prepare_all_protocol_windows_after_the_split(tmp_path):
     """Per user: sessions of 3, 1 and 6 queries; `all` keeps the 3 and the 6 (two windows)."""
     log = write_log(tmp_path / "log.txt")
-    stats = prepare([log], str(tmp_path / "out"), protocol=Protocol.named("all"),
-                    split=(1, 1, 1), split_by="user", min_count=1)
+    stats = prepare(
+        [log],
+        str(tmp_path / "out"),
+        protocol=Protocol.named("all"),
+        split=(1, 1, 1),
+        split_by="user",
+        min_count=1,
+    )
     assert stats["options"]["protocol"] == "all" and stats["options"]["min_queries"] == 2
     assert stats["dropped_sessions"] == {"too_short": 60, "too_long": 0, "long_query": 0}
     assert unaccounted_rows(stats) == 0
@@ -150,7 +171,10 @@ def test_data_cli_prepare_and_stats(tmp_path):
     assert again.returncode == 2 and "--force" in again.stderr
     every = run_cli("prepare", "--input", log, "--out", tmp_path / "all", "--protocol", "all")
     assert every.returncode == 0, every.stderr
-    assert "protocol all" in every.stdout and load_stats(tmp_path / "all")["options"]["min_queries"] == 2
+    assert (
+        "protocol all" in every.stdout
+        and load_stats(tmp_path / "all")["options"]["min_queries"] == 2
+    )
 
 
 def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
@@ -162,9 +186,17 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     assert run_cli("prepare", "--input", "x", "--out", "y", "--split", "95/5").returncode == 2
     assert run_cli("prepare", "--input", "x", "--out", "y", "--max-queries", "2").returncode == 2
     for bad in (["--min-queries", "1"], ["--max-queries", "1"]):
-        assert run_cli("prepare", "--input", "x", "--out", "y", "--protocol", "all", *bad).returncode == 2
-    for bad in (["--min-queries", "1", "--max-queries", "1"], ["--gap-minutes", "nan"],
-                ["--gap-minutes", "inf"], ["--split", "nan/1/1"], ["--split", "95/inf/1"]):
+        assert (
+            run_cli("prepare", "--input", "x", "--out", "y", "--protocol", "all", *bad).returncode
+            == 2
+        )
+    for bad in (
+        ["--min-queries", "1", "--max-queries", "1"],
+        ["--gap-minutes", "nan"],
+        ["--gap-minutes", "inf"],
+        ["--split", "nan/1/1"],
+        ["--split", "95/inf/1"],
+    ):
         done = run_cli("prepare", "--input", "x", "--out", "y", *bad)
         assert done.returncode == 2 and "Traceback" not in done.stderr, (bad, done.stderr)
     missing = run_cli("stats", tmp_path / "nothing")
@@ -172,12 +204,16 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
 
 
 def test_data_reading_logs_does_not_import_tensorflow(tmp_path):
+    log, out = write_log(tmp_path / "log.txt"), str(tmp_path / "out")
     code = (
         "import sys, mtn_keras.data.prepare, mtn_keras.data.encode, mtn_keras.data.__main__\n"
-        f"mtn_keras.data.prepare.prepare([{write_log(tmp_path / 'log.txt')!r}], {str(tmp_path / 'out')!r})\n"
-        "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'tensorflow imported'\n"
+        f"mtn_keras.data.prepare.prepare([{log!r}], {out!r})\n"
+        "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, "
+        "'tensorflow imported'\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
 
 

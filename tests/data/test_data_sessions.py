@@ -37,7 +37,9 @@ def test_data_sessionize_cuts_after_more_than_the_gap():
 
 
 def test_data_sessionize_sorts_out_of_order_times():
-    assert sessionize([(50, "b"), (10, "a"), (50, "c")], 1800) == [[(10, "a"), (50, "b"), (50, "c")]]
+    assert sessionize([(50, "b"), (10, "a"), (50, "c")], 1800) == [
+        [(10, "a"), (50, "b"), (50, "c")]
+    ]
 
 
 @given(
@@ -83,7 +85,11 @@ def test_data_split_by_user_keeps_users_apart():
     splits = split_sessions(sessions, (80, 10, 10), "user", seed=0)
     users = {name: {s.user for s in split} for name, split in splits.items()}
     assert [len(users[name]) for name in ("train", "valid", "test")] == [32, 4, 4]
-    assert not (users["train"] & users["valid"] or users["train"] & users["test"] or users["valid"] & users["test"])
+    assert not (
+        users["train"] & users["valid"]
+        or users["train"] & users["test"]
+        or users["valid"] & users["test"]
+    )
 
 
 def test_data_sessions_from_logs_accounts_for_every_row(tmp_path):
@@ -99,8 +105,12 @@ def test_data_sessions_from_logs_accounts_for_every_row(tmp_path):
             ("2", "tents", 100),
             ("2", "a b c d e f g h i j k", 200),  # 11 tokens: the session goes
             ("2", "tents", 300),
-            ("3", "one", 0), ("3", "two", 1), ("3", "three", 2),
-            ("3", "four", 3), ("3", "five", 4), ("3", "six", 5),  # 6 queries: too long
+            ("3", "one", 0),
+            ("3", "two", 1),
+            ("3", "three", 2),
+            ("3", "four", 3),
+            ("3", "five", 4),
+            ("3", "six", 5),  # 6 queries: too long
         ],
     )
     tally = Tally()
@@ -109,15 +119,33 @@ def test_data_sessions_from_logs_accounts_for_every_row(tmp_path):
     counts = tally.counts
     assert counts["rows_read"] == 30 and counts["empty_query"] == 2
     assert counts["consecutive_duplicate"] == 2 and counts["users_not_contiguous"] == 3
-    assert (counts["session_too_short"], counts["session_too_long"], counts["session_long_query"]) == (2, 12, 6)
-    assert (counts["sessions_too_short"], counts["sessions_too_long"], counts["sessions_long_query"]) == (2, 2, 2)
-    dropped = sum(counts[k] for k in ("empty_query", "consecutive_duplicate", "session_too_short",
-                                      "session_too_long", "session_long_query"))
+    assert (
+        counts["session_too_short"],
+        counts["session_too_long"],
+        counts["session_long_query"],
+    ) == (2, 12, 6)
+    assert (
+        counts["sessions_too_short"],
+        counts["sessions_too_long"],
+        counts["sessions_long_query"],
+    ) == (2, 2, 2)
+    dropped = sum(
+        counts[k]
+        for k in (
+            "empty_query",
+            "consecutive_duplicate",
+            "session_too_short",
+            "session_too_long",
+            "session_long_query",
+        )
+    )
     assert counts["rows_read"] == counts["rows_malformed"] + dropped + counts["queries_kept"]
 
 
 def test_data_out_of_order_rows_are_sorted_and_counted(tmp_path):
-    path = write_aol(tmp_path / "log.txt", [("1", "blue", 20), ("1", "red", 10), ("1", "green", 30)])
+    path = write_aol(
+        tmp_path / "log.txt", [("1", "blue", 20), ("1", "red", 10), ("1", "green", 30)]
+    )
     tally = Tally()
     assert sessions_from_logs([path], tally=tally) == [Session("1", ["red", "blue", "green"])]
     assert tally.counts["rows_out_of_order"] == 1
@@ -157,7 +185,10 @@ def test_data_all_protocol_truncates_long_queries_and_keeps_long_sessions(tmp_pa
     tally = Tally()
     protocol = Protocol.named("all")
     kept = sessions_from_logs([write_aol(tmp_path / "log.txt", rows)], "aol", protocol, tally)
-    assert kept == [Session("1", [truncate(words, 10), "red"]), Session("2", [f"q{i}" for i in range(7)])]
+    assert kept == [
+        Session("1", [truncate(words, 10), "red"]),
+        Session("2", [f"q{i}" for i in range(7)]),
+    ]
     assert truncate(words, 10).split() == words.split()[:10] and truncate("a b", 10) == "a b"
     assert tally.counts["queries_truncated"] == 1 and tally.counts["session_too_short"] == 1
     assert tally.users == ["1", "2", "3"]

@@ -10,8 +10,17 @@ from mtn_keras.data import wordpiece
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.vocab import SPECIALS, UNK, Vocabulary
 
-QUERIES = ["cheap flights", "cheap flight deals", "hotel deals", "hotels in rome", "rome hotels",
-           "used cars", "used car prices", "car rental", "rental cars rome"] * 5
+QUERIES = [
+    "cheap flights",
+    "cheap flight deals",
+    "hotel deals",
+    "hotels in rome",
+    "rome hotels",
+    "used cars",
+    "used car prices",
+    "car rental",
+    "rental cars rome",
+] * 5
 WORD = st.text(alphabet="abcdefghilmnoprstuvy", min_size=1, max_size=14)
 
 
@@ -42,7 +51,8 @@ def test_data_words_are_spelt_as_keras_hub_spells_them(vocab, words):
     import keras_hub
 
     tokenizer = keras_hub.tokenizers.WordPieceTokenizer(
-        vocabulary=vocab.tokens, oov_token="<unk>", split_on_cjk=False, dtype="string")
+        vocabulary=vocab.tokens, oov_token="<unk>", split_on_cjk=False, dtype="string"
+    )
     query = " ".join(words)
     theirs = [t if isinstance(t, str) else t.decode() for t in tokenizer.tokenize(query)]
     ours = [t if t in vocab else "<unk>" for t in vocab.split(query)]
@@ -73,8 +83,22 @@ def test_data_prepare_with_subwords(made_up_log, tmp_path, capsys):
     from mtn_keras.train import configure
 
     out = tmp_path / "data"
-    assert main(["prepare", "--input", str(made_up_log), "--out", str(out), "--split", "80/10/10",
-                 "--subwords", "80"]) == 0
+    assert (
+        main(
+            [
+                "prepare",
+                "--input",
+                str(made_up_log),
+                "--out",
+                str(out),
+                "--split",
+                "80/10/10",
+                "--subwords",
+                "80",
+            ]
+        )
+        == 0
+    )
     assert "WordPiece vocabulary" in capsys.readouterr().out
     stats, vocab = load_stats(str(out)), Vocabulary.load(str(out / "vocab.txt"))
     assert vocab.pieces and stats["vocab_size"] == len(vocab) <= 80

@@ -74,12 +74,24 @@ def repeats_a_bigram(seq, free_from=0):
     """True when a bigram ending at position >= free_from occurred earlier in seq, or is
     one word twice."""
     pairs = list(zip(seq, seq[1:]))
-    return any(pairs[i] in pairs[:i] or pairs[i][0] == pairs[i][1]
-               for i in range(max(free_from - 1, 0), len(pairs)))
+    return any(
+        pairs[i] in pairs[:i] or pairs[i][0] == pairs[i][1]
+        for i in range(max(free_from - 1, 0), len(pairs))
+    )
 
 
-def exhaustive(log_probs, *, vocab_size, max_length, num_results, alpha=0.6, prefix=(),
-               dedupe=True, banned=BANNED, no_repeat_bigrams=True):
+def exhaustive(
+    log_probs,
+    *,
+    vocab_size,
+    max_length,
+    num_results,
+    alpha=0.6,
+    prefix=(),
+    dedupe=True,
+    banned=BANNED,
+    no_repeat_bigrams=True,
+):
     """The best `num_results` (seq, log_prob, score) by enumerating every hypothesis."""
     words = [i for i in range(vocab_size) if i not in banned and i != EOS]
     prefix = tuple(int(i) for i in prefix if i)
@@ -117,6 +129,7 @@ def decoded(result, row=0):
 def assert_same(actual, expected):
     """Same sequences in the same order, and the same log probs and scores."""
     assert [seq for seq, _, _ in actual] == [seq for seq, _, _ in expected]
-    np.testing.assert_allclose([lp for _, lp, _ in actual], [lp for _, lp, _ in expected],
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        [lp for _, lp, _ in actual], [lp for _, lp, _ in expected], rtol=1e-5
+    )
     np.testing.assert_allclose([s for _, _, s in actual], [s for _, _, s in expected], rtol=1e-5)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import tensorflow as tf
-
 from decoding_reference import (
     EOS,
     assert_same,
@@ -14,6 +13,7 @@ from decoding_reference import (
     markov_step,
     random_tables,
 )
+
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.decoding import beam_search
 
@@ -22,36 +22,42 @@ A, B, C, D = 4, 5, 6, 7
 
 def search(table, **kwargs):
     """Beam search of one row over a Markov chain table, with test defaults."""
-    options = dict(batch_size=1, beam_size=5, num_results=5, max_length=5, length_alpha=0.0,
-                   exact_stop=True)
+    options = dict(
+        batch_size=1, beam_size=5, num_results=5, max_length=5, length_alpha=0.0, exact_stop=True
+    )
     options.update(kwargs)
     return beam_search(markov_step(table), {}, **options)
 
 
 def test_nbest_in_ranking_order():
-    table = chain({
-        BOS: {A: 0.5, B: 0.3, C: 0.2},
-        A: {EOS: 0.7, D: 0.3},
-        B: {EOS: 0.9, D: 0.1},
-        C: {EOS: 1.0},
-        D: {EOS: 1.0},
-    })
+    table = chain(
+        {
+            BOS: {A: 0.5, B: 0.3, C: 0.2},
+            A: {EOS: 0.7, D: 0.3},
+            B: {EOS: 0.9, D: 0.1},
+            C: {EOS: 1.0},
+            D: {EOS: 1.0},
+        }
+    )
     found = decoded(search(table))
     expected = [((A,), 0.35), ((B,), 0.27), ((C,), 0.2), ((A, D), 0.15), ((B, D), 0.03)]
     assert [seq for seq, _, _ in found] == [seq for seq, _ in expected]
-    np.testing.assert_allclose([lp for _, lp, _ in found], np.log([p for _, p in expected]),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        [lp for _, lp, _ in found], np.log([p for _, p in expected]), rtol=1e-5
+    )
 
 
 def test_finished_hypothesis_keeps_its_score_while_others_continue():
     # With 2 beams, "a" ends at step 1 but must not take a beam: "a c" and "a c d" still come.
-    table = chain({
-        BOS: {A: 0.6, B: 0.4},
-        A: {EOS: 0.9, C: 0.1},
-        B: {C: 1.0},
-        C: {EOS: 0.6, D: 0.4},
-        D: {EOS: 1.0},
-    })
+    table = chain(
+        {
+            BOS: {A: 0.6, B: 0.4},
+            A: {EOS: 0.9, C: 0.1},
+            B: {C: 1.0},
+            C: {EOS: 0.6, D: 0.4},
+            D: {EOS: 1.0},
+        }
+    )
     found = decoded(search(table, beam_size=2, length_alpha=0.6))
     expected = exhaustive(markov_log_probs(table), vocab_size=8, max_length=5, num_results=5)
     assert [seq for seq, _, _ in expected] == [(A,), (B, C), (B, C, D), (A, C), (A, C, D)]
@@ -60,13 +66,15 @@ def test_finished_hypothesis_keeps_its_score_while_others_continue():
 
 
 def test_length_normalisation_changes_the_ranking():
-    table = chain({
-        BOS: {A: 0.5, B: 0.5},
-        A: {EOS: 1.0},
-        B: {C: 0.9, UNK: 0.1},
-        C: {D: 1.0},
-        D: {EOS: 1.0},
-    })
+    table = chain(
+        {
+            BOS: {A: 0.5, B: 0.5},
+            A: {EOS: 1.0},
+            B: {C: 0.9, UNK: 0.1},
+            C: {D: 1.0},
+            D: {EOS: 1.0},
+        }
+    )
     raw = decoded(search(table, length_alpha=0.0))
     normalised = decoded(search(table, length_alpha=1.0))
     assert [seq for seq, _, _ in raw] == [(A,), (B, C, D)]
@@ -79,15 +87,18 @@ def test_length_normalisation_changes_the_ranking():
 
 def test_the_heuristic_stop_can_miss_a_long_winner_the_exact_one_finds():
     E, F = 8, 9
-    table = chain({
-        BOS: {A: 0.5, B: 0.5},
-        A: {EOS: 1.0},
-        B: {C: 0.6, UNK: 0.4},
-        C: {D: 1.0},
-        D: {E: 1.0},
-        E: {F: 1.0},
-        F: {EOS: 1.0},
-    }, vocab_size=10)
+    table = chain(
+        {
+            BOS: {A: 0.5, B: 0.5},
+            A: {EOS: 1.0},
+            B: {C: 0.6, UNK: 0.4},
+            C: {D: 1.0},
+            D: {E: 1.0},
+            E: {F: 1.0},
+            F: {EOS: 1.0},
+        },
+        vocab_size=10,
+    )
     options = dict(length_alpha=2.0, num_results=1, max_length=7)
     # "b c d e f": log 0.3 / (11/6)^2 = -0.358 beats "a": log 0.5 / (7/6)^2 = -0.509, but
     # after "a" fills the pool, "b c" at its next length scores log 0.3 / (8/6)^2 = -0.677.
@@ -96,10 +107,12 @@ def test_the_heuristic_stop_can_miss_a_long_winner_the_exact_one_finds():
 
 
 def test_banned_ids_and_empty_suggestions_never_returned():
-    table = chain({
-        BOS: {UNK: 0.5, EOS: 0.3, A: 0.1, PAD: 0.05, BOS: 0.05},
-        A: {UNK: 0.6, EOS: 0.4},
-    })
+    table = chain(
+        {
+            BOS: {UNK: 0.5, EOS: 0.3, A: 0.1, PAD: 0.05, BOS: 0.05},
+            A: {UNK: 0.6, EOS: 0.4},
+        }
+    )
     result = search(table)
     assert [seq for seq, _, _ in decoded(result)] == [(A,)]
     ids = result["ids"].numpy()
@@ -132,8 +145,14 @@ def test_order_variants_collapse_to_the_better():
 def test_prefix_forces_the_first_tokens(row_prefix):
     table = random_tables(1, seed=3)[0]
     found = decoded(search(table, max_length=4, beam_size=64, prefix=tf.constant([row_prefix])))
-    expected = exhaustive(markov_log_probs(table), vocab_size=8, max_length=4, num_results=5,
-                          alpha=0.0, prefix=row_prefix)
+    expected = exhaustive(
+        markov_log_probs(table),
+        vocab_size=8,
+        max_length=4,
+        num_results=5,
+        alpha=0.0,
+        prefix=row_prefix,
+    )
     assert all(seq[: len(row_prefix)] == row_prefix for seq, _, _ in found)
     assert_same(found, expected)
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import tensorflow as tf
-
 from decoding_reference import (
     assert_same,
     decoded,
@@ -13,6 +12,7 @@ from decoding_reference import (
     markov_step,
     random_tables,
 )
+
 from mtn_keras.decoding import beam_search
 from mtn_keras.decoding.beam_search import reorder
 
@@ -24,18 +24,30 @@ EXACT = dict(beam_size=64, max_length=4, exact_stop=True)
 @pytest.mark.parametrize("dedupe", [True, False])
 def test_random_chains_match_exhaustive_search(alpha, dedupe):
     table = random_tables(1, seed=int(alpha * 10) + dedupe)[0]
-    result = beam_search(markov_step(table), {}, batch_size=1, num_results=10,
-                         length_alpha=alpha, dedupe=dedupe, **EXACT)
-    expected = exhaustive(markov_log_probs(table), vocab_size=8, max_length=4, num_results=10,
-                          alpha=alpha, dedupe=dedupe)
+    result = beam_search(
+        markov_step(table),
+        {},
+        batch_size=1,
+        num_results=10,
+        length_alpha=alpha,
+        dedupe=dedupe,
+        **EXACT,
+    )
+    expected = exhaustive(
+        markov_log_probs(table),
+        vocab_size=8,
+        max_length=4,
+        num_results=10,
+        alpha=alpha,
+        dedupe=dedupe,
+    )
     assert_same(decoded(result), expected)
 
 
 def test_state_is_reordered_with_the_beams():
     step, start, log_probs = history_step(random_tables(3, seed=7).reshape(1, 3, 8, 8), 4)
     result = beam_search(step, start([0]), batch_size=1, num_results=8, length_alpha=0.6, **EXACT)
-    expected = exhaustive(lambda seq: log_probs(seq, 0), vocab_size=8, max_length=4,
-                          num_results=8)
+    expected = exhaustive(lambda seq: log_probs(seq, 0), vocab_size=8, max_length=4, num_results=8)
     assert_same(decoded(result), expected)
 
 
@@ -49,11 +61,19 @@ def test_trace_sums_the_steps_that_chose_each_result():
         return log_probs, {"inner": inner, "fed": state["fed"] + tf.one_hot(tokens, 8)}
 
     state = {"inner": start([0, 1]), "fed": tf.zeros([2, 8])}
-    result = beam_search(traced_step, state, batch_size=2, num_results=6,
-                         trace=lambda s: s["fed"], length_alpha=0.6, **EXACT)
+    result = beam_search(
+        traced_step,
+        state,
+        batch_size=2,
+        num_results=6,
+        trace=lambda s: s["fed"],
+        length_alpha=0.6,
+        **EXACT,
+    )
     for row in range(2):
-        for seq, length, trace in zip(result["ids"][row].numpy(), result["lengths"][row].numpy(),
-                                      result["trace"][row].numpy()):
+        for seq, length, trace in zip(
+            result["ids"][row].numpy(), result["lengths"][row].numpy(), result["trace"][row].numpy()
+        ):
             expected = np.bincount([2, *seq[: length - 1]], minlength=8)
             np.testing.assert_allclose(trace, expected)
 
@@ -70,11 +90,23 @@ def test_batch_rows_with_different_states_and_prefixes():
     step, start, log_probs = history_step(random_tables(9, seed=11).reshape(3, 3, 8, 8), 4)
     prefixes = [(4, 5), (), (6,)]
     prefix = tf.constant([[4, 5], [0, 0], [6, 0]])
-    result = beam_search(step, start([2, 0, 1]), batch_size=3, num_results=5, prefix=prefix,
-                         length_alpha=0.6, **EXACT)
+    result = beam_search(
+        step,
+        start([2, 0, 1]),
+        batch_size=3,
+        num_results=5,
+        prefix=prefix,
+        length_alpha=0.6,
+        **EXACT,
+    )
     for row, (table, row_prefix) in enumerate(zip([2, 0, 1], prefixes)):
-        expected = exhaustive(lambda seq: log_probs(seq, table), vocab_size=8, max_length=4,
-                              num_results=5, prefix=row_prefix)
+        expected = exhaustive(
+            lambda seq: log_probs(seq, table),
+            vocab_size=8,
+            max_length=4,
+            num_results=5,
+            prefix=row_prefix,
+        )
         assert_same(decoded(result, row), expected)
 
 
@@ -91,12 +123,23 @@ def test_traced_with_dynamic_batch_prefix_and_vocabulary(jit_compile):
 
     def decode(table, source, prefix):
         state = {"table": table, "source": source}
-        return beam_search(step, state, batch_size=tf.shape(table)[0], beam_size=4,
-                           num_results=3, max_length=5, prefix=prefix, length_alpha=0.6,
-                           exact_stop=True)
+        return beam_search(
+            step,
+            state,
+            batch_size=tf.shape(table)[0],
+            beam_size=4,
+            num_results=3,
+            max_length=5,
+            prefix=prefix,
+            length_alpha=0.6,
+            exact_stop=True,
+        )
 
-    spec = [tf.TensorSpec([None], tf.int32), tf.TensorSpec([None, None], tf.int32),
-            tf.TensorSpec([None, None], tf.int32)]
+    spec = [
+        tf.TensorSpec([None], tf.int32),
+        tf.TensorSpec([None, None], tf.int32),
+        tf.TensorSpec([None, None], tf.int32),
+    ]
     traced = tf.function(decode, input_signature=spec, jit_compile=jit_compile)
     args = (tf.constant([0, 1]), tf.zeros([2, 6], tf.int32), tf.constant([[5], [0]]))
     eager, graph = decode(*args), traced(*args)
@@ -114,10 +157,20 @@ def test_saved_model_round_trip(tmp_path):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
     def suggest(prefix):
-        step = lambda tokens, state, t: (tf.gather(module.table, tokens), state)
-        return beam_search(step, {}, batch_size=tf.shape(prefix)[0], beam_size=4,
-                           num_results=3, max_length=5, prefix=prefix, length_alpha=0.6,
-                           exact_stop=True)
+        def step(tokens, state, t):
+            return tf.gather(module.table, tokens), state
+
+        return beam_search(
+            step,
+            {},
+            batch_size=tf.shape(prefix)[0],
+            beam_size=4,
+            num_results=3,
+            max_length=5,
+            prefix=prefix,
+            length_alpha=0.6,
+            exact_stop=True,
+        )
 
     module.suggest = suggest
     tf.saved_model.save(module, str(tmp_path))

@@ -12,11 +12,23 @@ INF = np.inf
 
 def searcher(**kwargs):
     """A BeamSearch of one row, 2 beams, 2 results, length 4, no length normalisation."""
-    options = dict(batch_size=1, beam_size=2, num_results=2, max_length=4, bos_id=BOS,
-                   eos_id=EOS, banned_ids=(PAD, UNK, BOS), length_alpha=0.0, prefix=None,
-                   dedupe=True, no_repeat_bigrams=True, no_repeat_words=False,
-                   continuing=None, trace=None,
-                   exact_stop=True)
+    options = dict(
+        batch_size=1,
+        beam_size=2,
+        num_results=2,
+        max_length=4,
+        bos_id=BOS,
+        eos_id=EOS,
+        banned_ids=(PAD, UNK, BOS),
+        length_alpha=0.0,
+        prefix=None,
+        dedupe=True,
+        no_repeat_bigrams=True,
+        no_repeat_words=False,
+        continuing=None,
+        trace=None,
+        exact_stop=True,
+    )
     return BeamSearch(None, **{**options, **kwargs})
 
 
@@ -69,28 +81,44 @@ def test_force_prefix_keeps_only_the_forced_token_even_a_banned_one():
 
 
 def test_add_finished_keeps_the_best_and_collapses_reorderings():
-    pool = Pool(tf.constant([[[A, 0, 0, 0], [0, 0, 0, 0]]]), tf.constant([[-1.0, -INF]]),
-                tf.constant([[-1.0, -INF]]), tf.zeros([1, 2, 0]))
+    pool = Pool(
+        tf.constant([[[A, 0, 0, 0], [0, 0, 0, 0]]]),
+        tf.constant([[-1.0, -INF]]),
+        tf.constant([[-1.0, -INF]]),
+        tf.zeros([1, 2, 0]),
+    )
     alive = beams([[A, B, 0, 0], [B, A, 0, 0]], [-0.5, -0.6])
     # Both end with eos at log-prob -0.1: "a b" (-0.6) and "b a" (-0.7, the same words).
     added = searcher().add_finished(pool, alive, tf.constant([-0.1, -0.1]), None, 2)
     assert added.seqs.numpy()[0, :, :2].tolist() == [[A, B], [A, 0]]
     np.testing.assert_allclose(added.scores.numpy(), [[-0.6, -1.0]], rtol=1e-6)
     kept = searcher(dedupe=False, num_results=3).add_finished(
-        pool._replace(seqs=tf.pad(pool.seqs, [[0, 0], [0, 1], [0, 0]]),
-                      scores=tf.pad(pool.scores, [[0, 0], [0, 1]], constant_values=-INF),
-                      log_probs=tf.pad(pool.log_probs, [[0, 0], [0, 1]], constant_values=-INF),
-                      traces=tf.zeros([1, 3, 0])),
-        alive, tf.constant([-0.1, -0.1]), None, 2)
+        pool._replace(
+            seqs=tf.pad(pool.seqs, [[0, 0], [0, 1], [0, 0]]),
+            scores=tf.pad(pool.scores, [[0, 0], [0, 1]], constant_values=-INF),
+            log_probs=tf.pad(pool.log_probs, [[0, 0], [0, 1]], constant_values=-INF),
+            traces=tf.zeros([1, 3, 0]),
+        ),
+        alive,
+        tf.constant([-0.1, -0.1]),
+        None,
+        2,
+    )
     assert kept.seqs.numpy()[0, :, :2].tolist() == [[A, B], [B, A], [A, 0]]
 
 
 def test_add_finished_carries_each_hypothesis_trace():
     search = searcher(trace=lambda state: state)
-    pool = Pool(tf.zeros([1, 2, 4], tf.int32), tf.fill([1, 2], -INF), tf.fill([1, 2], -INF),
-                tf.zeros([1, 2, 1]))
+    pool = Pool(
+        tf.zeros([1, 2, 4], tf.int32),
+        tf.fill([1, 2], -INF),
+        tf.fill([1, 2], -INF),
+        tf.zeros([1, 2, 1]),
+    )
     alive = beams([[A, 0, 0, 0], [B, 0, 0, 0]], [-0.5, -0.2])
-    added = search.add_finished(pool, alive, tf.constant([-0.1, -0.1]), tf.constant([[[7.0], [9.0]]]), 1)
+    added = search.add_finished(
+        pool, alive, tf.constant([-0.1, -0.1]), tf.constant([[[7.0], [9.0]]]), 1
+    )
     assert added.seqs.numpy()[0, :, 0].tolist() == [B, A]
     assert added.traces.numpy()[0, :, 0].tolist() == [9.0, 7.0]
 
@@ -120,10 +148,16 @@ def test_should_stop_once_no_alive_beam_can_beat_a_full_pool():
 
 
 def test_finalize_pads_what_was_not_found():
-    pool = Pool(tf.constant([[[A, B, 0, 0], [B, 0, 0, 0]]]), tf.constant([[-0.5, -INF]]),
-                tf.constant([[-0.7, -0.9]]), tf.zeros([1, 2, 0]))
+    pool = Pool(
+        tf.constant([[[A, B, 0, 0], [B, 0, 0, 0]]]),
+        tf.constant([[-0.5, -INF]]),
+        tf.constant([[-0.7, -0.9]]),
+        tf.zeros([1, 2, 0]),
+    )
     result = searcher().finalize(pool)
     assert result["ids"].numpy()[0].tolist() == [[A, B, 0, 0], [PAD] * 4]
     assert result["lengths"].numpy().tolist() == [[2, 0]]
-    assert result["log_probs"].numpy()[0, 0] == np.float32(-0.7) and np.isneginf(result["log_probs"][0, 1])
+    assert result["log_probs"].numpy()[0, 0] == np.float32(-0.7) and np.isneginf(
+        result["log_probs"][0, 1]
+    )
     assert "trace" not in result

@@ -39,12 +39,18 @@ def run_layer_test(layer, inputs, expected_shapes, unmoved=()):
     before = [w.numpy().copy() for w in layer.trainable_weights]
     assert before, "a layer with no weight to train"
     with tf.GradientTape() as tape:
-        loss = sum(tf.reduce_sum(tf.square(tf.cast(o, "float32"))) for o in tf.nest.flatten(layer(*inputs)))
+        loss = sum(
+            tf.reduce_sum(tf.square(tf.cast(o, "float32"))) for o in tf.nest.flatten(layer(*inputs))
+        )
     grads = tape.gradient(loss, layer.trainable_weights)
     assert all(g is not None and np.isfinite(g.numpy()).all() for g in grads)
     keras.optimizers.SGD(0.1).apply_gradients(zip(grads, layer.trainable_weights))
     # Float noise moves a weight by about 1e-9; a real gradient by far more than 1e-6.
-    still = [w.path for b, w in zip(before, layer.trainable_weights) if np.abs(b - w.numpy()).max() < 1e-6]
+    still = [
+        w.path
+        for b, w in zip(before, layer.trainable_weights)
+        if np.abs(b - w.numpy()).max() < 1e-6
+    ]
     assert still == list(unmoved)
 
 
@@ -59,23 +65,30 @@ def test_copy_head():
     inputs = (floats(B, 5, D), floats(B, S * N, 6), masks(B, 5, S * N))
     # The key bias adds the same score to every source of a state: the softmax ignores it,
     # so no loss can move it (a redundant weight, kept for the trained models' layout).
-    run_layer_test(CopyHead(units=8, name="copy_head"), inputs, [(B, 5, S * N), (B, 5, 1)],
-                   unmoved=["copy_head/copy_key/bias"])
+    run_layer_test(
+        CopyHead(units=8, name="copy_head"),
+        inputs,
+        [(B, 5, S * N), (B, 5, 1)],
+        unmoved=["copy_head/copy_key/bias"],
+    )
 
 
 def test_masked_session_encoder():
-    layer = MaskedSessionEncoder(num_layers=2, intermediate_dim=16, num_heads=2,
-                                 name="masked_session_encoder")
+    layer = MaskedSessionEncoder(
+        num_layers=2, intermediate_dim=16, num_heads=2, name="masked_session_encoder"
+    )
     inputs = (floats(B, S, D), masks(B, S))
     # As in the copy head, an attention's key bias cannot move (softmax ignores it).
-    key_biases = [f"masked_session_encoder/session_layer_{i}/self_attention_layer/key/bias"
-                  for i in range(2)]
+    key_biases = [
+        f"masked_session_encoder/session_layer_{i}/self_attention_layer/key/bias" for i in range(2)
+    ]
     run_layer_test(layer, inputs, [(B, S, D), (B, 2, S, S), (B, 2, S, S)], unmoved=key_biases)
 
 
 def test_session_add_norm():
-    run_layer_test(SessionAddNorm(epsilon=1e-6), (floats(B, S, N, D), floats(B, S, D)),
-                   [(B, S, N, D)])
+    run_layer_test(
+        SessionAddNorm(epsilon=1e-6), (floats(B, S, N, D), floats(B, S, D)), [(B, S, N, D)]
+    )
 
 
 @pytest.mark.parametrize("layer", [QueryProjection(), SessionAddNorm()])

@@ -24,19 +24,28 @@ def test_keras_hub_fills_the_cross_attention_cache_as_start_decoder_cache_does()
     memory = np.random.default_rng(0).normal(size=(2, 3, 4)).astype("float32")
     mask = np.ones((2, 3), bool)
     layer(np.zeros((2, 1, 4), "float32"), memory)  # builds the sublayers
-    assert hasattr(layer, "_cross_attention_layer"), "keras-hub renamed TransformerDecoder's cross attention"
+    assert hasattr(layer, "_cross_attention_layer"), (
+        "keras-hub renamed TransformerDecoder's cross attention"
+    )
     attention = layer._cross_attention_layer
-    assert hasattr(attention, "_key_dense") and hasattr(attention, "_value_dense"), \
+    assert hasattr(attention, "_key_dense") and hasattr(attention, "_value_dense"), (
         "keras's MultiHeadAttention renamed its key/value projections"
+    )
     state = start_decoder_cache([layer], ops.convert_to_tensor(memory), mask, 5, 2)
     _, _, filled = layer(
-        np.zeros((2, 1, 4), "float32"), memory, encoder_padding_mask=mask,
-        self_attention_cache=state["self_cache_0"], self_attention_cache_update_index=0,
+        np.zeros((2, 1, 4), "float32"),
+        memory,
+        encoder_padding_mask=mask,
+        self_attention_cache=state["self_cache_0"],
+        self_attention_cache_update_index=0,
         cross_attention_cache=ops.zeros_like(state["context"]["cross_cache_0"]),
         cross_attention_cache_update_index=0,
     )
-    np.testing.assert_allclose(ops.convert_to_numpy(filled),
-                               ops.convert_to_numpy(state["context"]["cross_cache_0"]), atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(filled),
+        ops.convert_to_numpy(state["context"]["cross_cache_0"]),
+        atol=1e-6,
+    )
 
 
 def test_keras_model_still_has_the_symbolic_build_hook_fit_calls():
@@ -57,5 +66,7 @@ def test_the_global_seed_state_that_scoped_seeded_puts_back_is_still_there():
 
     assert isinstance(rng_utils.GLOBAL_RANDOM_SEED, str)
     assert isinstance(seed_generator.GLOBAL_SEED_GENERATOR, str)
-    assert callable(global_state.get_global_attribute) and callable(global_state.set_global_attribute)
+    assert callable(global_state.get_global_attribute) and callable(
+        global_state.set_global_attribute
+    )
     assert len(random_seed.get_seed(None)) == 2

@@ -7,15 +7,15 @@ import json
 import keras
 import numpy as np
 import pytest
+from copy_reference import scatter_rows
 from keras import ops
+from tiny_models import N, V, fresh, shared, tiny_config
 
 from mtn_keras import compare as compare_command
 from mtn_keras import train as train_command
 from mtn_keras.data import __main__ as data_command
-from mtn_keras.models import MODELS
-from copy_reference import scatter_rows
-from tiny_models import N, V, fresh, shared, tiny_config
 from mtn_keras.data.vocab import BOS, EOS, SPECIALS, UNK
+from mtn_keras.models import MODELS
 
 NAMES = ["transformer", "hred", "mnsrf", "seq2seq"]
 M = N + 1
@@ -61,7 +61,9 @@ def teacher_forced_log_probs(model, x, outputs, pair):
         probs = ops.concatenate([probs, padding], axis=-1)
     else:
         pairs = outputs["hidden"].shape[1]
-        attention = ops.reshape(outputs["copy_attention"], (batch, pairs, M, -1))[:, pair, :, :sources]
+        attention = ops.reshape(outputs["copy_attention"], (batch, pairs, M, -1))[
+            :, pair, :, :sources
+        ]
         gate = ops.reshape(outputs["gate"], (batch, pairs, M, 1))[:, pair]
         ids = np.repeat(x["session_ext"].reshape(batch, -1)[:, None, :sources], M, axis=1)
         copied = scatter_rows(
@@ -82,7 +84,9 @@ def assert_same_log_probs(actual, expected):
     np.testing.assert_allclose(actual[finite], expected[finite], atol=1e-5)
 
 
-@pytest.mark.parametrize("copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"])
+@pytest.mark.parametrize(
+    "copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"]
+)
 @pytest.mark.parametrize("name", NAMES)
 def test_models_forward_shapes_and_loss(name, copy):
     model = shared(name, copy)
@@ -111,7 +115,9 @@ def test_models_fit_lowers_the_loss(name):
     assert losses[-1] < 0.9 * losses[0]
 
 
-@pytest.mark.parametrize("copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"])
+@pytest.mark.parametrize(
+    "copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"]
+)
 @pytest.mark.parametrize("name", NAMES)
 def test_models_steps_match_teacher_forcing(name, copy):
     model = shared(name, copy)
@@ -134,10 +140,11 @@ def test_models_causal_over_the_session(model):
         changed = {k: v.copy() for k, v in x.items()}
         later = make_batch(seed=3)[0]
         for key in ("session_tokens", "session_ext"):
-            changed[key][:, t + 1:] = later[key][:, t + 1:]
+            changed[key][:, t + 1 :] = later[key][:, t + 1 :]
         again = numpy(model(changed))
-        np.testing.assert_allclose(again["hidden"][:, :t + 1], outputs["hidden"][:, :t + 1],
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            again["hidden"][:, : t + 1], outputs["hidden"][:, : t + 1], atol=1e-5
+        )
         for key in ("copy_attention", "gate"):
             rows = slice(0, (t + 1) * M)
             np.testing.assert_allclose(again[key][:, rows], outputs[key][:, rows], atol=1e-5)
@@ -195,8 +202,22 @@ def prepared(tmp_path_factory):
     """A prepared dataset directory made by the prepare command from a made-up log."""
     tmp = tmp_path_factory.mktemp("baselines")
     write_log(tmp / "log.txt")
-    assert data_command.main(["prepare", "--input", str(tmp / "log.txt"), "--out",
-                              str(tmp / "data"), "--min-count", "1", "--split", "80/10/10"]) == 0
+    assert (
+        data_command.main(
+            [
+                "prepare",
+                "--input",
+                str(tmp / "log.txt"),
+                "--out",
+                str(tmp / "data"),
+                "--min-count",
+                "1",
+                "--split",
+                "80/10/10",
+            ]
+        )
+        == 0
+    )
     return tmp / "data"
 
 
@@ -205,8 +226,25 @@ def prepared(tmp_path_factory):
 @pytest.mark.slow
 def test_models_train_command_runs_hred_end_to_end(prepared, tmp_path):
     out = tmp_path / "hred"
-    assert train_command.main(["--data", str(prepared), "--model", "hred", "--preset", "tiny",
-                               "--out", str(out), "--epochs", "1", "--verbose", "0"]) == 0
+    assert (
+        train_command.main(
+            [
+                "--data",
+                str(prepared),
+                "--model",
+                "hred",
+                "--preset",
+                "tiny",
+                "--out",
+                str(out),
+                "--epochs",
+                "1",
+                "--verbose",
+                "0",
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "train_summary.json").read_text())
     assert summary["model"] == "hred" and summary["epochs"] == 1
     assert type(keras.saving.load_model(out / "model.keras")).__name__ == "HRED"
@@ -214,8 +252,12 @@ def test_models_train_command_runs_hred_end_to_end(prepared, tmp_path):
 
 @pytest.mark.slow
 def test_models_compare_trains_and_evaluates_the_rows_of_a_model(prepared, tmp_path):
-    assert compare_command.main(["--data", str(prepared), "--out", str(tmp_path), "--quick",
-                                 "--models", "seq2seq"]) == 0
+    assert (
+        compare_command.main(
+            ["--data", str(prepared), "--out", str(tmp_path), "--quick", "--models", "seq2seq"]
+        )
+        == 0
+    )
     results = json.loads((tmp_path / "compare.json").read_text())
     assert list(results) == ["seq2seq"]
     assert results["seq2seq"]["training"]["epochs"] == 1

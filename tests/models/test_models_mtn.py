@@ -1,9 +1,8 @@
 """MTN and its layers: shapes, causality, padding, serialization, learning, cached decoding."""
 
+import keras
 import numpy as np
 import pytest
-
-import keras
 
 from mtn_keras.config import preset
 from mtn_keras.data.vocab import BOS, SPECIALS, UNK
@@ -73,13 +72,18 @@ def test_later_queries_do_not_change_earlier_pairs(model, t):
     x, _ = batch()
     changed = {k: v.copy() for k, v in x.items()}
     rng = np.random.default_rng(9)
-    changed["session_tokens"][:, t + 1 :] = rng.integers(4, V, changed["session_tokens"][:, t + 1 :].shape)
+    changed["session_tokens"][:, t + 1 :] = rng.integers(
+        4, V, changed["session_tokens"][:, t + 1 :].shape
+    )
     changed["session_ext"][:, t + 1 :] = changed["session_tokens"][:, t + 1 :]
     a, b = model(x), model(changed)
     np.testing.assert_allclose(a["hidden"][:, : t + 1], b["hidden"][:, : t + 1], atol=1e-5)
     rows = (t + 1) * (N + 1)
-    np.testing.assert_allclose(a["copy_attention"][:, :rows, : (t + 1) * N],
-                               b["copy_attention"][:, :rows, : (t + 1) * N], atol=1e-5)
+    np.testing.assert_allclose(
+        a["copy_attention"][:, :rows, : (t + 1) * N],
+        b["copy_attention"][:, :rows, : (t + 1) * N],
+        atol=1e-5,
+    )
     assert np.allclose(np.asarray(a["copy_attention"])[:, :rows, (t + 1) * N :], 0.0)
 
 
@@ -93,12 +97,17 @@ def test_padding_query_at_the_end_changes_nothing(model):
 def test_padding_query_at_the_front_leaves_decoding_unchanged(model):
     x, _ = batch(s=3)
     tokens, ext = x["session_tokens"], x["session_ext"]
-    front = lambda a: np.concatenate([np.zeros_like(a[:, :1]), a], axis=1)
+
+    def front(a):
+        return np.concatenate([np.zeros_like(a[:, :1]), a], axis=1)
+
     bos = np.full((3,), BOS, "int32")
     a, _ = model.step(bos, model.start(tokens, ext), 0)
     b, _ = model.step(bos, model.start(front(tokens), front(ext)), 0)
     # b has N more (empty) copy slots at the end of the extended vocabulary.
-    np.testing.assert_allclose(np.asarray(a)[:, : V + 3 * N], np.asarray(b)[:, : V + 3 * N], atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(a)[:, : V + 3 * N], np.asarray(b)[:, : V + 3 * N], atol=1e-5
+    )
 
 
 def test_query_projection_ignores_padded_positions():
@@ -145,7 +154,9 @@ def test_copy_mass_lands_on_the_source_ids():
     copy = np.array([[0.25, 0.125, 0.125, 0.0, 0.0]], "float32")
     ids = np.array([[7, 12, 7, 0, 0]], "int32")
     dist = np.exp(np.asarray(add_copy_mass(log_probs, copy, ids)))
-    np.testing.assert_allclose(dist[0, [7, 12, 0, 3, 9]], [0.0625 + 0.375, 0.125, 0.0625, 0.0625, 0.0])
+    np.testing.assert_allclose(
+        dist[0, [7, 12, 0, 3, 9]], [0.0625 + 0.375, 0.125, 0.0625, 0.0625, 0.0]
+    )
     np.testing.assert_allclose(dist.sum(), 1.0, rtol=1e-6)
     mask = np.asarray(copy_source_mask(np.array([[[5, 0], [6, 7]]]), 2))
     assert mask.tolist() == [[[True, False, False, False], [True, False, True, True]]]
@@ -155,7 +166,9 @@ def test_pair_t_sees_the_real_slots_of_queries_0_to_t():
     # 3 queries of 2 slots; the second slot of query 1 is padding.
     real = np.array([[True, True, True, False, True, True]])
     mask = np.asarray(pair_mask(real, 2, 3))
-    assert mask.astype(int).tolist() == [[[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 1, 1]]]
+    assert mask.astype(int).tolist() == [
+        [[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 1, 1]]
+    ]
 
 
 @pytest.mark.slow
@@ -166,7 +179,9 @@ def test_gate_forced_to_zero_only_repeats_session_words():
     gate = model.copy_head.gate_dense
     gate.set_weights([np.zeros_like(w) for w in gate.get_weights()[:1]] + [np.full((1,), -200.0)])
     x, _ = batch()
-    log_probs, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
+    log_probs, _ = model.step(
+        np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0
+    )
     allowed = np.isfinite(np.asarray(log_probs))
     for row in range(3):
         sources = set(x["session_ext"][row].ravel()) - {0}
@@ -198,10 +213,16 @@ def test_serialization_round_trip(model, tmp_path):
     restored = keras.saving.load_model(tmp_path / "m.keras")
     assert isinstance(restored, MTN) and restored.config == model.config
     np.testing.assert_allclose(model(x)["hidden"], restored(x)["hidden"], atol=1e-6)
-    a, _ = model.step(np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0)
-    b, _ = restored.step(np.full((3,), BOS, "int32"), restored.start(x["session_tokens"], x["session_ext"]), 0)
+    a, _ = model.step(
+        np.full((3,), BOS, "int32"), model.start(x["session_tokens"], x["session_ext"]), 0
+    )
+    b, _ = restored.step(
+        np.full((3,), BOS, "int32"), restored.start(x["session_tokens"], x["session_ext"]), 0
+    )
     np.testing.assert_array_equal(np.isfinite(a), np.isfinite(b))
-    np.testing.assert_allclose(np.asarray(a)[np.isfinite(a)], np.asarray(b)[np.isfinite(b)], atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(a)[np.isfinite(a)], np.asarray(b)[np.isfinite(b)], atol=1e-6
+    )
 
 
 @pytest.mark.slow

@@ -4,9 +4,10 @@
 import numpy as np
 import pytest
 from keras import ops
+from tiny_models import N, V, shared
 
 from mtn_keras.data.vocab import BOS, EOS, UNK
-from tiny_models import N, V, shared
+
 # Two candidates per session: the copied word V + 0 then a vocabulary word; four words; an
 # empty slot.
 CANDIDATES = np.array([[[V, 9, 0, 0], [7, 8, 11, 12], [0, 0, 0, 0]]] * 2, "int32")
@@ -37,8 +38,14 @@ def step_by_step(model, tokens, ext, candidate):
 
 @pytest.mark.parametrize(
     "name, copy",
-    [("mtn", True), pytest.param("mtn", False, marks=pytest.mark.slow), ("transformer", True),
-     ("hred", True), pytest.param("mnsrf", True, marks=pytest.mark.slow), ("seq2seq", True)],
+    [
+        ("mtn", True),
+        pytest.param("mtn", False, marks=pytest.mark.slow),
+        ("transformer", True),
+        ("hred", True),
+        pytest.param("mnsrf", True, marks=pytest.mark.slow),
+        ("seq2seq", True),
+    ],
 )
 def test_candidates_scored_at_once_equal_the_steps(name, copy):
     import tensorflow as tf
@@ -53,7 +60,9 @@ def test_candidates_scored_at_once_equal_the_steps(name, copy):
     for c in range(2):
         words = [w for w in CANDIDATES[0, c] if w]
         expected, copied = step_by_step(model, tokens, ext, words)
-        np.testing.assert_allclose(scored["log_probs"].numpy()[:, c], expected, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            scored["log_probs"].numpy()[:, c], expected, rtol=1e-4, atol=1e-4
+        )
         np.testing.assert_allclose(scored["copied"].numpy()[:, c], copied, atol=1e-5)
     assert np.isfinite(scored["log_probs"].numpy()[:, 0]).all() == copy  # only a copy gives V + 0
     assert np.isneginf(scored["log_probs"].numpy()[:, 2]).all()  # an empty slot is no candidate

@@ -39,10 +39,18 @@ def test_each_filter_in_the_graph_and_in_python():
         assert inside[i] == repeats_session(text, SESSION)
         assert repeats[i] == repeats_a_word(text)
         assert blocked[i] == blocks(text, blocked_phrases())
-    kept = filters.keep(words, tf.constant([CANDIDATES]), session, pattern,
-                        ("session", "repeats", "blocked"), tf.constant([[True] * 7])).numpy()[0]
+    kept = filters.keep(
+        words,
+        tf.constant([CANDIDATES]),
+        session,
+        pattern,
+        ("session", "repeats", "blocked"),
+        tf.constant([[True] * 7]),
+    ).numpy()[0]
     assert [c for c, k in zip(CANDIDATES, kept) if k] == ["red sox schedule"]
-    everything = filters.keep(words, tf.constant([CANDIDATES]), session, pattern, (), tf.constant([[True] * 7]))
+    everything = filters.keep(
+        words, tf.constant([CANDIDATES]), session, pattern, (), tf.constant([[True] * 7])
+    )
     assert everything.numpy()[0].tolist() == [True] * 6 + [False]
 
 
@@ -54,8 +62,14 @@ def test_a_suggestion_sharing_no_word_with_the_session_needs_a_witness():
     words = tf.constant([words_of(["qxz reviews", "new york craigslist"])] * 2)
     session = tf.constant([words_of(["qxz"])] * 2)
     vouched = tf.constant([[False, False], [False, True]])
-    kept = filters.keep(words, tf.constant([["qxz reviews", "new york craigslist"]] * 2), session,
-                        "(?!)", ("unrelated",), vouched).numpy()
+    kept = filters.keep(
+        words,
+        tf.constant([["qxz reviews", "new york craigslist"]] * 2),
+        session,
+        "(?!)",
+        ("unrelated",),
+        vouched,
+    ).numpy()
     assert kept.tolist() == [[True, False], [True, True]]
     in_session = filters.in_session(words, session).numpy()[0]
     assert in_session.tolist() == [[True, False, False, False, False, False], [False] * 6]
@@ -74,7 +88,9 @@ def test_the_k_shown_differ():
 def test_the_block_list_comes_from_the_package_less_everyday_words_plus_adult_ones():
     phrases = blocked_phrases()
     assert "nude" in phrases and "porn" in phrases and "blow job" in phrases
-    assert blocks("britney sexy pictures", phrases) and not blocks("vera wang wedding dresses", phrases)
+    assert blocks("britney sexy pictures", phrases) and not blocks(
+        "vera wang wedding dresses", phrases
+    )
     assert not EVERYDAY_WORDS & set(phrases)
     assert not blocks("hiv test results", phrases) and not blocks("pawn shop", phrases)
     assert blocks("actor name nude", phrases) and not blocks("nudes are art", ["nude"])

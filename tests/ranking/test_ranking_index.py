@@ -33,8 +33,11 @@ def test_neighbours_are_followers_then_later_queries_never_blocked_or_repeating(
     assert index.neighbours_of("cheap flights") == ["cheap flights rome", "rome hotels"]
     assert index.neighbours_of("weather") == ["cheap flights"]
     assert index.neighbours_of("never typed") == []
-    holding_rome = index.word_queries[index.word_splits[index.words.index("rome")]:
-                                      index.word_splits[index.words.index("rome") + 1]]
+    holding_rome = index.word_queries[
+        index.word_splits[index.words.index("rome")] : index.word_splits[
+            index.words.index("rome") + 1
+        ]
+    ]
     assert [index.queries[i] for i in holding_rome] == ["cheap flights rome", "rome hotels"]
 
 

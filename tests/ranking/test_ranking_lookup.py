@@ -29,11 +29,15 @@ def texts(tensor):
 def test_candidates_of_a_known_last_query_come_first(lookup):
     import tensorflow as tf
 
-    found = texts(lookup.candidates(tf.constant([["", "cheap flights"], ["used cars", "weather rome"]])))
+    found = texts(
+        lookup.candidates(tf.constant([["", "cheap flights"], ["used cars", "weather rome"]]))
+    )
     assert found[0][:3] == ["cheap flights rome", "paris hotels", "rome hotels"]  # followers first
     assert found[1][0] == "rome hotels"  # the last query's follower before the earlier's
     assert "used cars online" in found[1]
-    assert all(len(row) == 6 for row in found) and len(set(t for t in found[0] if t)) == len([t for t in found[0] if t])
+    assert all(len(row) == 6 for row in found) and len(set(t for t in found[0] if t)) == len(
+        [t for t in found[0] if t]
+    )
 
 
 def test_an_unknown_query_gets_the_logs_queries_on_its_rarest_words_and_their_evidence(lookup):
@@ -43,7 +47,10 @@ def test_an_unknown_query_gets_the_logs_queries_on_its_rarest_words_and_their_ev
     found = texts(lookup.candidates(session))
     # "cheap" is in two queries, "rome" in three: the rarer word's queries come first, each
     # word's by count; a query of no known word gets nothing (no popular fallback).
-    assert found == [["cheap flights", "cheap flights rome", "rome hotels", "weather rome", "", ""], [""] * 6]
+    assert found == [
+        ["cheap flights", "cheap flights rome", "rome hotels", "weather rome", "", ""],
+        [""] * 6,
+    ]
     candidates = tf.constant([["rome hotels", "used cars online"]] * 2)
     neighbour = lookup.evidence(session, candidates).numpy()[:, :, EVIDENCE.index("neighbour")]
     # "weather rome" and "cheap flights rome" hold "rome" and are followed by "rome hotels"

@@ -27,8 +27,13 @@ def test_lists_thresholds_and_the_chosen_one():
     assert lists[0] == [0, 1] and lists[1] == [3, 4]  # the third has the words of a better one
     curve = threshold_curve(probabilities, groups, keys, labels, num_pairs=4)
     # thresholds: the listed probabilities; SR@5 counts hits at or above, coverage lists
-    assert curve == [(0.1, 50.0, 75.0), (0.2, 50.0, 50.0), (0.6, 25.0, 50.0), (0.8, 25.0, 25.0),
-                     (0.9, 0.0, 25.0)]
+    assert curve == [
+        (0.1, 50.0, 75.0),
+        (0.2, 50.0, 50.0),
+        (0.6, 25.0, 50.0),
+        (0.8, 25.0, 25.0),
+        (0.9, 0.0, 25.0),
+    ]
     assert choose_threshold(curve, keep=0.95) == 0.2
     assert choose_threshold(curve, keep=0.5) == 0.8
     assert choose_threshold([(0.1, 0.0, 75.0), (0.9, 0.0, 25.0)]) == 0.0  # no hit to keep

@@ -23,7 +23,10 @@ def words_of(texts):
 
 
 @settings(max_examples=80, deadline=None)
-@given(candidates=st.lists(TEXT, min_size=1, max_size=6), session=st.lists(TEXT, min_size=1, max_size=3))
+@given(
+    candidates=st.lists(TEXT, min_size=1, max_size=6),
+    session=st.lists(TEXT, min_size=1, max_size=3),
+)
 def test_the_filters_agree_with_their_python_twins(candidates, session):
     words = tf.constant([words_of(candidates)])
     inside = filters.inside_a_query(words, tf.constant([words_of(session)])).numpy()[0]
@@ -45,7 +48,9 @@ def test_the_same_words_in_any_order_are_one_suggestion_in_both(candidates):
     assert dropped.tolist() == [key in keys[:i] for i, key in enumerate(keys)]
 
 
-QUERY = st.one_of(st.sampled_from(["", "?!", "  ", "Cheap flights", "rome", "x"]), st.text(max_size=6))
+QUERY = st.one_of(
+    st.sampled_from(["", "?!", "  ", "Cheap flights", "rome", "x"]), st.text(max_size=6)
+)
 
 
 @settings(max_examples=60, deadline=None)

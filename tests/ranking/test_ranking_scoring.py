@@ -18,14 +18,21 @@ def test_candidate_scores_equal_the_models_own_loss(trained):
     service = SuggestionService(model, trained.vocab.tokens, DecodeConfig(xla=False))
     inputs = service.prepare(tf.constant([CONTEXT]))
     words = tf.constant([[(c.split() + [""] * n)[:n] for c in CANDIDATES]])
-    ids = tf.reshape(service.encoder.word_ids(tf.reshape(words, [1, -1]), inputs), [1, len(CANDIDATES), n])
+    ids = tf.reshape(
+        service.encoder.word_ids(tf.reshape(words, [1, -1]), inputs), [1, len(CANDIDATES), n]
+    )
     state = model.start(inputs["tokens"], inputs["ext"])
     scored = candidate_log_probs(model, state, ids, candidate_hidden(model, state, ids))
     assert scored["lengths"].numpy().tolist() == [[3, 2, 4, 1]]
     for candidate, got in zip(CANDIDATES, scored["log_probs"].numpy()[0]):
         bucket = encode_buckets([CONTEXT + [candidate]], trained.vocab, n)[3]
-        x = {key: tf.constant(bucket[key]) for key in ("session_tokens", "session_ext", "decoder_input")}
+        x = {
+            key: tf.constant(bucket[key])
+            for key in ("session_tokens", "session_ext", "decoder_input")
+        }
         nll, _, _, _ = model.token_losses(x, tf.constant(bucket["target"]), model(x))
-        last_pair = nll.numpy()[-(len(candidate.split()) + 1):].astype("float64")
+        last_pair = nll.numpy()[-(len(candidate.split()) + 1) :].astype("float64")
         # The training loss is -log(p + 1e-9): undo the epsilon, which tells for rare tokens.
-        np.testing.assert_allclose(got, np.log(np.exp(-last_pair) - 1e-9).sum(), rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(
+            got, np.log(np.exp(-last_pair) - 1e-9).sum(), rtol=1e-4, atol=1e-3
+        )

@@ -26,7 +26,12 @@ def test_adj_followers_first_then_popular_backoff():
     adj = Adj().fit(TRAIN)
     got = adj.suggest(["weather", "apple pie"], 5)
     # Only four distinct other queries exist, so four suggestions.
-    assert texts(got) == ["apple pie recipe", "pumpkin pie", "easy apple pie recipe", "weather today"]
+    assert texts(got) == [
+        "apple pie recipe",
+        "pumpkin pie",
+        "easy apple pie recipe",
+        "weather today",
+    ]
     scores = [score for _, score in got]
     assert scores == sorted(scores, reverse=True)
     assert scores[1] >= 1.0 > scores[2]

@@ -34,7 +34,12 @@ def test_no_brevity_penalty_when_longer_and_zero_bleu_without_4gram_match():
 
 def test_matches_sacrebleu_corpus_bleu():
     hyps = HYPS + ["", "pizza near me", "cheap flights to new york city", "new york pizza"]
-    refs = REFS + ["pizza", "pizza delivery near me", "cheap flights to new york", "new york pizza places"]
+    refs = REFS + [
+        "pizza",
+        "pizza delivery near me",
+        "cheap flights to new york",
+        "new york pizza places",
+    ]
     expected = sacrebleu.corpus_bleu(hyps, [refs], tokenize="none", smooth_method="none")
     scores = corpus_scores(hyps, refs)
     assert scores["bleu"] == pytest.approx(expected.score)

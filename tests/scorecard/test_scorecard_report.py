@@ -20,12 +20,18 @@ from mtn_keras.scorecard import (
 )
 
 TRAIN = [["cheap flights", "cheap flights to rome"], ["rome hotels", "cheap rome hotels"]]
-TEST = [["cheap flights", "cheap flights to rome", "rome hotels"], ["rome hotels", "cheap rome hotels"]]
+TEST = [
+    ["cheap flights", "cheap flights to rome", "rome hotels"],
+    ["rome hotels", "cheap rome hotels"],
+]
 
 
 def toy_model(contexts):
     """A made-up model: nothing for the first pair, else a fixed list."""
-    return [[] if len(c) == 1 and c[0] == "cheap flights" else [("x", 0.0), ("rome hotels", -1.0)] for c in contexts]
+    return [
+        [] if len(c) == 1 and c[0] == "cheap flights" else [("x", 0.0), ("rome hotels", -1.0)]
+        for c in contexts
+    ]
 
 
 @pytest.fixture
@@ -54,7 +60,17 @@ def test_model_report_json(results, tmp_path):
     path = tmp_path / "out" / "toy.json"
     write_json(report, path)
     loaded = json.loads(path.read_text())
-    for key in ("pairs", "bleu", "precisions", "bp", "sr@1", "sr@5", "perplexity", "size_mb", "anchors"):
+    for key in (
+        "pairs",
+        "bleu",
+        "precisions",
+        "bp",
+        "sr@1",
+        "sr@5",
+        "perplexity",
+        "size_mb",
+        "anchors",
+    ):
         assert key in loaded
     assert len(loaded["precisions"]) == 4
     assert set(loaded["anchors"]) == {"copy-last", "adj"}

@@ -12,7 +12,9 @@ def service(trained):
     from mtn_keras.serving.service import SuggestionService
 
     # Without XLA, to spare the compilations; the export (XLA by default) is checked against it.
-    return SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False))
+    return SuggestionService(
+        trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -29,18 +31,37 @@ def exported(trained, tmp_path_factory):
 def pieces_model_dir(tmp_path_factory):
     """A tiny MTN trained on WordPiece pieces of the syllable log (`train`'s own code)."""
     from syllable_log import write_syllable_log
+
     from mtn_keras.data.prepare import prepare
     from mtn_keras.train import main
 
     root = tmp_path_factory.mktemp("pieces")
     log = write_syllable_log(root / "syllables.txt")
-    prepare([str(log)], str(root / "data"), min_count=2, split=(80, 10, 10), progress=False,
-            subwords=60)
+    prepare(
+        [str(log)], str(root / "data"), min_count=2, split=(80, 10, 10), progress=False, subwords=60
+    )
     # 20 epochs: after 4 (the earlier recipe) the model had not learnt to copy pieces on
     # every CPU (1 of 20 unseen words on an AVX-512 one; 15 after 20 epochs).
-    main(["--data", str(root / "data"), "--preset", "tiny", "--out", str(root / "model"),
-          "--epochs", "20", "--verbose", "0", "--set", "learning_rate_scale=4",
-          "--set", "warmup_steps=20", "--set", "patience=20"])
+    main(
+        [
+            "--data",
+            str(root / "data"),
+            "--preset",
+            "tiny",
+            "--out",
+            str(root / "model"),
+            "--epochs",
+            "20",
+            "--verbose",
+            "0",
+            "--set",
+            "learning_rate_scale=4",
+            "--set",
+            "warmup_steps=20",
+            "--set",
+            "patience=20",
+        ]
+    )
     return root
 
 
@@ -56,8 +77,9 @@ def pieces_service(pieces_trained):
     from mtn_keras.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
-    return SuggestionService(pieces_trained.model, pieces_trained.vocab.tokens,
-                             DecodeConfig(k=K, beam=6, xla=False))
+    return SuggestionService(
+        pieces_trained.model, pieces_trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False)
+    )
 
 
 @pytest.fixture(scope="session")

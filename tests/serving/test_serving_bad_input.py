@@ -19,7 +19,9 @@ def refused(capsys, words, code):
 
 @pytest.fixture
 def model_copy(trained_model_dir, tmp_path):
-    return shutil.copytree(trained_model_dir, tmp_path / "model", ignore=shutil.ignore_patterns("tensorboard"))
+    return shutil.copytree(
+        trained_model_dir, tmp_path / "model", ignore=shutil.ignore_patterns("tensorboard")
+    )
 
 
 def test_a_truncated_model_is_not_called_missing(model_copy, capsys):
@@ -34,10 +36,14 @@ def test_a_non_utf8_vocabulary_is_named(model_copy, capsys):
     refused(capsys, ["vocab.txt: not UTF-8"], suggest.main(["--model", str(model_copy), "a query"]))
 
 
-@pytest.mark.parametrize("command, option", [
-    (suggest, ["--alpha", "nan", "a query"]), (suggest, ["--alpha", "-1", "a query"]),
-    (evaluate, ["--batch-size", "0", "--data", "d"]),
-])
+@pytest.mark.parametrize(
+    "command, option",
+    [
+        (suggest, ["--alpha", "nan", "a query"]),
+        (suggest, ["--alpha", "-1", "a query"]),
+        (evaluate, ["--batch-size", "0", "--data", "d"]),
+    ],
+)
 def test_impossible_numbers_are_usage_errors(trained_model_dir, capsys, command, option):
     with pytest.raises(SystemExit) as stopped:
         command.main(["--model", str(trained_model_dir), *option])
@@ -45,15 +51,27 @@ def test_impossible_numbers_are_usage_errors(trained_model_dir, capsys, command,
 
 
 @pytest.mark.parametrize("flag", ["--json", "--chart", "--markdown"])
-def test_evaluate_checks_its_outputs_first(trained_model_dir, prepared_data, tmp_path, monkeypatch, capsys, flag):
+def test_evaluate_checks_its_outputs_first(
+    trained_model_dir, prepared_data, tmp_path, monkeypatch, capsys, flag
+):
     def never(*_, **__):
         raise AssertionError("evaluated before the outputs were checked")
 
     monkeypatch.setattr(evaluate, "load_trained", never)
-    code = evaluate.main(["--model", str(trained_model_dir), "--data", str(prepared_data),
-                          flag, str(tmp_path / "missing" / "out.file")])
+    code = evaluate.main(
+        [
+            "--model",
+            str(trained_model_dir),
+            "--data",
+            str(prepared_data),
+            flag,
+            str(tmp_path / "missing" / "out.file"),
+        ]
+    )
     refused(capsys, [flag, "is not a directory"], code)
-    code = evaluate.main(["--model", str(trained_model_dir), "--data", str(prepared_data), flag, str(tmp_path)])
+    code = evaluate.main(
+        ["--model", str(trained_model_dir), "--data", str(prepared_data), flag, str(tmp_path)]
+    )
     refused(capsys, [flag, "is a directory"], code)
 
 

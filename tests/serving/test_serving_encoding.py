@@ -3,7 +3,6 @@
 on random sessions of known, unknown, repeated and odd words (hypothesis), under a word
 vocabulary and a WordPiece one (words spelt from pieces in the graph)."""
 
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -19,13 +18,48 @@ N, MAX_QUERIES = 4, 3
 VOCABS = {
     "words": Vocabulary([*SPECIALS, "cheap", "flights", "rome", "hotels"]),
     # "lisbon" and "x" are spelt from pieces; "porto", "crème" and the Greek word are not.
-    "pieces": Vocabulary([*SPECIALS, "cheap", "flight", "##s", "rome", "hotel", "l", "##is",
-                          "##bo", "##b", "##on", "##o", "x", "p", "##r", "c", "##è", "ς", "<unk>x"]),
+    "pieces": Vocabulary(
+        [
+            *SPECIALS,
+            "cheap",
+            "flight",
+            "##s",
+            "rome",
+            "hotel",
+            "l",
+            "##is",
+            "##bo",
+            "##b",
+            "##on",
+            "##o",
+            "x",
+            "p",
+            "##r",
+            "c",
+            "##è",
+            "ς",
+            "<unk>x",
+        ]
+    ),
 }
 # Known words in any case, unknown ones (some repeated across queries), punctuation, a
 # special token's spelling, and non-ASCII words.
-WORDS = ["cheap", "Flights", "ROME", "hotels", "lisbon", "porto", "Lisbon", "x", "?!", "-",
-         "<unk>", "crème", "ΣΊΣΥΦΟΣ", "東京"]
+WORDS = [
+    "cheap",
+    "Flights",
+    "ROME",
+    "hotels",
+    "lisbon",
+    "porto",
+    "Lisbon",
+    "x",
+    "?!",
+    "-",
+    "<unk>",
+    "crème",
+    "ΣΊΣΥΦΟΣ",
+    "東京",
+]
 QUERY = st.one_of(
     st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join),
     st.text(max_size=12),
@@ -38,7 +72,9 @@ def vocab_and_prepare(request):
     the signatures run it (no model is built: the encoder reads only the model's sizes)."""
     vocab = VOCABS[request.param]
     encoder = SessionEncoder(vocab.tokens, MAX_QUERIES, N)
-    return vocab, tf.function(encoder.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)])
+    return vocab, tf.function(
+        encoder.prepare, input_signature=[tf.TensorSpec([None, None], tf.string)]
+    )
 
 
 def numpy_twin(session, vocab):
@@ -61,5 +97,7 @@ def test_prepare_encodes_a_session_as_encode_session(vocab_and_prepare, session)
     np.testing.assert_array_equal(tokens[padding:], encoded.tokens)
     np.testing.assert_array_equal(ext[padding:], encoded.ext)
     source = prepared["source"].numpy()[0, padding:]
-    oov = [w.decode() for w, i in zip(source.ravel(), ext.ravel()[padding * N:]) if i >= len(vocab)]
+    oov = [
+        w.decode() for w, i in zip(source.ravel(), ext.ravel()[padding * N :]) if i >= len(vocab)
+    ]
     assert list(dict.fromkeys(oov)) == encoded.oov

@@ -48,10 +48,14 @@ def test_the_last_query_is_not_suggested_again(service, trained):
     from mtn_keras.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
-    sessions = as_tensor([["cheap flights", "best cheap flights"], ["used cars", "used cars online"]])
+    sessions = as_tensor(
+        [["cheap flights", "best cheap flights"], ["used cars", "used cars online"]]
+    )
     for row, last in enumerate(["best cheap flights", "used cars online"]):
         assert last not in service.suggest(sessions)["suggestions"].numpy().astype(str)[row]
-    repeating = SuggestionService(trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, repeat_last=True, xla=False))
+    repeating = SuggestionService(
+        trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, repeat_last=True, xla=False)
+    )
     texts = repeating.suggest(sessions)["suggestions"].numpy().astype(str)
     assert all(any(t) for t in texts)
 
@@ -71,7 +75,13 @@ def test_prefix_constraint_and_copied_unknown_words(service):
     out = service.complete(session, tf.constant(["ZZYZX"]))
     texts = [t for t in out["suggestions"].numpy().astype(str)[0] if t]
     assert texts and all(t.split()[0] == "zzyzx" for t in texts)
-    typed = [t for t in service.complete(session, tf.constant(["qwerty cars"]))["suggestions"].numpy().astype(str)[0] if t]
+    typed = [
+        t
+        for t in service.complete(session, tf.constant(["qwerty cars"]))["suggestions"]
+        .numpy()
+        .astype(str)[0]
+        if t
+    ]
     assert typed and all(t.startswith("qwerty cars") for t in typed), typed
 
 
@@ -112,7 +122,8 @@ def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
         import tensorflow as tf
         assert not any(m.startswith("mtn_keras") for m in sys.modules)
         model = tf.saved_model.load({str(exported)!r})
-        assert set(model.signatures) >= {{"serving_default", "suggest", "complete", "session_attention"}}
+        names = {{"serving_default", "suggest", "complete", "session_attention"}}
+        assert set(model.signatures) >= names
         suggest = model.signatures["suggest"]
         def run(rows, shape=None):
             out = suggest(session=tf.constant(rows, dtype=tf.string, shape=shape))
@@ -125,12 +136,16 @@ def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
             "long": run([["word " * 40, "x " * 3, "cheap flights"]]),
             "many": run([["used cars"] * 12]),
             "batch64": run([["cheap flights", "hotel deals"]] * 64),
-            "attention": list(model.signatures["session_attention"](session=tf.constant([["a", "b"]]))["attention"].shape),
-            "default": model.signatures["serving_default"](session=tf.constant([["used cars"]]))["suggestions"].shape.as_list(),
+            "attention": list(model.signatures["session_attention"](
+                session=tf.constant([["a", "b"]]))["attention"].shape),
+            "default": model.signatures["serving_default"](
+                session=tf.constant([["used cars"]]))["suggestions"].shape.as_list(),
         }}
         print(json.dumps(result))
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     mine = service.suggest(as_tensor(SESSIONS))
@@ -147,12 +162,21 @@ def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
 
 
 def run_command(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_suggest_command(trained_model_dir):
-    done = run_command("mtn_keras.suggest", "--model", str(trained_model_dir), "--k", "3",
-                       "cheap flights", "best cheap flights")
+    done = run_command(
+        "mtn_keras.suggest",
+        "--model",
+        str(trained_model_dir),
+        "--k",
+        "3",
+        "cheap flights",
+        "best cheap flights",
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
     assert 1 <= len(lines) <= 3
@@ -179,15 +203,27 @@ def test_a_corrupt_model_gets_a_clear_message(trained_model_dir, tmp_path):
 
 
 def test_export_refuses_to_overwrite(trained_model_dir, exported):
-    done = run_command("mtn_keras.export", "--model", str(trained_model_dir), "--out", str(exported))
+    done = run_command(
+        "mtn_keras.export", "--model", str(trained_model_dir), "--out", str(exported)
+    )
     assert done.returncode == 2 and "--force" in done.stderr
 
 
 def test_evaluate_command(trained_model_dir, prepared_data, made_up_log, tmp_path):
     report = tmp_path / "report.json"
-    done = run_command("mtn_keras.evaluate", "--model", str(trained_model_dir), "--input",
-                       str(made_up_log), "--json", str(report), "--chart", str(tmp_path / "bleu.png"),
-                       "--markdown", str(tmp_path / "table.md"))
+    done = run_command(
+        "mtn_keras.evaluate",
+        "--model",
+        str(trained_model_dir),
+        "--input",
+        str(made_up_log),
+        "--json",
+        str(report),
+        "--chart",
+        str(tmp_path / "bleu.png"),
+        "--markdown",
+        str(tmp_path / "table.md"),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(report.read_text())
     for key in ("pairs", "bleu", "precisions", "bp", "perplexity", "size_mb", "sr@1", "sr@5"):

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser
 
-FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,18 +86,27 @@ def test_a_batch_of_no_sessions_gets_empty_outputs(loaded, service):
 @pytest.mark.parametrize("shape", [[2], [1, 1, 1], []])
 def test_a_session_of_the_wrong_rank_is_named(loaded, shape):
     session = tf.fill(shape, "cheap flights")
-    for name, args in [("suggest", {}), ("session_attention", {}),
-                       ("complete", {"prefix": tf.constant(["c"])})]:
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"session must be a string tensor \[B, S\]"):
+    for name, args in [
+        ("suggest", {}),
+        ("session_attention", {}),
+        ("complete", {"prefix": tf.constant(["c"])}),
+    ]:
+        with pytest.raises(
+            tf.errors.InvalidArgumentError, match=r"session must be a string tensor \[B, S\]"
+        ):
             loaded.signatures[name](session=session, **args)
 
 
 def test_a_prefix_batch_unlike_the_session_batch_is_named(loaded):
     complete = loaded.signatures["complete"]
     session = tf.constant([["cheap flights"], ["used cars"]])
-    with pytest.raises(tf.errors.InvalidArgumentError, match="prefix must hold one string per session"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="prefix must hold one string per session"
+    ):
         complete(session=session, prefix=tf.constant(["c"]))
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"prefix must be a string tensor \[B\]"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match=r"prefix must be a string tensor \[B\]"
+    ):
         complete(session=session, prefix=tf.constant([["c"], ["u"]]))
 
 
@@ -108,12 +119,21 @@ def test_a_100000_character_prefix_is_cut_like_a_query(service):
 # The python service runs the graph of the SavedModel's signatures without XLA, so one trace
 # serves every shape (the SavedModel compiles the search once per batch size).
 @FUZZ
-@given(batch=st.integers(0, 3), size=st.integers(0, 7),
-       cells=st.lists(st.sampled_from(["", "cheap flights", "Hotel DEALS!", "zzyzx", "\x00", "é" * 70]),
-                      min_size=21, max_size=21))
+@given(
+    batch=st.integers(0, 3),
+    size=st.integers(0, 7),
+    cells=st.lists(
+        st.sampled_from(["", "cheap flights", "Hotel DEALS!", "zzyzx", "\x00", "é" * 70]),
+        min_size=21,
+        max_size=21,
+    ),
+)
 def test_any_session_shape_gets_outputs_of_its_shape(service, batch, size, cells):
-    session = tf.constant(np.array(cells[: batch * size], dtype=object).reshape(batch, size),
-                          tf.string, shape=[batch, size])
+    session = tf.constant(
+        np.array(cells[: batch * size], dtype=object).reshape(batch, size),
+        tf.string,
+        shape=[batch, size],
+    )
     expect_outputs(service.suggest(session), batch, size, service.k, service.n)
     prefix = tf.constant(cells[:batch], tf.string, shape=[batch])
     expect_outputs(service.complete(session, prefix), batch, size, service.k, service.n)

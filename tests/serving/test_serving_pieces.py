@@ -8,20 +8,27 @@ import sys
 import textwrap
 
 import numpy as np
-
 from syllable_log import made_up_word
 
 K = 5  # the k of the `pieces_service` and `pieces_exported` fixtures (conftest.py)
 
-SESSIONS = [["kalomi", "best kalomi", ""], ["vinesu online", "", "VINESU reviews!"],
-            ["rato", "東京 rato", ""], ["", "", ""]]
+SESSIONS = [
+    ["kalomi", "best kalomi", ""],
+    ["vinesu online", "", "VINESU reviews!"],
+    ["rato", "東京 rato", ""],
+    ["", "", ""],
+]
 
 
 def suggestions(service, sessions, prefix=None):
     import tensorflow as tf
 
     session = tf.constant(sessions)
-    out = service.suggest(session) if prefix is None else service.complete(session, tf.constant(prefix))
+    out = (
+        service.suggest(session)
+        if prefix is None
+        else service.complete(session, tf.constant(prefix))
+    )
     return [[text.decode() for text in row] for row in out["suggestions"].numpy()]
 
 
@@ -69,10 +76,13 @@ def test_the_savedmodel_answers_as_the_service_on_pieces(pieces_service, pieces_
         done = model.signatures["complete"](session=tf.constant({SESSIONS[:2]!r}),
                                             prefix=tf.constant(["bes", "vinesu n"]))
         texts = lambda x: [[t.decode() for t in row] for row in x.numpy()]
-        print(json.dumps({{"suggest": texts(out["suggestions"]), "scores": out["scores"].numpy().tolist(),
+        print(json.dumps({{"suggest": texts(out["suggestions"]),
+                          "scores": out["scores"].numpy().tolist(),
                           "complete": texts(done["suggestions"])}}))
     """)
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["suggest"] == suggestions(pieces_service, SESSIONS)

@@ -43,7 +43,7 @@ def texts(out):
 
 @pytest.mark.slow
 def test_a_whole_typed_word_completes_itself():
-    """"hotel" without a space is completed by "hotel" as well as "hotels"."""
+    """ "hotel" without a space is completed by "hotel" as well as "hotels"."""
     service = untrained_service(tuple(WORDS))
     inputs = service.prepare(tf.constant([["cheap flights"]]))
     _, allowed, at = service.typed.typed_words(service.typed.read(tf.constant(["hotel"])), inputs)
@@ -59,7 +59,9 @@ def beam_allows(service, text, prefix):
     """Whether the beam's constraint for `prefix` lets it write `text` (a query of whole
     vocabulary words): the forced words first, then an allowed word where one must be."""
     inputs = service.prepare(tf.constant([["cheap flights"]]))
-    typed, allowed, at = service.typed.typed_words(service.typed.read(tf.constant([prefix])), inputs)
+    typed, allowed, at = service.typed.typed_words(
+        service.typed.read(tf.constant([prefix])), inputs
+    )
     forced = [t.decode() for t in typed.numpy()[0] if t]
     words = text.split()
     if words[: len(forced)] != forced:
@@ -88,14 +90,18 @@ def test_the_beam_and_the_log_follow_one_prefix_rule(typed, end, candidate):
 
 
 def test_the_log_reads_a_finished_word_whole():
-    """"we " is the word "we": "weather channel" no longer passes it; "we" still does."""
+    """ "we " is the word "we": "weather channel" no longer passes it; "we" still does."""
     encoder = SessionEncoder((*SPECIALS, *WORDS), 3, N)
     typed = PrefixConstraint(encoder, tf.zeros([len(SPECIALS) + len(WORDS)], tf.bool))
     candidates = tf.constant([["weather channel", "we the people", "hotel deals", "hotels"]] * 4)
     prefixes = tf.constant(["we ", "we", "hotel", "HOTEL!"])
     got = typed.starts_with_typed(candidates, typed.read(prefixes)).numpy().tolist()
-    assert got == [[False, True, False, False], [True, True, False, False],
-                   [False, False, True, True], [False, False, True, False]]
+    assert got == [
+        [False, True, False, False],
+        [True, True, False, False],
+        [False, False, True, True],
+        [False, False, True, False],
+    ]
 
 
 @pytest.mark.slow
@@ -120,7 +126,7 @@ def test_blocked_words_ban_whole_words_never_pieces():
 
 @pytest.mark.slow
 def test_a_word_that_starts_with_a_blocked_piece_comes_back():
-    """"dickens" is spelt "dick ##ens": typed "dick", it completes, and the word filter
+    """ "dickens" is spelt "dick ##ens": typed "dick", it completes, and the word filter
     still drops the blocked word alone."""
     service = untrained_service(tuple(PIECES))
     assert service.pieces
@@ -135,8 +141,9 @@ def test_a_candidates_score_does_not_depend_on_its_source(ranked):
     outside the vocabulary (typed ones, scored as the model's rarest word) alike."""
     from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 
-    service = SuggestionService(ranked.model, ranked.vocab.tokens,
-                                DecodeConfig(k=5, beam=6, xla=False), ranked.ranking)
+    service = SuggestionService(
+        ranked.model, ranked.vocab.tokens, DecodeConfig(k=5, beam=6, xla=False), ranked.ranking
+    )
     session = tf.constant([["cheap flights", "best cheap flights"], ["hotel deals", "used cars"]])
     for prefix in (None, tf.constant(["zzyzx ", "qwerty "])):
         inputs, beam, _, _, _ = service.candidates(session, prefix)
@@ -144,20 +151,30 @@ def test_a_candidates_score_does_not_depend_on_its_source(ranked):
         flat = tf.reshape(words, [2, -1])
         ids = tf.reshape(service.encoder.word_ids(flat, inputs), [2, -1, service.n])
         state = service.model.start(inputs["tokens"], inputs["ext"])
-        scored = candidate_log_probs(service.model, state, ids, candidate_hidden(service.model, state, ids))
+        scored = candidate_log_probs(
+            service.model, state, ids, candidate_hidden(service.model, state, ids)
+        )
         found = np.isfinite(beam["log_probs"].numpy())
         assert found.any()
         if prefix is not None:
             firsts = {row[0].decode() for row in words.numpy()[found]}
             assert firsts == {"zzyzx", "qwerty"}, firsts
-        np.testing.assert_allclose(scored["log_probs"].numpy()[found], beam["log_probs"].numpy()[found],
-                                   rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            scored["log_probs"].numpy()[found],
+            beam["log_probs"].numpy()[found],
+            rtol=1e-4,
+            atol=1e-4,
+        )
 
 
 @pytest.mark.slow
 def test_ranked_completions_keep_a_finished_word_whole(ranked):
-    service = SuggestionService(ranked.model, ranked.vocab.tokens,
-                                DecodeConfig(k=5, beam=6, xla=False, threshold=0.0), ranked.ranking)
+    service = SuggestionService(
+        ranked.model,
+        ranked.vocab.tokens,
+        DecodeConfig(k=5, beam=6, xla=False, threshold=0.0),
+        ranked.ranking,
+    )
     session = tf.constant([["cheap flights", "hotel deals"]] * 3)
     out = texts(service.complete(session, tf.constant(["hotel ", "hot", " "])))
     assert out[0] and all(t.split()[0] == "hotel" for t in out[0] if t), out[0]

@@ -54,8 +54,10 @@ def test_ranked_lists_mix_both_sources_and_pass_every_filter(hybrid, ranked):
         assert len({tuple(sorted(t.split())) for t in real}) == len(real)
         assert all(s in ("model", "log", "model+log") for s in source[: len(real)])
         shown_scores = score[: len(real)]
-        assert (np.diff(shown_scores) <= 0).all() and ((0 <= shown_scores) & (shown_scores <= 1)).all()
-        assert np.isneginf(score[len(real):]).all()
+        assert (np.diff(shown_scores) <= 0).all() and (
+            (0 <= shown_scores) & (shown_scores <= 1)
+        ).all()
+        assert np.isneginf(score[len(real) :]).all()
     assert any("log" in s for row in sources for s in row)
     assert shown[3] == [""] * K and np.isneginf(scores[3]).all() and sources[3] == [""] * K
 
@@ -84,7 +86,10 @@ def test_source_beam_keeps_the_papers_setting(ranked):
     beam = service_of(ranked, ranked.ranking, source="beam")
     plain = service_of(ranked)
     assert texts(beam.suggest(tensor(SESSIONS))) == texts(plain.suggest(tensor(SESSIONS)))
-    assert {s for row in texts(beam.suggest(tensor(SESSIONS)), "sources") for s in row} <= {"model", ""}
+    assert {s for row in texts(beam.suggest(tensor(SESSIONS)), "sources") for s in row} <= {
+        "model",
+        "",
+    }
 
 
 def test_filters_can_be_switched_off(trained):
@@ -105,13 +110,19 @@ def test_a_blocked_word_never_comes_out(ranked, prepared_data):
     from mtn_keras.ranking.blocklist import blocked_phrases
     from mtn_keras.ranking.log_index import QueryLogIndex
 
-    sessions = load_split(prepared_data, "train") + [["cheap flights", "nude cheap flights", "porn"]] * 20
+    sessions = (
+        load_split(prepared_data, "train") + [["cheap flights", "nude cheap flights", "porn"]] * 20
+    )
     index = QueryLogIndex.build(sessions, blocked_phrases())
     offered = {index.queries[i] for i in np.concatenate([index.neighbours, index.word_queries])}
     assert "cheap flights" in offered and not offered & {"nude cheap flights", "porn"}
     service = service_of(ranked, Ranking(index, ranked.ranking.ranker), threshold=0.0)
-    out = texts(service.suggest(tensor([["cheap flights"], ["nude cheap flights"], ["porn", "nude"]])))
-    assert any(out[0]) and not any(w in ("nude", "porn") for row in out for t in row for w in t.split())
+    out = texts(
+        service.suggest(tensor([["cheap flights"], ["nude cheap flights"], ["porn", "nude"]]))
+    )
+    assert any(out[0]) and not any(
+        w in ("nude", "porn") for row in out for t in row for w in t.split()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +143,17 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
         model = tf.saved_model.load({str(exported)!r})
         rows = {[s + [""] * (3 - len(s)) for s in SESSIONS]!r}
         out = model.signatures["suggest"](session=tf.constant(rows))
-        done = model.signatures["complete"](session=tf.constant(rows), prefix=tf.constant(["hot"] * 4))
-        print(json.dumps({{key: [[x.decode() if isinstance(x, bytes) else float(x) for x in r]
-                                 for r in out[key].numpy()] for key in ("suggestions", "scores", "sources")}}
-                         | {{"complete": [[x.decode() for x in r] for r in done["suggestions"].numpy()]}}))
+        done = model.signatures["complete"](session=tf.constant(rows),
+                                            prefix=tf.constant(["hot"] * 4))
+        value = lambda x: x.decode() if isinstance(x, bytes) else float(x)
+        keys = ("suggestions", "scores", "sources")
+        result = {{key: [[value(x) for x in r] for r in out[key].numpy()] for key in keys}}
+        result["complete"] = [[x.decode() for x in r] for r in done["suggestions"].numpy()]
+        print(json.dumps(result))
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     mine = hybrid.suggest(tensor(SESSIONS))

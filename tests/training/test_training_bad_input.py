@@ -16,7 +16,9 @@ def data(prepared_data, tmp_path):
 
 
 def train(data, out, *extra, capsys):
-    code = main(["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra])
+    code = main(
+        ["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra]
+    )
     err = capsys.readouterr().err
     return code, err
 
@@ -33,31 +35,45 @@ def test_an_empty_split_is_one_line(data, tmp_path, capsys, split):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("name, content, words", [
-    ("train.tsv", b"cheap flights\tbest cheap flights\n\xff\xfe bad\tline\n", ["train.tsv:2: not UTF-8"]),
-    ("vocab.txt", b"<pad>\n<unk>\n\xff\n", ["vocab.txt: not UTF-8"]),
-    ("vocab.txt", b"cheap\nflights\n", ["vocab.txt: a vocabulary starts with"]),
-    ("stats.json", b"{\"rows_read\": 3", ["stats.json: not a stats.json"]),
-])
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        (
+            "train.tsv",
+            b"cheap flights\tbest cheap flights\n\xff\xfe bad\tline\n",
+            ["train.tsv:2: not UTF-8"],
+        ),
+        ("vocab.txt", b"<pad>\n<unk>\n\xff\n", ["vocab.txt: not UTF-8"]),
+        ("vocab.txt", b"cheap\nflights\n", ["vocab.txt: a vocabulary starts with"]),
+        ("stats.json", b'{"rows_read": 3', ["stats.json: not a stats.json"]),
+    ],
+)
 def test_a_corrupt_data_file_is_named(data, tmp_path, capsys, name, content, words):
     (data / name).write_bytes(content)
     expect_refused(*train(data, tmp_path / "out", capsys=capsys), *words)
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("setting, words", [
-    ("batch_size=0", ["batch_size must be at least 1"]),
-    ("d_model=-1", ["d_model must be at least 1"]),
-    ("dropout=1.5", ["dropout must be in [0, 1)"]),
-    ("learning_rate_scale=nan", ["learning_rate_scale"]),
-    ("vocab_size=10", ["vocab_size is the data's"]),
-])
-def test_an_impossible_setting_is_refused_before_out_is_made(data, tmp_path, capsys, setting, words):
+@pytest.mark.parametrize(
+    "setting, words",
+    [
+        ("batch_size=0", ["batch_size must be at least 1"]),
+        ("d_model=-1", ["d_model must be at least 1"]),
+        ("dropout=1.5", ["dropout must be in [0, 1)"]),
+        ("learning_rate_scale=nan", ["learning_rate_scale"]),
+        ("vocab_size=10", ["vocab_size is the data's"]),
+    ],
+)
+def test_an_impossible_setting_is_refused_before_out_is_made(
+    data, tmp_path, capsys, setting, words
+):
     expect_refused(*train(data, tmp_path / "out", "--set", setting, capsys=capsys), *words)
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("option", [["--epochs", "0"], ["--batch-size", "0"], ["--steps-per-epoch", "-1"]])
+@pytest.mark.parametrize(
+    "option", [["--epochs", "0"], ["--batch-size", "0"], ["--steps-per-epoch", "-1"]]
+)
 def test_zero_epochs_or_batches_are_usage_errors(data, tmp_path, option):
     with pytest.raises(SystemExit) as stopped:
         main(["--data", str(data), "--out", str(tmp_path / "out"), *option])
@@ -66,7 +82,9 @@ def test_zero_epochs_or_batches_are_usage_errors(data, tmp_path, option):
 
 def test_out_under_a_file_is_named(data, tmp_path, capsys):
     (tmp_path / "file.txt").write_text("x")
-    expect_refused(*train(data, tmp_path / "file.txt" / "sub", capsys=capsys), "is a file, not a directory")
+    expect_refused(
+        *train(data, tmp_path / "file.txt" / "sub", capsys=capsys), "is a file, not a directory"
+    )
 
 
 def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
@@ -85,13 +103,26 @@ def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
     check_resume(str(out), "mtn", model_config, train_config)  # more epochs: accepted
     code = main(["--data", str(data), "--preset", "small", "--out", str(out), "--resume"])
     expect_refused(code, capsys.readouterr().err, "other settings", "d_model 16 -> 128")
-    code = main(["--data", str(data), "--preset", "tiny", "--out", str(out), "--resume",
-                 "--set", "select=bleu"])
+    code = main(
+        [
+            "--data",
+            str(data),
+            "--preset",
+            "tiny",
+            "--out",
+            str(out),
+            "--resume",
+            "--set",
+            "select=bleu",
+        ]
+    )
     expect_refused(code, capsys.readouterr().err, "other settings", "select 'loss' -> 'bleu'")
 
 
 @pytest.mark.slow
-def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data, tmp_path, monkeypatch, capsys):
+def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(
+    prepared_data, tmp_path, monkeypatch, capsys
+):
     import keras
 
     from mtn_keras import fitting
@@ -103,8 +134,12 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data,
     vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
     model_config.vocab_size = len(vocab)
     train_config.epochs = 2
-    args = dict(train_sessions=load_split(str(prepared_data), "train"),
-                valid_sessions=load_split(str(prepared_data), "valid"), out=str(tmp_path), verbose=0)
+    args = dict(
+        train_sessions=load_split(str(prepared_data), "train"),
+        valid_sessions=load_split(str(prepared_data), "valid"),
+        out=str(tmp_path),
+        verbose=0,
+    )
 
     def failing(*_):
         raise RuntimeError("killed after fit")
@@ -118,6 +153,8 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(prepared_data,
     best.write_bytes(best.read_bytes()[:1000])  # truncated
     summary = fitting.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
     assert "best.keras: cannot load the model (not a .keras archive" in capsys.readouterr().err
-    assert summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2
+    assert (
+        summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2
+    )
     keras.saving.load_model(tmp_path / "model.keras", compile=False)
     assert not (tmp_path / "backup").exists() and not best.exists()

@@ -11,10 +11,24 @@ from mtn_keras.train import main
 
 def test_train_writes_the_model_directory(trained_model_dir):
     names = {p.name for p in trained_model_dir.iterdir()}
-    assert {"model.keras", "vocab.txt", "config.json", "train_summary.json", "log.csv", "tensorboard"} <= names
+    assert {
+        "model.keras",
+        "vocab.txt",
+        "config.json",
+        "train_summary.json",
+        "log.csv",
+        "tensorboard",
+    } <= names
     summary = json.loads((trained_model_dir / "train_summary.json").read_text())
-    for key in ("parameters", "size_mb", "epochs", "best_val_loss", "best_val_perplexity",
-                "seconds_per_epoch", "sessions_per_second"):
+    for key in (
+        "parameters",
+        "size_mb",
+        "epochs",
+        "best_val_loss",
+        "best_val_perplexity",
+        "seconds_per_epoch",
+        "sessions_per_second",
+    ):
         assert summary[key] is not None
     assert summary["epochs"] == 4
     assert summary["val_loss"][-1] < summary["val_loss"][0], "validation loss falls"
@@ -22,7 +36,9 @@ def test_train_writes_the_model_directory(trained_model_dir):
     assert config["model"] == "mtn" and config["train_config"]["warmup_steps"] == 20
 
 
-def test_refuses_to_overwrite_and_rejects_bad_overrides(trained_model_dir, prepared_data, tmp_path, capsys):
+def test_refuses_to_overwrite_and_rejects_bad_overrides(
+    trained_model_dir, prepared_data, tmp_path, capsys
+):
     def refused(args, words):
         assert main(["--data", str(prepared_data), "--preset", "tiny", *args]) == 2
         err = capsys.readouterr().err
@@ -54,8 +70,12 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
     vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
     model_config.vocab_size = len(vocab)
     train_config.epochs = 3
-    args = dict(train_sessions=load_split(str(prepared_data), "train"),
-                valid_sessions=load_split(str(prepared_data), "valid"), out=str(tmp_path), verbose=0)
+    args = dict(
+        train_sessions=load_split(str(prepared_data), "train"),
+        valid_sessions=load_split(str(prepared_data), "valid"),
+        out=str(tmp_path),
+        verbose=0,
+    )
     with pytest.raises(KeyboardInterrupt):
         fit_model("mtn", model_config, train_config, vocab, extra_callbacks=[Interrupt()], **args)
     assert (tmp_path / "backup").is_dir()
@@ -64,7 +84,6 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
         epochs = [int(row["epoch"]) for row in csv.DictReader(handle)]
     assert epochs == [0, 1, 2], "no finished epoch is lost or repeated"
     assert summary["epochs"] == 3
-
 
 
 def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
@@ -108,9 +127,29 @@ def test_the_best_epoch_can_be_chosen_by_validation_bleu(prepared_data, tmp_path
     """--set select=bleu: every epoch logs the validation pairs' BLEU, the kept model is
     the (first) epoch with the highest, and early stopping watches it too."""
     out = tmp_path / "bleu"
-    assert main(["--data", str(prepared_data), "--preset", "tiny", "--out", str(out), "--epochs", "3",
-                 "--verbose", "0", "--set", "select=bleu", "--set", "learning_rate_scale=4",
-                 "--set", "warmup_steps=20"]) == 0
+    assert (
+        main(
+            [
+                "--data",
+                str(prepared_data),
+                "--preset",
+                "tiny",
+                "--out",
+                str(out),
+                "--epochs",
+                "3",
+                "--verbose",
+                "0",
+                "--set",
+                "select=bleu",
+                "--set",
+                "learning_rate_scale=4",
+                "--set",
+                "warmup_steps=20",
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "train_summary.json").read_text())
     bleu = summary["val_bleu"]
     assert summary["selected_by"] == "val_bleu" and len(bleu) == summary["epochs"] >= 1

@@ -34,8 +34,16 @@ TOLERANCE = 1e-4
 
 def write_three_query_log(path, users=300):
     """An AOL-format log of made-up sessions, one per user, of three queries on one topic."""
-    topics = ["cheap flights", "hotel deals", "used cars", "pizza delivery", "weather forecast",
-              "guitar lessons", "running shoes", "garden tools"]
+    topics = [
+        "cheap flights",
+        "hotel deals",
+        "used cars",
+        "pizza delivery",
+        "weather forecast",
+        "guitar lessons",
+        "running shoes",
+        "garden tools",
+    ]
     edits = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
     rng = random.Random(0)
     lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
@@ -54,8 +62,13 @@ def three_query_data(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("distributed")
     out = root / "data"
-    prepare([str(write_three_query_log(root / "log.txt"))], str(out), min_count=2,
-            split=(80, 10, 10), progress=False)
+    prepare(
+        [str(write_three_query_log(root / "log.txt"))],
+        str(out),
+        min_count=2,
+        split=(80, 10, 10),
+        progress=False,
+    )
     train = (out / "train.tsv").read_text().splitlines()
     assert len(train) >= 7 * GLOBAL_BATCH
     (out / "train.tsv").write_text("\n".join(train[: 7 * GLOBAL_BATCH]) + "\n")
@@ -66,16 +79,37 @@ def three_query_data(tmp_path_factory):
 
 
 def common_args(data, epochs):
-    return ["--data", str(data), "--preset", "tiny", "--epochs", str(epochs), "--verbose", "0",
-            "--set", "learning_rate_scale=4"]
+    return [
+        "--data",
+        str(data),
+        "--preset",
+        "tiny",
+        "--epochs",
+        str(epochs),
+        "--verbose",
+        "0",
+        "--set",
+        "learning_rate_scale=4",
+    ]
 
 
 @pytest.fixture(scope="module")
 def one_process_log(three_query_data, tmp_path_factory):
     """log.csv's first row of one process training on the global batch."""
     out = tmp_path_factory.mktemp("one") / "run"
-    assert main([*common_args(three_query_data, 1), "--out", str(out), "--strategy", "one",
-                 *ONE_PROCESS_ARGS]) == 0
+    assert (
+        main(
+            [
+                *common_args(three_query_data, 1),
+                "--out",
+                str(out),
+                "--strategy",
+                "one",
+                *ONE_PROCESS_ARGS,
+            ]
+        )
+        == 0
+    )
     return read_rows(out)[0]
 
 
@@ -98,11 +132,16 @@ def free_port():
 def worker_env(tmp, task=None, cluster=None):
     """The environment of a worker; its temporary files (a non-chief's outputs, left behind
     when it is killed) go under the test's `tmp`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "TF_CPP_MIN_LOG_LEVEL": "3", "TMPDIR": str(tmp)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "TMPDIR": str(tmp),
+    }
     if task is not None:
-        env["TF_CONFIG"] = json.dumps({"cluster": {"worker": cluster},
-                                       "task": {"type": "worker", "index": task}})
+        env["TF_CONFIG"] = json.dumps(
+            {"cluster": {"worker": cluster}, "task": {"type": "worker", "index": task}}
+        )
     return env
 
 
@@ -113,11 +152,24 @@ def start_job(tmp, outs, args, die_after=None):
     workers = []
     for index, out in enumerate(outs):
         killer = ["--die-after", str(die_after)] if die_after and index == 0 else []
-        workers.append(subprocess.Popen(
-            [sys.executable, str(WORKER), *killer, *args, "--strategy", "multi-worker",
-             "--out", str(out)],
-            env=worker_env(tmp, index, cluster), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True))
+        workers.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(WORKER),
+                    *killer,
+                    *args,
+                    "--strategy",
+                    "multi-worker",
+                    "--out",
+                    str(out),
+                ],
+                env=worker_env(tmp, index, cluster),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     return workers
 
 
@@ -126,8 +178,9 @@ def finish(worker, timeout=240):
     return worker.returncode, output
 
 
-def test_two_workers_train_as_one_process_and_resume_after_a_kill(three_query_data, one_process_log,
-                                                                  tmp_path):
+def test_two_workers_train_as_one_process_and_resume_after_a_kill(
+    three_query_data, one_process_log, tmp_path
+):
     chief_out, other_out = tmp_path / "chief", tmp_path / "other"
     args = [*common_args(three_query_data, 2), *TWO_REPLICA_ARGS]
 
@@ -153,20 +206,39 @@ def test_two_workers_train_as_one_process_and_resume_after_a_kill(three_query_da
     assert {"model.keras", "vocab.txt", "config.json", "train_summary.json"} <= names
     assert "backup" not in names
     summary = json.loads((chief_out / "train_summary.json").read_text())
-    assert (summary["strategy"], summary["replicas"], summary["global_batch_size"],
-            summary["warmup_steps"]) == ("multi-worker", 2, GLOBAL_BATCH, 5)
+    assert (
+        summary["strategy"],
+        summary["replicas"],
+        summary["global_batch_size"],
+        summary["warmup_steps"],
+    ) == ("multi-worker", 2, GLOBAL_BATCH, 5)
     assert not other_out.exists()
     leftovers = [path.name for path in tmp_path.glob("mtn-keras-worker-*")]
     assert len(leftovers) == 1, "only the killed worker leaves its temporary directory"
 
 
-def test_mirrored_on_two_logical_cpus_trains_as_one_process(three_query_data, one_process_log,
-                                                            tmp_path):
+def test_mirrored_on_two_logical_cpus_trains_as_one_process(
+    three_query_data, one_process_log, tmp_path
+):
     out = tmp_path / "mirrored"
     result = subprocess.run(
-        [sys.executable, str(WORKER), "--cpus", "2", *common_args(three_query_data, 1),
-         *TWO_REPLICA_ARGS, "--strategy", "mirrored", "--out", str(out)],
-        env=worker_env(tmp_path), capture_output=True, text=True, timeout=240)
+        [
+            sys.executable,
+            str(WORKER),
+            "--cpus",
+            "2",
+            *common_args(three_query_data, 1),
+            *TWO_REPLICA_ARGS,
+            "--strategy",
+            "mirrored",
+            "--out",
+            str(out),
+        ],
+        env=worker_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads((out / "train_summary.json").read_text())
     assert (summary["strategy"], summary["replicas"]) == ("mirrored", 2)

@@ -18,13 +18,13 @@ def data(prepared_data, tmp_path):
 
 
 def train(data, out, *extra, capsys):
-    code = main(["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0",
-                 *extra])
+    code = main(
+        ["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra]
+    )
     return code, capsys.readouterr().err
 
 
-def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data, tmp_path,
-                                                                          capsys):
+def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data, tmp_path, capsys):
     out = tmp_path / "run"
     out.mkdir()
     (out / "config.json").write_text("{}")
@@ -39,13 +39,16 @@ def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data,
     assert (out / "config.json").read_text() == "{}"
 
 
-@pytest.mark.parametrize("extra, words", [
-    (["--set", "weight_decay=nan"], "weight_decay must be a finite number, not nan"),
-    (["--set", "weight_decay=-1"], "weight_decay must be at least 0"),
-    (["--set", "entropy_weight=inf"], "entropy_weight"),
-    (["--set", "label_smoothing=nan"], "label_smoothing"),
-    (["--seed", "-1"], "--seed must be in [0, 2**32)"),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--set", "weight_decay=nan"], "weight_decay must be a finite number, not nan"),
+        (["--set", "weight_decay=-1"], "weight_decay must be at least 0"),
+        (["--set", "entropy_weight=inf"], "entropy_weight"),
+        (["--set", "label_smoothing=nan"], "label_smoothing"),
+        (["--seed", "-1"], "--seed must be in [0, 2**32)"),
+    ],
+)
 def test_settings_that_are_not_finite_are_refused(data, tmp_path, capsys, extra, words):
     code, err = train(data, tmp_path / "out", *extra, capsys=capsys)
     assert code == 2 and err.count("\n") == 1 and words in err, err
@@ -87,8 +90,11 @@ def test_the_log_row_and_checkpoint_are_written_before_the_backup(tmp_path):
 
     callbacks = fit_callbacks(str(tmp_path), str(tmp_path), TrainConfig(), EpochTimer())
     kinds = [type(callback) for callback in callbacks]
-    assert kinds.index(keras.callbacks.CSVLogger) < kinds.index(BestCheckpoint) \
+    assert (
+        kinds.index(keras.callbacks.CSVLogger)
+        < kinds.index(BestCheckpoint)
         < kinds.index(RunBackup)
+    )
 
 
 @pytest.mark.slow
@@ -123,8 +129,19 @@ def test_a_backup_cut_by_a_kill_falls_back_to_the_previous_one(tmp_path, capsys)
 @pytest.mark.slow
 def test_a_diverged_run_exits_1_and_keeps_no_nan_model(data, tmp_path, capsys):
     out = tmp_path / "run"
-    code, err = train(data, out, "--model", "mnsrf", "--set", "entropy_weight=1e30",
-                      "--epochs", "2", "--steps-per-epoch", "2", capsys=capsys)
+    code, err = train(
+        data,
+        out,
+        "--model",
+        "mnsrf",
+        "--set",
+        "entropy_weight=1e30",
+        "--epochs",
+        "2",
+        "--steps-per-epoch",
+        "2",
+        capsys=capsys,
+    )
     assert code == 1 and err.count("\n") == 1 and "the loss became nan" in err, err
     assert not (out / "model.keras").exists()
     assert "NaN" not in (out / "config.json").read_text()

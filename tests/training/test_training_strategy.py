@@ -13,7 +13,9 @@ def tf_config(task_type, index, chief=False, workers=2):
     cluster = {"worker": [f"127.0.0.1:{2000 + i}" for i in range(workers)]}
     if chief:
         cluster["chief"] = ["127.0.0.1:1999"]
-    return {"TF_CONFIG": json.dumps({"cluster": cluster, "task": {"type": task_type, "index": index}})}
+    return {
+        "TF_CONFIG": json.dumps({"cluster": cluster, "task": {"type": task_type, "index": index}})
+    }
 
 
 def test_the_chief_is_the_chief_task_or_else_worker_0():
@@ -36,11 +38,14 @@ def test_auto_is_multi_worker_on_a_cluster_else_mirrored_on_gpus_else_one():
         resolve("multi-worker", single, gpus=0)
 
 
-@pytest.mark.parametrize("text, words", [
-    ('{"cluster": {"worker": "abc"}, "task": {"type": "worker", "index": 0}}', "host:port"),
-    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 3}}', "not in the"),
-    ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps", "index": 0}}', "not in the"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"cluster": {"worker": "abc"}, "task": {"type": "worker", "index": 0}}', "host:port"),
+        ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 3}}', "not in the"),
+        ('{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps", "index": 0}}', "not in the"),
+    ],
+)
 def test_a_malformed_cluster_is_refused(text, words):
     with pytest.raises(StrategyError, match=words):
         read_cluster({"TF_CONFIG": text})
@@ -62,16 +67,21 @@ def test_warm_up_covers_the_same_sessions_at_any_replica_count():
 
 
 @pytest.mark.parametrize("command", ["suggest", "evaluate", "export", "compare", "ranking"])
-def test_commands_that_need_tensorflow_say_so_under_another_backend(command, monkeypatch, capsys,
-                                                                    tmp_path):
+def test_commands_that_need_tensorflow_say_so_under_another_backend(
+    command, monkeypatch, capsys, tmp_path
+):
     import importlib
 
-    module = importlib.import_module(f"mtn_keras.{command}" if command != "ranking" else "mtn_keras.rank")
-    args = {"suggest": ["--model", str(tmp_path), "cheap flights"],
-            "evaluate": ["--model", str(tmp_path), "--data", str(tmp_path)],
-            "export": ["--model", str(tmp_path), "--out", str(tmp_path / "saved")],
-            "compare": ["--data", str(tmp_path), "--out", str(tmp_path / "compare")],
-            "ranking": ["--model", str(tmp_path)]}[command]
+    module = importlib.import_module(
+        f"mtn_keras.{command}" if command != "ranking" else "mtn_keras.rank"
+    )
+    args = {
+        "suggest": ["--model", str(tmp_path), "cheap flights"],
+        "evaluate": ["--model", str(tmp_path), "--data", str(tmp_path)],
+        "export": ["--model", str(tmp_path), "--out", str(tmp_path / "saved")],
+        "compare": ["--data", str(tmp_path), "--out", str(tmp_path / "compare")],
+        "ranking": ["--model", str(tmp_path)],
+    }[command]
     (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend
     (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend
     monkeypatch.setattr(keras.config, "backend", lambda: "jax")

@@ -37,7 +37,8 @@ def main(argv):
 
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(
-            cpu, [tf.config.LogicalDeviceConfiguration()] * cpus)
+            cpu, [tf.config.LogicalDeviceConfiguration()] * cpus
+        )
     from mtn_keras import fitting, train
 
     if die_after:
