@@ -81,9 +81,9 @@ class SuggestionService(tf.Module):
             threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
             self.hybrid = HybridRanker(ranking, threshold)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
-        # [1, layers, heads, 1, 1]: the sizes of the session attention, for empty batches.
+        # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
-            model.session_attention(tf.zeros([1, 1, self.n], tf.int32)).shape
+            model.session_attention(tf.zeros([1, 2, self.n], tf.int32)).shape
         )
 
     def prepare(self, session):
