@@ -60,14 +60,14 @@ SAVEDMODEL_FILES = {"saved_model.pb", "variables", "assets", "fingerprint.pb", "
 
 def check_out(out, model, force):
     """Raises OutputError if `out` cannot be written: a file, the model's own folder or one
-    inside it, not empty without `force`, or (with force) holding anything but a SavedModel
-    (a training run, notes): --force never deletes what an export did not write."""
+    that holds it, not empty without `force`, or (with force) holding anything but a
+    SavedModel (a training run, notes): --force never deletes what an export did not write.
+    A new folder inside the model's (`RUN/savedmodel`, where the app looks) is fine."""
     check_out_path(out)
     where, source = os.path.realpath(out), os.path.realpath(model)
-    if os.path.commonpath([where, source]) in (where, source):
+    if os.path.commonpath([where, source]) == where:
         raise OutputError(
-            f"--out {out} is the model's folder {model}, lies in it or holds it; "
-            "choose another --out"
+            f"--out {out} is the model's folder {model} or holds it; choose another --out"
         )
     if not os.path.isdir(out) or not os.listdir(out):
         return

@@ -69,7 +69,9 @@ class ValidationBleu(keras.callbacks.Callback):
         from mtn_keras.serving.service import SuggestionService
 
         decoding = DecodeConfig(k=1, source="beam", filters=())
-        self.suggest = model_suggester(SuggestionService(self.model, self.vocab.tokens, decoding))
+        # Kept: a tf.function method holds its object only weakly.
+        self.service = SuggestionService(self.model, self.vocab.tokens, decoding)
+        self.suggest = model_suggester(self.service.suggest)
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:

@@ -187,7 +187,7 @@ def test_suggest_command(trained_model_dir):
 @pytest.mark.slow  # a fresh process that imports TensorFlow: about 6 s
 def test_suggest_command_on_a_missing_model(tmp_path):
     done = run_command("mtn_keras.suggest", "--model", str(tmp_path / "nope"), "a query")
-    assert done.returncode == 2 and "no such model directory" in done.stderr
+    assert done.returncode == 2 and "the path does not exist" in done.stderr
     assert "Traceback" not in done.stderr
 
 

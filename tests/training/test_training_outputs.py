@@ -89,7 +89,8 @@ def test_export_force_never_replaces_a_training_run_or_foreign_files(tmp_path):
     with pytest.raises(OutputError, match="model's folder"):
         check_out(str(run), str(run), force=True)
     with pytest.raises(OutputError, match="model's folder"):
-        check_out(str(run / "exported"), str(run), force=True)
+        check_out(str(tmp_path), str(run), force=True)  # holds the run
+    check_out(str(run / "savedmodel"), str(run), force=True)  # a new folder inside: the README's
     with pytest.raises(OutputError, match="not an exported SavedModel .*config.json"):
         check_out(str(run), str(tmp_path / "another"), force=True)
     exported = tmp_path / "exported"
