@@ -158,9 +158,14 @@ def main(argv=None):
         if text
     ]
     if not lines:
+        hint = (
+            "an export keeps the threshold it was exported with (export --threshold 0 shows "
+            "every candidate)"
+            if exported
+            else "--threshold 0 shows every candidate"
+        )
         print(
-            "suggest: no suggestion passed the filters and the confidence threshold "
-            "(--threshold 0 shows every candidate)",
+            f"suggest: no suggestion passed the filters and the confidence threshold ({hint})",
             file=sys.stderr,
         )
         return NOTHING_TO_SHOW
