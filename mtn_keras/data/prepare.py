@@ -15,9 +15,9 @@ its sessions, lines (sessions, or their windows under `all`), pairs (k-1 for a l
 queries), queries (of its sessions, each once) and users. `queries_truncated` counts the
 queries cut to `max_query_tokens` words (`all` only). `options.protocol` names the
 protocol; `options.split_users` the validation and test users asked (instead of
-`options.split`). `vocab_size` counts the four special tokens. With `subwords`, the vocabulary is
-WordPiece pieces and `options.max_query_pieces` is the most pieces of a training query
-(at most twice `max_query_tokens`): the query length the models are built for.
+`options.split`). `vocab_size` counts the four special tokens. With `subwords`, the
+vocabulary is WordPiece pieces and `options.max_query_pieces` is the most pieces of a
+training query (at most twice `max_query_tokens`): the query length the models are built for.
 """
 
 import dataclasses

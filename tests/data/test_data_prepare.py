@@ -269,10 +269,10 @@ def test_data_prepare_split_users_refuses_counts_that_leave_no_training_user(tmp
     with pytest.raises(PrepareError, match="leave no training user"):
         prepare([log], str(tmp_path / "out"), split_by="user", split_users=(30, 30))
     assert not (tmp_path / "out").exists()
+    by_user = ["--split-by", "user"]
     done = run_cli(
-        "prepare", "--input", log, "--out", tmp_path / "out", "--split-by", "user",
-        "--split-users", "50,10",
-    )  # fmt: skip
+        "prepare", "--input", log, "--out", tmp_path / "out", *by_user, "--split-users", "50,10"
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "leave no training user" in done.stderr and not (tmp_path / "out").exists()
     for bad in (
