@@ -204,7 +204,13 @@ def format_stats(stats: dict) -> str:
         lines.append(f"{label:<12}{splits[name]['sessions']:>12,}{splits[name]['pairs']:>24,}")
     total_sessions = sum(split["sessions"] for split in splits.values())
     total_pairs = sum(split["pairs"] for split in splits.values())
-    lines += [f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}", ""]
+    lines.append(f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}")
+    users = [f"{splits[name].get('users', 0):,} {name}" for name in SPLITS]
+    asked = options.get("split_users")
+    lines += [
+        f"users: {', '.join(users)}" + (f" (--split-users {asked[0]},{asked[1]})" if asked else ""),
+        "",
+    ]
     if protocol == "all":
         total_lines = sum(split["lines"] for split in splits.values())
         lines += [

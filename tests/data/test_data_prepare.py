@@ -11,6 +11,7 @@ import pytest
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepare import (
     PrepareError,
+    format_stats,
     load_split,
     load_stats,
     load_users,
@@ -245,6 +246,7 @@ def test_data_prepare_split_users_gives_the_asked_users_each_in_one_split(tmp_pa
     counts = {name: split["users"] for name, split in stats["splits"].items()}
     assert counts == {"train": 48, "valid": 7, "test": 5}
     assert stats["options"]["split_users"] == [7, 5] and "split" not in stats["options"]
+    assert "users: 48 train, 7 valid, 5 test (--split-users 7,5)" in format_stats(stats)
     users = {name: load_users(out, name) for name in ("train", "valid", "test")}
     assert all(len(users[name]) == len(load_split(out, name)) for name in users)
     assert [len(set(users[name])) for name in ("train", "valid", "test")] == [48, 7, 5]
