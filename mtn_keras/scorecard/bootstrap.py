@@ -83,6 +83,8 @@ def intervals(
     for each of `RATIOS`, each [low, high]."""
     if not pairs or resamples < 1:
         return {}
+    if groups is None or len(groups) != len(pairs):
+        raise ValueError("a bootstrap needs the unit (user or session) of every pair")
     references = [reference for _, reference in pairs]
     _, unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
     units = int(unit_of.max()) + 1

@@ -166,3 +166,11 @@ def test_evaluate_resamples_users_of_a_dataset_and_sessions_of_an_old_one(made_u
     assert bootstrap_groups(sessions, None, 0)[1] == {} and bootstrap_line({}) is None
     (out / "test.users").unlink()
     assert load_users(out, "test") is None
+
+
+def test_a_bootstrap_without_the_units_of_the_pairs_is_refused():
+    sessions, _ = made_up_users(5)
+    with pytest.raises(ValueError, match="unit .* of every pair"):
+        evaluate_suggesters(
+            session_pairs(sessions), {"online": online}, progress=False, resamples=9
+        )
