@@ -143,6 +143,14 @@ def positive_int(text):
     return value
 
 
+def non_negative_int(text):
+    """An integer of at least 0, for argparse."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
 def non_negative_float(text):
     """A finite number of at least 0 (not nan), for argparse."""
     value = float(text)

@@ -4,7 +4,9 @@ hold, and perplexity of a trained model: its ranked suggestions (when it has a r
 its beam's alone, with the copy-last and adj anchors (adj filtered as the model is) scored on
 the same pairs; JSON, Table 2 style markdown tables and a chart. An exported SavedModel
 (`default` included) is scored through its `suggest` signature: every suggestion metric, no
-perplexity (that needs the Keras model of a run folder)."""
+perplexity (that needs the Keras model of a run folder). Each suggestion figure comes with its
+95% interval from a bootstrap over the evaluated users (over sessions for a dataset that
+records no users)."""
 
 import argparse
 import sys
@@ -19,12 +21,19 @@ from mtn_keras.cli import (
     decode_config,
     fail,
     needs_tensorflow,
+    non_negative_int,
     positive_int,
 )
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.logs import InputError, check_inputs
-from mtn_keras.data.prepare import load_split
-from mtn_keras.data.sessions import PROTOCOLS, Protocol, protocol_lines, sessions_from_logs
+from mtn_keras.data.prepare import load_split, load_users
+from mtn_keras.data.sessions import (
+    PROTOCOLS,
+    Protocol,
+    line_users,
+    protocol_lines,
+    sessions_from_logs,
+)
 from mtn_keras.outputs import OutputError, check_writable
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.scorecard import (
@@ -35,6 +44,7 @@ from mtn_keras.scorecard import (
     evaluate_suggesters,
     markdown_table,
     model_report,
+    pair_groups,
     perplexity,
     quality_table,
     session_pairs,
@@ -53,6 +63,8 @@ from mtn_keras.serving.savedmodel import (
     resolve,
 )
 from mtn_keras.suggest import MODEL_HELP, unfit_option
+
+BOOTSTRAP_SEED = 0
 
 
 def model_suggester(suggest_strings, k=None):
@@ -86,9 +98,19 @@ def model_perplexity(model, sessions, vocab, batch_size=64):
     return perplexity(total, count)
 
 
-def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), batch_size=64):
+def evaluate(
+    trained,
+    sessions,
+    train_sessions=None,
+    decoding=DecodeConfig(),
+    batch_size=64,
+    users=None,
+    bootstrap=1000,
+):
     """The report of one trained model on `sessions` (every pair of every session): its
-    suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)")."""
+    suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)").
+    `users` (one per session, or None) and `bootstrap` (resamples, 0: none) give the
+    intervals, see `bootstrap_groups`."""
     from dataclasses import replace
 
     from mtn_keras.serving.service import SuggestionService
@@ -104,18 +126,21 @@ def evaluate(trained, sessions, train_sessions=None, decoding=DecodeConfig(), ba
             trained.model, trained.vocab.tokens, replace(decoding, source="beam")
         )
         suggesters[f"{trained.name} (beam)"] = model_suggester(beam.suggest)
+    groups, note = bootstrap_groups(sessions, users, bootstrap)
     scores, anchors = score_with_anchors(
-        trained.name, pairs, suggesters, train_sessions, k, batch_size
+        trained.name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap
     )
     ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
-    return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3))
+    return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3)) | note
 
 
-def evaluate_savedmodel(path, sessions, train_sessions=None, k=None, batch_size=64):
+def evaluate_savedmodel(
+    path, sessions, train_sessions=None, k=None, batch_size=64, users=None, bootstrap=1000
+):
     """The report of the exported SavedModel at `path` (already resolved) on `sessions`,
     through its `suggest` signature as docs/contracts.md has it: the first `k` of its lists
     (default DecodeConfig's k; at most the export's), the anchors beside them, no perplexity
-    and no size (a SavedModel has no Keras model)."""
+    and no size (a SavedModel has no Keras model); intervals as `evaluate`'s."""
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
@@ -125,8 +150,37 @@ def evaluate_savedmodel(path, sessions, train_sessions=None, k=None, batch_size=
     suggesters = {
         name: model_suggester(lambda session: call(loaded, path, "suggest", session=session), k)
     }
-    scores, anchors = score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size)
-    return model_report(scores, anchors, None, None)
+    groups, note = bootstrap_groups(sessions, users, bootstrap)
+    scores, anchors = score_with_anchors(
+        name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap
+    )
+    return model_report(scores, anchors, None, None) | note
+
+
+def bootstrap_groups(sessions, users, resamples):
+    """The unit each pair is resampled with (its user, or its session when `users` is None)
+    and the report's `bootstrap` entry: resamples, seed, unit (`users` or `sessions`) and how
+    many units (empty without resamples)."""
+    groups = pair_groups(sessions, users)
+    if not resamples:
+        return groups, {}
+    unit = "users" if users is not None else "sessions"
+    entry = {"resamples": resamples, "seed": BOOTSTRAP_SEED, "unit": unit}
+    return groups, {"bootstrap": entry | {"units": len(set(groups))}}
+
+
+def bootstrap_line(report):
+    """One line that says what the intervals resampled, or None without intervals."""
+    entry = report.get("bootstrap")
+    if not entry:
+        return None
+    line = (
+        f"[low, high]: 95% interval, bootstrap over the {entry['units']:,} evaluated "
+        f"{entry['unit']} ({entry['resamples']:,} resamples, seed {entry['seed']})"
+    )
+    if entry["unit"] == "sessions":
+        line += "; the dataset records no users (prepare it again to resample users)"
+    return line
 
 
 def savedmodel_name(path):
@@ -138,14 +192,25 @@ def savedmodel_name(path):
     return path.parent.name if path.name == "savedmodel" else path.name
 
 
-def score_with_anchors(name, pairs, suggesters, train_sessions, k, batch_size):
+def score_with_anchors(
+    name, pairs, suggesters, train_sessions, k, batch_size, groups=None, resamples=0
+):
     """The scores of suggester `name` on `pairs` and, scored on the same pairs, those of the
-    other `suggesters` and of the anchors (adj only with `train_sessions`)."""
+    other `suggesters` and of the anchors (adj only with `train_sessions`); with `resamples`,
+    their intervals over the units of `groups`."""
     phrases = blocked_phrases()
     suggesters["copy-last"] = batched(CopyLast(), k)
     if train_sessions:
         suggesters["adj"] = filtered(batched(Adj().fit(train_sessions), 4 * k), phrases, k)
-    scores = evaluate_suggesters(pairs, suggesters, batch_size=batch_size, phrases=phrases)
+    scores = evaluate_suggesters(
+        pairs,
+        suggesters,
+        batch_size=batch_size,
+        phrases=phrases,
+        groups=groups,
+        resamples=resamples,
+        seed=BOOTSTRAP_SEED,
+    )
     anchors = {other: scores.pop(other) for other in list(scores) if other != name}
     return scores[name], anchors
 
@@ -190,6 +255,14 @@ def main(argv=None):
     )
     add_decode_arguments(parser)
     parser.add_argument("--batch-size", type=positive_int, default=64)
+    parser.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        default=1000,
+        metavar="N",
+        help="resamples of the evaluated users behind each figure's 95%% interval "
+        "(default 1000; 0: no intervals)",
+    )
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
@@ -213,6 +286,7 @@ def main(argv=None):
         config = trained.config if trained else None
         if args.data:
             sessions = load_split(args.data, args.split)
+            users = load_users(args.data, args.split)
         else:
             check_inputs(args.input)
             limits = vars(config) if config else settings  # the sizes the model reads
@@ -222,6 +296,7 @@ def main(argv=None):
             protocol = Protocol.named(args.protocol, **sizes)
             kept = sessions_from_logs(args.input, args.format, protocol)
             sessions = protocol_lines((s.queries for s in kept), protocol)
+            users = line_users(kept, protocol)
         train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
@@ -229,11 +304,19 @@ def main(argv=None):
         if exported:
             name = savedmodel_name(resolve(args.model))
             report = evaluate_savedmodel(
-                resolve(args.model), sessions, train_sessions, decoding.k, args.batch_size
+                resolve(args.model),
+                sessions,
+                train_sessions,
+                decoding.k,
+                args.batch_size,
+                users,
+                args.bootstrap,
             )
         else:
             name = trained.name
-            report = evaluate(trained, sessions, train_sessions, decoding, args.batch_size)
+            report = evaluate(
+                trained, sessions, train_sessions, decoding, args.batch_size, users, args.bootstrap
+            )
     except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)
     rows = table_rows({name: report})
@@ -249,11 +332,13 @@ def main(argv=None):
             f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  "
             f"size {report['size_mb']:.1f} MB"
         )
+    if note := bootstrap_line(report):
+        print(note)
     if args.json:
         write_json(report, args.json)
     if args.markdown:
         with open(args.markdown, "w") as handle:
-            handle.write(table)
+            handle.write(table + (f"\n{note}\n" if note else ""))
     if args.chart:
         bleu_chart(rows, args.chart)
     return 0

@@ -27,6 +27,17 @@ def _split(text: str) -> tuple[float, float, float]:
     return shares
 
 
+def _split_users(text: str) -> tuple[int, int]:
+    """Parses `--split-users 90,90` (validation and test users)."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        counts = ()
+    if len(counts) != 2 or min(counts) < 0:
+        raise argparse.ArgumentTypeError(f"expected two user counts such as 90,90, not {text!r}")
+    return counts
+
+
 def _parser() -> argparse.ArgumentParser:
     """The argument parser of both subcommands."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
@@ -99,9 +110,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--split",
         type=_split,
-        default=(95, 2.5, 2.5),
         metavar="TRAIN/VALID/TEST",
         help="split shares (default: 95/2.5/2.5)",
+    )
+    p.add_argument(
+        "--split-users",
+        type=_split_users,
+        metavar="VALID,TEST",
+        help="with --split-by user, instead of --split: this many users with sessions in "
+        "the validation and the test split, every other user in train",
     )
     p.add_argument(
         "--split-by",
@@ -162,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--min-count must be at least 1")
     if args.subwords and args.subwords < 50:
         parser.error("--subwords must be 0 (words) or at least 50 pieces")
+    if args.split_users and args.split_by != "user":
+        parser.error("--split-users needs --split-by user")
+    if args.split_users and args.split:
+        parser.error("--split-users replaces --split; give one of them")
+    split = args.split or (95, 2.5, 2.5)
     try:
         stats = prepare(
             args.input,
@@ -169,22 +191,27 @@ def main(argv: list[str] | None = None) -> int:
             args.format,
             protocol,
             args.min_count,
-            args.split,
+            split,
             args.split_by,
             args.seed,
             args.force,
             subwords=args.subwords,
+            split_users=args.split_users,
         )
     except (InputError, PrepareError, OSError) as error:
         return fail("error", error, args.verbose)
     print(format_stats(stats))
     print(f"\nwrote {args.out}")
-    for name, split in stats["splits"].items():
-        if not split["sessions"]:
+    asked = (
+        f"--split-users {','.join(map(str, args.split_users))}"
+        if args.split_users
+        else f"--split {'/'.join(f'{share:g}' for share in split)}"
+    )
+    for name, counts in stats["splits"].items():
+        if not counts["sessions"]:
             print(
-                f"warning: {args.out}: the {name} split is empty (--split "
-                f"{'/'.join(f'{share:g}' for share in args.split)}); train needs sessions in "
-                "train and valid",
+                f"warning: {args.out}: the {name} split is empty ({asked}); train needs "
+                "sessions in train and valid",
                 file=sys.stderr,
             )
     return 0

@@ -2,8 +2,9 @@
 
 The directory (docs/contracts.md): train.tsv, valid.tsv, test.tsv (one session a line, its
 queries TAB-separated, oldest first; under the `all` protocol one window of a session a
-line), vocab.txt (from the training split only) and stats.json. stats.json accounts for
-every row read:
+line), beside each its users file (train.users, valid.users, test.users: the user id of
+each line of the .tsv, in its order, so that evaluation can resample users), vocab.txt (from
+the training split only) and stats.json. stats.json accounts for every row read:
 
     rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
 
@@ -13,9 +14,10 @@ session_too_long, session_long_query) and `dropped_sessions` those sessions. Eac
 its sessions, lines (sessions, or their windows under `all`), pairs (k-1 for a line of k
 queries), queries (of its sessions, each once) and users. `queries_truncated` counts the
 queries cut to `max_query_tokens` words (`all` only). `options.protocol` names the
-protocol. `vocab_size` counts the four special tokens. With `subwords`, the vocabulary is
-WordPiece pieces and `options.max_query_pieces` is the most pieces of a training query
-(at most twice `max_query_tokens`): the query length the models are built for.
+protocol; `options.split_users` the validation and test users asked (instead of
+`options.split`). `vocab_size` counts the four special tokens. With `subwords`, the
+vocabulary is WordPiece pieces and `options.max_query_pieces` is the most pieces of a
+training query (at most twice `max_query_tokens`): the query length the models are built for.
 """
 
 import dataclasses
@@ -27,6 +29,7 @@ from mtn_keras.data.sessions import (
     SPLITS,
     Protocol,
     Session,
+    line_users,
     protocol_lines,
     sessions_from_logs,
     split_sessions,
@@ -43,7 +46,11 @@ ROW_DROPS = (
     "session_long_query",
 )
 SESSION_DROPS = ("too_short", "too_long", "long_query")
-FILES = tuple(f"{name}.tsv" for name in SPLITS) + ("vocab.txt", "stats.json")
+FILES = (
+    tuple(f"{name}.tsv" for name in SPLITS)
+    + tuple(f"{name}.users" for name in SPLITS)
+    + ("vocab.txt", "stats.json")
+)
 
 
 class PrepareError(Exception):
@@ -62,9 +69,12 @@ def prepare(
     force: bool = False,
     progress: bool | None = None,
     subwords: int = 0,
+    split_users: tuple[int, int] | None = None,
 ) -> dict:
     """Reads the logs, runs the session protocol and writes the directory `out`; returns stats.
     `subwords`: learn a WordPiece vocabulary of about this many tokens instead (0: words).
+    `split_users` (valid, test): split by user with that many users with sessions in valid
+    and test instead of `split`'s shares (see `split_sessions`).
 
     Raises InputError (an unreadable log) or PrepareError before anything is written.
     """
@@ -74,7 +84,10 @@ def prepare(
     sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
-    splits = split_sessions(sessions, split, split_by, seed, users=tally.users)
+    try:
+        splits = split_sessions(sessions, split, split_by, seed, tally.users, split_users)
+    except ValueError as error:
+        raise PrepareError(f"--split-users: {error}; nothing written") from None
     lines = {
         name: protocol_lines((s.queries for s in kept), protocol) for name, kept in splits.items()
     }
@@ -85,7 +98,7 @@ def prepare(
         "protocol": protocol.name,
         **fields,
         "min_count": min_count,
-        "split": list(split),
+        **({"split_users": list(split_users)} if split_users else {"split": list(split)}),
         "split_by": split_by,
         "seed": seed,
     }
@@ -106,13 +119,31 @@ def prepare(
     else:
         vocab = Vocabulary.from_sessions([train_queries], min_count)
     stats = _stats(tally, splits, lines, vocab, options)
-    _write(out, lines, vocab, stats)
+    users = {name: line_users(kept, protocol) for name, kept in splits.items()}
+    _write(out, lines, users, vocab, stats)
     return stats
 
 
 def load_split(directory: str, name: str) -> list[list[str]]:
     """The sessions of one split (`train`, `valid` or `test`) of a prepared directory."""
     return read_sessions(os.path.join(directory, f"{name}.tsv"))
+
+
+def load_users(directory: str, name: str) -> list[str] | None:
+    """The user of each session of one split (aligned with `load_split`), or None for a
+    dataset prepared before users were kept. Raises ValueError if the counts differ."""
+    path = os.path.join(directory, f"{name}.users")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as file:
+        users = file.read().splitlines()
+    sessions = len(load_split(directory, name))
+    if len(users) != sessions:
+        raise ValueError(
+            f"{path}: {len(users):,} users for the {sessions:,} sessions of {name}.tsv "
+            "(prepare the dataset again)"
+        )
+    return users
 
 
 def read_sessions(path: str) -> list[list[str]]:
@@ -173,7 +204,13 @@ def format_stats(stats: dict) -> str:
         lines.append(f"{label:<12}{splits[name]['sessions']:>12,}{splits[name]['pairs']:>24,}")
     total_sessions = sum(split["sessions"] for split in splits.values())
     total_pairs = sum(split["pairs"] for split in splits.values())
-    lines += [f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}", ""]
+    lines.append(f"{'Total':<12}{total_sessions:>12,}{total_pairs:>24,}")
+    users = [f"{splits[name].get('users', 0):,} {name}" for name in SPLITS]
+    asked = options.get("split_users")
+    lines += [
+        f"users: {', '.join(users)}" + (f" (--split-users {asked[0]},{asked[1]})" if asked else ""),
+        "",
+    ]
     if protocol == "all":
         total_lines = sum(split["lines"] for split in splits.values())
         lines += [
@@ -298,12 +335,20 @@ def _stats(
     }
 
 
-def _write(out: str, lines: dict[str, list[list[str]]], vocab: Vocabulary, stats: dict) -> None:
+def _write(
+    out: str,
+    lines: dict[str, list[list[str]]],
+    users: dict[str, list[str]],
+    vocab: Vocabulary,
+    stats: dict,
+) -> None:
     """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
     with staged_directory(out, "prepare") as temp:
         for name, queries in lines.items():
             with open(os.path.join(temp, f"{name}.tsv"), "w", encoding="utf-8") as file:
                 file.writelines("\t".join(line) + "\n" for line in queries)
+            with open(os.path.join(temp, f"{name}.users"), "w", encoding="utf-8") as file:
+                file.writelines(f"{user}\n" for user in users[name])
         vocab.save(os.path.join(temp, "vocab.txt"))
         with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
             json.dump(stats, file, indent=2)

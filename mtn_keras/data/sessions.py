@@ -135,6 +135,7 @@ def split_sessions(
     by: str = "session",
     seed: int = 0,
     users: list[str] | None = None,
+    user_counts: tuple[int, int] | None = None,
 ) -> dict[str, list[Session]]:
     """Seeded random train/valid/test split by session or by user, each split in input order.
 
@@ -142,6 +143,13 @@ def split_sessions(
     `users` (default: those of the sessions). `prepare` passes every user of the log, so
     that a user falls in the same split under any protocol: `paper` and `all` data of one
     log and seed have the same unseen users.
+
+    `user_counts` (valid, test), by `user` only, replaces `fractions`: walking the same
+    shuffled users, the first `valid` users that have sessions go to valid, the next `test`
+    to test, the rest to train, so that each evaluation split has exactly that many users
+    with pairs to score. Which users have sessions depends on the protocol, so under counts
+    the two protocols' splits may differ. Raises ValueError if no user with sessions is
+    left for train.
     """
     if by == "session":
         units = list(range(len(sessions)))
@@ -154,15 +162,46 @@ def split_sessions(
     else:
         raise ValueError(f"split by {by!r}: expected 'session' or 'user'")
     random.Random(seed).shuffle(units)
-    total = sum(fractions)
-    n_train = round(len(units) * fractions[0] / total)
-    n_valid = round(len(units) * fractions[1] / total)
-    cuts = (n_train, n_train + n_valid)
-    split_of = {unit: SPLITS[(i >= cuts[0]) + (i >= cuts[1])] for i, unit in enumerate(units)}
+    if user_counts is not None:
+        if by != "user":
+            raise ValueError("user counts split by user, not by session")
+        split_of = _split_by_counts(units, {session.user for session in sessions}, user_counts)
+    else:
+        total = sum(fractions)
+        n_train = round(len(units) * fractions[0] / total)
+        n_valid = round(len(units) * fractions[1] / total)
+        cuts = (n_train, n_train + n_valid)
+        split_of = {unit: SPLITS[(i >= cuts[0]) + (i >= cuts[1])] for i, unit in enumerate(units)}
     splits: dict[str, list[Session]] = {name: [] for name in SPLITS}
     for i, session in enumerate(sessions):
         splits[split_of[i if by == "session" else session.user]].append(session)
     return splits
+
+
+def _split_by_counts(
+    shuffled: list[str], with_sessions: set[str], counts: tuple[int, int]
+) -> dict[str, str]:
+    """Each user's split: the first counts[0] users with sessions to valid, the next
+    counts[1] to test, every other user to train."""
+    valid, test = counts
+    if valid + test >= len(with_sessions):
+        raise ValueError(
+            f"{valid} validation and {test} test users leave no training user: "
+            f"{len(with_sessions):,} users have sessions"
+        )
+    split_of, taken = {}, 0
+    for user in shuffled:
+        if user in with_sessions and taken < valid + test:
+            split_of[user] = "valid" if taken < valid else "test"
+            taken += 1
+        else:
+            split_of[user] = "train"
+    return split_of
+
+
+def line_users(sessions: list[Session], protocol: Protocol) -> list[str]:
+    """The user of each line that `protocol_lines` makes of these sessions, in its order."""
+    return [s.user for s in sessions for _ in protocol_lines([s.queries], protocol)]
 
 
 def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[tuple[int, str]]]]:

@@ -3,7 +3,7 @@ with: BLEU, n-gram precision, SR@k, anchors and reports."""
 
 from mtn_keras.scorecard.anchors import ANCHORS, Adj, CopyLast, batched
 from mtn_keras.scorecard.metrics import corpus_scores, perplexity, success_rate
-from mtn_keras.scorecard.pairs import session_pairs
+from mtn_keras.scorecard.pairs import pair_groups, session_pairs
 from mtn_keras.scorecard.report import (
     bleu_chart,
     evaluate_suggesters,
@@ -24,6 +24,7 @@ __all__ = [
     "evaluate_suggesters",
     "markdown_table",
     "model_report",
+    "pair_groups",
     "perplexity",
     "quality_table",
     "session_pairs",

@@ -13,7 +13,8 @@ from sacrebleu.metrics import BLEU
 from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
 from mtn_keras.scorecard.quality import is_new
 
-_BLEU = BLEU(tokenize="none", smooth_method="none", force=True)
+BLEU_SETTINGS = {"tokenize": "none", "smooth_method": "none", "force": True}
+_BLEU = BLEU(**BLEU_SETTINGS)
 
 
 def corpus_scores(hypotheses: list[str], references: list[str]) -> dict:

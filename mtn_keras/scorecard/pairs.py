@@ -6,3 +6,12 @@ def session_pairs(sessions: list[list[str]]) -> list[tuple[list[str], str]]:
     return [
         (session[: t + 1], session[t + 1]) for session in sessions for t in range(len(session) - 1)
     ]
+
+
+def pair_groups(sessions: list[list[str]], users: list[str] | None = None) -> list[str]:
+    """The unit each pair of `session_pairs(sessions)` is resampled with: its session's user,
+    or without `users` (one per session) the session itself (its index)."""
+    units = users if users is not None else [str(i) for i in range(len(sessions))]
+    if len(units) != len(sessions):
+        raise ValueError(f"{len(units)} users for {len(sessions)} sessions")
+    return [unit for unit, session in zip(units, sessions) for _ in range(len(session) - 1)]

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mtn_keras.scorecard.anchors import ANCHORS
+from mtn_keras.scorecard.bootstrap import intervals
 from mtn_keras.scorecard.metrics import (
     corpus_scores,
     list_quality,
@@ -19,11 +20,20 @@ from mtn_keras.scorecard.metrics import (
 
 
 def evaluate_suggesters(
-    pairs, suggesters, batch_size: int = 256, progress: bool = True, phrases=()
+    pairs,
+    suggesters,
+    batch_size: int = 256,
+    progress: bool = True,
+    phrases=(),
+    groups=None,
+    resamples: int = 0,
+    seed: int = 0,
 ) -> dict:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
-    (context, next query) pairs.
+    (context, next query) pairs. With `resamples`, each suggestion figure also gets its 95%
+    interval (`NAME_ci`) from that many bootstrap resamples of the units in `groups` (the
+    user of each pair, see `bootstrap.intervals`); every suggester sees the same resamples.
 
     A suggester maps a batch of contexts to lists of (text, score), best first, at most five
     long (what is shown); its top-1 is the BLEU hypothesis ("" when it suggests nothing).
@@ -49,6 +59,8 @@ def evaluate_suggesters(
             "mrr@5": mean_reciprocal_rank(lists, references, 5),
             **list_quality(lists, pairs, phrases, 5),
         }
+        if resamples:
+            results[name] |= intervals(hypotheses, lists, pairs, groups, resamples, seed)
     return results
 
 
@@ -83,25 +95,28 @@ def write_json(results: dict, path) -> None:
 
 
 def markdown_table(rows: dict) -> str:
-    """Table 2 of the paper plus BLEU and SR@k: one row per model or anchor (no size)."""
+    """Table 2 of the paper plus BLEU and SR@k: one row per model or anchor (no size), each
+    figure with its 95% interval `[low, high]` when the row has one."""
     lines = [
         "| Model | Size (MB) | 1/2/3/4-gram | BLEU | SR@1 | SR@5 |",
         "| --- | ---: | --- | ---: | ---: | ---: |",
     ]
     for name, row in rows.items():
         size = f"{row['size_mb']:.1f}" if row.get("size_mb") is not None else ""
-        precisions = "/".join(f"{p:.1f}" for p in row["precisions"])
-        lines.append(
-            f"| {name} | {size} | {precisions} | {row['bleu']:.2f} | {row['sr@1']:.2f} "
-            f"| {row['sr@5']:.2f} |"
+        intervals = row.get("precisions_ci") or [None] * len(row["precisions"])
+        precisions = "/".join(_cell(p, ci, 1) for p, ci in zip(row["precisions"], intervals))
+        figures = " | ".join(
+            _cell(row[key], row.get(f"{key}_ci")) for key in ("bleu", "sr@1", "sr@5")
         )
+        lines.append(f"| {name} | {size} | {precisions} | {figures} |")
     return "\n".join(lines) + "\n"
 
 
 def quality_table(rows: dict) -> str:
     """What a searcher is shown, one row per suggester that has the figures (percentages):
     MRR@5, SR@5 on new next queries, coverage and precision, and the shares of shown
-    suggestions that repeat the session, repeat a word or hold a blocked word."""
+    suggestions that repeat the session, repeat a word or hold a blocked word; a figure with
+    a 95% interval shows it as `[low, high]`."""
     lines = [
         "| Model | MRR@5 | SR@5 new | Coverage | Precision | Repeats session | Repeated word "
         "| Blocked |",
@@ -118,8 +133,17 @@ def quality_table(rows: dict) -> str:
     )
     for name, row in rows.items():
         if all(key in row for key in keys):
-            lines.append(f"| {name} | " + " | ".join(f"{row[key]:.2f}" for key in keys) + " |")
+            cells = (_cell(row[key], row.get(f"{key}_ci")) for key in keys)
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(value: float, interval=None, digits: int = 2) -> str:
+    """A figure, with its 95% interval when it has one: `0.82 [0.40, 1.30]`."""
+    text = f"{value:.{digits}f}"
+    if interval is None:
+        return text
+    return f"{text} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
 def bleu_chart(

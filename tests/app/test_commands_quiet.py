@@ -107,6 +107,34 @@ def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_
     assert "perplexity: only for a run folder of train" in out
 
 
+@pytest.mark.slow
+def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
+    fake_model, made_up_log, tmp_path, capsys
+):
+    # Issue 28, item 7: a dataset without users files resamples sessions; 0 turns them off.
+    import json
+
+    from mtn_keras import evaluate
+    from mtn_keras.data.prepare import load_split, prepare
+
+    data = tmp_path / "data"
+    prepare([str(made_up_log)], str(data), split=(80, 10, 10), progress=False)
+    (data / "test.users").unlink()
+    report = tmp_path / "report.json"
+    args = ["--model", str(fake_model), "--data", str(data), "--json", str(report)]
+    assert evaluate.main(args) == 0
+    out = capsys.readouterr().out
+    sessions = len(load_split(data, "test"))
+    assert f"bootstrap over the {sessions} evaluated sessions" in out
+    assert "records no users" in out
+    scores = json.loads(report.read_text())
+    assert scores["bootstrap"]["unit"] == "sessions" and len(scores["sr@5_ci"]) == 2
+    assert evaluate.main([*args, "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "bootstrap" not in out and "[" not in out
+    assert not [key for key in json.loads(report.read_text()) if key.endswith("_ci")]
+
+
 def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
     import numpy as np
 

@@ -62,8 +62,11 @@ def test_force_never_deletes_an_input_or_other_files(tmp_path):
     assert sorted(os.listdir(out)) == [
         "stats.json",
         "test.tsv",
+        "test.users",
         "train.tsv",
+        "train.users",
         "valid.tsv",
+        "valid.users",
         "vocab.txt",
     ]
 

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepare import PrepareError, load_split, load_stats, prepare, unaccounted_rows
+from mtn_keras.data.prepare import (
+    PrepareError,
+    format_stats,
+    load_split,
+    load_stats,
+    load_users,
+    prepare,
+    unaccounted_rows,
+)
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.data.vocab import SPECIALS, Vocabulary
 
@@ -50,8 +58,11 @@ def test_data_prepare_writes_the_contract_directory(tmp_path):
     assert sorted(os.listdir(out)) == [
         "stats.json",
         "test.tsv",
+        "test.users",
         "train.tsv",
+        "train.users",
         "valid.tsv",
+        "valid.users",
         "vocab.txt",
     ]
     assert load_stats(out) == json.loads(json.dumps(stats))
@@ -224,3 +235,64 @@ def test_data_prepare_the_excite_sample(tmp_path):
     assert 150 <= sessions <= 230
     assert stats["rows_read"] == 4501 and stats["dropped_rows"]["page_through"] > 0
     assert unaccounted_rows(stats) == 0
+
+
+def test_data_prepare_split_users_gives_the_asked_users_each_in_one_split(tmp_path):
+    """--split-users: exactly that many users in valid and test, each user in one split, and
+    the users files aligned with the splits' lines."""
+    log = write_log(tmp_path / "log.txt")
+    out = tmp_path / "users"
+    stats = prepare([log], str(out), split_by="user", split_users=(7, 5), min_count=1)
+    counts = {name: split["users"] for name, split in stats["splits"].items()}
+    assert counts == {"train": 48, "valid": 7, "test": 5}
+    assert stats["options"]["split_users"] == [7, 5] and "split" not in stats["options"]
+    assert "users: 48 train, 7 valid, 5 test (--split-users 7,5)" in format_stats(stats)
+    users = {name: load_users(out, name) for name in ("train", "valid", "test")}
+    assert all(len(users[name]) == len(load_split(out, name)) for name in users)
+    assert [len(set(users[name])) for name in ("train", "valid", "test")] == [48, 7, 5]
+    assert not (
+        set(users["train"]) & set(users["valid"])
+        or set(users["train"]) & set(users["test"])
+        or set(users["valid"]) & set(users["test"])
+    )
+    every = prepare(
+        [log],
+        str(tmp_path / "all"),
+        protocol=Protocol.named("all"),
+        split_by="user",
+        split_users=(7, 5),
+    )
+    assert every["splits"]["test"]["users"] == 5
+    assert len(load_users(tmp_path / "all", "test")) == every["splits"]["test"]["lines"]
+
+
+def test_data_prepare_split_users_refuses_counts_that_leave_no_training_user(tmp_path):
+    log = write_log(tmp_path / "log.txt")
+    with pytest.raises(PrepareError, match="leave no training user"):
+        prepare([log], str(tmp_path / "out"), split_by="user", split_users=(30, 30))
+    assert not (tmp_path / "out").exists()
+    by_user = ["--split-by", "user"]
+    done = run_cli(
+        "prepare", "--input", log, "--out", tmp_path / "out", *by_user, "--split-users", "50,10"
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "leave no training user" in done.stderr and not (tmp_path / "out").exists()
+    for bad in (
+        ["--split-users", "5,5"],  # by session
+        ["--split-by", "user", "--split-users", "5"],
+        ["--split-by", "user", "--split-users", "-1,5"],
+        ["--split-by", "user", "--split-users", "5,5", "--split", "80/10/10"],
+    ):
+        done = run_cli("prepare", "--input", log, "--out", tmp_path / "out", *bad)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, (bad, done.stderr)
+
+
+def test_data_old_dataset_without_users_files_has_no_users(tmp_path):
+    out = tmp_path / "old"
+    prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10))
+    assert len(load_users(out, "test")) == 6
+    (out / "test.users").unlink()
+    assert load_users(out, "test") is None
+    (out / "valid.users").write_text("1\n")
+    with pytest.raises(ValueError, match="1 users for the 6 sessions"):
+        load_users(out, "valid")

@@ -1,5 +1,6 @@
 """Session protocol: sessionize, drop consecutive duplicates, filter, split, and the whole run."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -90,6 +91,23 @@ def test_data_split_by_user_keeps_users_apart():
         or users["train"] & users["test"]
         or users["valid"] & users["test"]
     )
+
+
+def test_data_split_by_user_counts_takes_users_with_sessions():
+    """The asked users with sessions go to valid and test; users without sessions to train."""
+    sessions = [Session(f"u{i % 40}", [f"q{i}", "x"]) for i in range(400)]
+    log_users = [f"u{i}" for i in range(60)]  # u40..u59 kept no session
+    for seed in range(5):
+        splits = split_sessions(sessions, by="user", seed=seed, users=log_users, user_counts=(9, 6))
+        users = {name: {s.user for s in split} for name, split in splits.items()}
+        assert [len(users[name]) for name in ("train", "valid", "test")] == [25, 9, 6]
+        assert not (users["train"] & users["valid"] or users["valid"] & users["test"])
+        assert not users["train"] & users["test"]
+    assert splits == split_sessions(
+        sessions, by="user", seed=4, users=log_users, user_counts=(9, 6)
+    )
+    with pytest.raises(ValueError, match="leave no training user"):
+        split_sessions(sessions, by="user", users=log_users, user_counts=(20, 20))
 
 
 def test_data_sessions_from_logs_accounts_for_every_row(tmp_path):
