@@ -85,6 +85,8 @@ def check(path: Path) -> None:
         raise SavedModelError(f"No model at {path}: the path does not exist.")
     if not (path / "saved_model.pb").is_file():
         raise SavedModelError(f"{path} is not a SavedModel: it has no saved_model.pb.")
+    if (path / "saved_model.pb").stat().st_size == 0:
+        raise SavedModelError(f"{path}/saved_model.pb is empty (a truncated or failed copy).")
 
 
 def load(path: Path, signatures=SIGNATURES):

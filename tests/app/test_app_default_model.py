@@ -27,3 +27,21 @@ def test_the_default_model_is_bundled_and_answers():
     assert attention.queries == session  # the query without words is dropped
     assert attention.weights.shape[-2:] == (2, 2)
     np.testing.assert_allclose(attention.weights.sum(-1), 1.0, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_default_model_reads_what_was_typed_by_one_rule():
+    """Through the bundled SavedModel: a whole typed word completes itself ("hotel" gives
+    "hotel ..." too, not only "hotels"), a finished word is whole for the log's candidates
+    too, and a prefix without words answers as `suggest`."""
+    backend = Backend()
+    hotel = backend.complete(["cheap flights"], "hotel")
+    assert any(item.text.split()[0] == "hotel" for item in hotel.items), hotel.items
+    we = backend.complete(["weather boston"], "we ")
+    assert we.items and all(item.text.split()[0] == "we" for item in we.items), we.items
+    session = ["cheap flights to paris", "paris hotels"]
+    plain = [(item.text, item.score) for item in backend.suggest(session).items]
+    assert (
+        plain
+        and [(item.text, item.score) for item in backend.complete(session, " ").items] == plain
+    )

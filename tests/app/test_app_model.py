@@ -93,6 +93,7 @@ def test_in_a_clone_the_default_model_is_the_bundled_one():
         ("missing", "does not exist"),
         ("empty-directory", "is not a SavedModel"),
         ("corrupt", "Cannot load the SavedModel"),
+        ("zero-bytes", "saved_model.pb is empty"),
         ("only-suggest", "lacks the signature(s) complete, session_attention"),
     ],
 )
@@ -105,6 +106,9 @@ def test_broken_models_raise_model_error_saying_what_and_where(
     elif variant == "corrupt":
         shutil.copytree(fake_model, path)
         (path / "saved_model.pb").write_bytes(b"not a protocol buffer")
+    elif variant == "zero-bytes":
+        shutil.copytree(fake_model, path)
+        (path / "saved_model.pb").write_bytes(b"")
     elif variant == "only-suggest":
         save_fake(path, names=["suggest"])
     with pytest.raises(ModelError) as error:
