@@ -1,10 +1,16 @@
 """`python -m mtn_keras.suggest --model DIR QUERY [QUERY ...]`: print the k best next
 queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source` line each
 (the ranker's confidence and model/log/model+log with a ranking, else the length-normalised
-log-probability and model; no source for an export that has none)."""
+log-probability and model; no source for an export that has none).
+
+Without QUERY, the sessions come from standard input, one a line with its queries
+TAB-separated, and each gets one line back: its suggestions, TAB-separated, best first (an
+empty line when none passes), so that a script pays the start-up once."""
 
 import argparse
 import sys
+
+import numpy as np
 
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import (
@@ -75,18 +81,59 @@ def unfit_option(decoding, settings):
     return None
 
 
-def savedmodel_suggestions(path, queries, prefix):
-    """(suggestions, scores, sources) of an exported SavedModel for one session, with plain
-    TensorFlow (sources are "" for an export that has none)."""
-    path = resolve(path)
+BATCH = 64  # sessions per call when they come from standard input
+
+
+def answerer(model, exported, decoding):
+    """A function (sessions [[query, ...], ...], prefix) -> its outputs as numpy arrays
+    (`suggestions`, `scores`, `sources`), from an exported SavedModel with plain TensorFlow
+    or from a run folder's service; loaded once, so many batches pay one start-up."""
     tf = import_tensorflow()
-    loaded, _ = load(path, ["complete" if prefix else "suggest"])
-    inputs = {"session": tf.constant([queries])}
-    if prefix:
-        inputs["prefix"] = tf.constant([prefix])
-    out = call(loaded, path, "complete" if prefix else "suggest", **inputs)
-    sources = out["sources"][0] if "sources" in out else [b""] * len(out["scores"][0])
-    return out["suggestions"][0], out["scores"][0], sources
+    if exported:
+        path = resolve(model)
+        loaded, _ = load(path, ["suggest", "complete"])
+
+        def run(name, **inputs):
+            return call(loaded, path, name, **inputs)
+    else:
+        from mtn_keras.serving.service import SuggestionService
+
+        trained = load_trained(model)
+        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+
+        def run(name, **inputs):
+            return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
+
+    def answer(sessions, prefix):
+        width = max(len(queries) for queries in sessions)
+        padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
+        if prefix:
+            out = run("complete", session=padded, prefix=tf.constant([prefix] * len(sessions)))
+        else:
+            out = run("suggest", session=padded)
+        if "sources" not in out:  # an export that says nothing of sources
+            out["sources"] = np.full(out["scores"].shape, b"", object)
+        given = out["suggestions"].shape[1]
+        if decoding.k != DecodeConfig().k and decoding.k > given:  # an export without export.json
+            raise SavedModelError(
+                f"--k {decoding.k} is more than the {given} suggestions the SavedModel gives"
+            )
+        return out
+
+    return answer
+
+
+def stdin_sessions():
+    """The sessions on standard input, one a line, queries TAB-separated. Raises ValueError
+    naming the first line that is not UTF-8 text."""
+    sessions = []
+    for number, line in enumerate(sys.stdin.buffer, start=1):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"standard input line {number} is not UTF-8 text") from None
+        sessions.append(text.rstrip("\r\n").split("\t"))
+    return sessions
 
 
 def main(argv=None):
@@ -100,14 +147,20 @@ def main(argv=None):
     )
     add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
-    parser.add_argument("queries", nargs="+", help="the session so far, oldest first")
+    parser.add_argument(
+        "queries",
+        nargs="*",
+        help="the session so far, oldest first; none: sessions from standard input, one a line",
+    )
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
     if (text := not_utf8([*args.queries, args.prefix])) is not None:
         print(f'suggest: the argument "{text}" is not UTF-8 text', file=sys.stderr)
         return BAD_INPUT
-    if not any(normalise(query) for query in args.queries):
+    if not args.queries and sys.stdin.isatty():
+        parser.error("give the session's queries, or sessions on standard input (one a line)")
+    if args.queries and not any(normalise(query) for query in args.queries):
         print(
             "suggest: no suggestion (the session has no words after normalising)", file=sys.stderr
         )
@@ -120,37 +173,15 @@ def main(argv=None):
         return fail("suggest", error, args.verbose)
     if code := needs_tensorflow("suggest", args.verbose):
         return code
-    if exported:
-        try:
-            texts, scores, sources = savedmodel_suggestions(args.model, args.queries, args.prefix)
-        except SavedModelError as error:
-            return fail("suggest", error, args.verbose)
-        if args.k != DecodeConfig().k and args.k > len(texts):  # an export without export.json
-            return fail(
-                "suggest",
-                SavedModelError(
-                    f"--k {args.k} is more than the {len(texts)} suggestions the SavedModel gives"
-                ),
-            )
-        texts, scores, sources = texts[: args.k], scores[: args.k], sources[: args.k]
-    else:
-        try:
-            trained = load_trained(args.model)
-        except ModelDirError as error:
-            return fail("suggest", error, args.verbose)
-        import tensorflow as tf
-
-        from mtn_keras.serving.service import SuggestionService
-
-        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-        session = tf.constant([args.queries])
-        if args.prefix:
-            result = service.complete(session, tf.constant([args.prefix]))
-        else:
-            result = service.suggest(session)
-        texts, scores, sources = (
-            result[key][0].numpy() for key in ("suggestions", "scores", "sources")
-        )
+    try:
+        sessions = [args.queries] if args.queries else stdin_sessions()
+        answer = answerer(args.model, exported, decoding)
+        if not args.queries:
+            return print_each_line(answer, sessions, args.prefix, args.k)
+        out = answer(sessions, args.prefix)
+    except (ModelDirError, SavedModelError, ValueError) as error:
+        return fail("suggest", error, args.verbose)
+    texts, scores, sources = (out[key][0][: args.k] for key in ("suggestions", "scores", "sources"))
     rows = zip(texts, scores, sources)
     lines = [
         "\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
@@ -170,6 +201,15 @@ def main(argv=None):
         )
         return NOTHING_TO_SHOW
     print("\n".join(lines))
+    return 0
+
+
+def print_each_line(answer, sessions, prefix, k):
+    """One line per session: its suggestions, TAB-separated, best first; BATCH at a call."""
+    for start in range(0, len(sessions), BATCH):
+        out = answer(sessions[start : start + BATCH], prefix)
+        for row in out["suggestions"]:
+            print("\t".join(text.decode() for text in row[:k] if text), flush=True)
     return 0
 
 

@@ -184,6 +184,34 @@ def test_suggest_command(trained_model_dir):
     assert scores == sorted(scores, reverse=True) and all(line.split("\t")[1] for line in lines)
 
 
+def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_model_dir, exported):
+    """One start-up for many sessions, from a run folder and from an export alike: a line
+    per session, its suggestions as the single-session form gives them."""
+    lines = "cheap flights\tbest cheap flights\n\nused cars\nhotel deals\thotel deals near me\n"
+    for model in (trained_model_dir, exported):
+        done = subprocess.run(
+            [sys.executable, "-m", "mtn_keras.suggest", "--model", str(model), "--k", "3"],
+            input=lines,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        answers = done.stdout.split("\n")[:-1]
+        assert len(answers) == 4 and answers[1] == "", answers
+        single = run_command(
+            "mtn_keras.suggest", "--model", str(model), "--k", "3", "used cars"
+        ).stdout.splitlines()
+        assert answers[2].split("\t") == [line.split("\t")[1] for line in single]
+    bad = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported)],
+        input=b"cheap flights\nweather \xff\n",
+        capture_output=True,
+        timeout=300,
+    )
+    assert bad.returncode == 2 and b"standard input line 2 is not UTF-8" in bad.stderr
+
+
 @pytest.mark.slow  # a fresh process that imports TensorFlow: about 6 s
 def test_suggest_command_on_a_missing_model(tmp_path):
     done = run_command("mtn_keras.suggest", "--model", str(tmp_path / "nope"), "a query")
