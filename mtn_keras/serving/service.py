@@ -125,9 +125,8 @@ class SuggestionService(tf.Module):
         the log's candidates with the model's scores of them, what was typed
         (PrefixConstraint.read; None without a prefix) and the session attention of the
         model's encoder [B, layers, heads, max_queries, max_queries]. The candidates are each
-        a dict of
-        words [B, M, L], log_probs, lengths, unknown (words the model cannot write) and
-        copied (copy weights), the beam's with its scores too."""
+        a dict of words [B, M, L], log_probs, lengths, unknown (words the model cannot
+        write) and copied (copy weights), the beam's with its scores too."""
         inputs = self.encoder.prepare(session, prefix)
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
         args, typed_tokens, log = self.search_inputs(inputs, typed)
