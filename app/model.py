@@ -114,7 +114,7 @@ class Backend:
         self.has_sources = "sources" in outputs
         # An export whose `suggest` also gives the session attention answers both at once.
         self._attention_in_suggest = "session_attention" in outputs
-        self._lock = threading.Lock()  # one model call at a time; the workers share it
+        self._lock = threading.RLock()  # one model call at a time; the workers share it
         self._last_suggest = None  # (session, outputs) of the latest `suggest` call
         self._warm_up(progress)
 
@@ -141,7 +141,7 @@ class Backend:
         session (the app asks for both after each query)."""
         with self._lock:
             if self._last_suggest is None or self._last_suggest[0] != tuple(session):
-                out = call(self._model, self.path, "suggest", session=self._session(session))
+                out = self._call("suggest", session=self._session(session))
                 self._last_suggest = (tuple(session), out)
             return self._last_suggest[1]
 
