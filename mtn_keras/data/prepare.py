@@ -3,8 +3,10 @@
 The directory (docs/contracts.md): train.tsv, valid.tsv, test.tsv (one session a line, its
 queries TAB-separated, oldest first; under the `all` protocol one window of a session a
 line), beside each its users file (train.users, valid.users, test.users: the user id of
-each line of the .tsv, in its order, so that evaluation can resample users), vocab.txt (from
-the training split only) and stats.json. stats.json accounts for every row read:
+each line of the .tsv, in its order, so that evaluation can resample users, and TAB, where
+the line starts in its user's history), history.tsv (every user's queries in time order:
+user, time, query; history.py), vocab.txt (from the training split only) and stats.json.
+stats.json accounts for every row read:
 
     rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
 
@@ -24,11 +26,13 @@ import dataclasses
 import json
 import os
 
+from mtn_keras.data.history import write_history
 from mtn_keras.data.logs import Tally, check_inputs
 from mtn_keras.data.sessions import (
     SPLITS,
     Protocol,
     Session,
+    line_starts,
     line_users,
     protocol_lines,
     sessions_from_logs,
@@ -49,7 +53,7 @@ SESSION_DROPS = ("too_short", "too_long", "long_query")
 FILES = (
     tuple(f"{name}.tsv" for name in SPLITS)
     + tuple(f"{name}.users" for name in SPLITS)
-    + ("vocab.txt", "stats.json")
+    + ("history.tsv", "vocab.txt", "stats.json")
 )
 
 
@@ -81,7 +85,8 @@ def prepare(
     check_inputs(inputs)
     _check_out(out, force, inputs)
     tally = Tally()
-    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress)
+    history = []
+    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress, history)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
     try:
@@ -119,8 +124,11 @@ def prepare(
     else:
         vocab = Vocabulary.from_sessions([train_queries], min_count)
     stats = _stats(tally, splits, lines, vocab, options)
-    users = {name: line_users(kept, protocol) for name, kept in splits.items()}
-    _write(out, lines, users, vocab, stats)
+    users = {
+        name: list(zip(line_users(kept, protocol), line_starts(kept, protocol)))
+        for name, kept in splits.items()
+    }
+    _write(out, lines, users, history, vocab, stats)
     return stats
 
 
@@ -136,7 +144,7 @@ def load_users(directory: str, name: str) -> list[str] | None:
     if not os.path.isfile(path):
         return None
     with open(path, encoding="utf-8") as file:
-        users = file.read().splitlines()
+        users = [line.split("\t")[0] for line in file.read().splitlines()]
     sessions = len(load_split(directory, name))
     if len(users) != sessions:
         raise ValueError(
@@ -338,7 +346,8 @@ def _stats(
 def _write(
     out: str,
     lines: dict[str, list[list[str]]],
-    users: dict[str, list[str]],
+    users: dict[str, list[tuple[str, int]]],
+    history: list[tuple[str, int, str]],
     vocab: Vocabulary,
     stats: dict,
 ) -> None:
@@ -348,7 +357,8 @@ def _write(
             with open(os.path.join(temp, f"{name}.tsv"), "w", encoding="utf-8") as file:
                 file.writelines("\t".join(line) + "\n" for line in queries)
             with open(os.path.join(temp, f"{name}.users"), "w", encoding="utf-8") as file:
-                file.writelines(f"{user}\n" for user in users[name])
+                file.writelines(f"{user}\t{start}\n" for user, start in users[name])
+        write_history(os.path.join(temp, "history.tsv"), history)
         vocab.save(os.path.join(temp, "vocab.txt"))
         with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
             json.dump(stats, file, indent=2)

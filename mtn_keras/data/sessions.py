@@ -70,10 +70,12 @@ class Protocol:
 
 
 class Session(NamedTuple):
-    """A user's session: normalised queries, oldest first."""
+    """A user's session: normalised queries, oldest first; `start`: how many of the user's
+    queries (of every session, kept or not) came before it, its place in their history."""
 
     user: str
     queries: list[str]
+    start: int = 0
 
 
 def sessionize(timed: list[tuple[int, str]], gap_seconds: float) -> list[list[tuple[int, str]]]:
@@ -89,9 +91,9 @@ def sessionize(timed: list[tuple[int, str]], gap_seconds: float) -> list[list[tu
     return sessions
 
 
-def drop_consecutive_duplicates(queries: list[str]) -> list[str]:
-    """The queries without those equal to the one just before them."""
-    return [query for i, query in enumerate(queries) if i == 0 or query != queries[i - 1]]
+def drop_consecutive_duplicates(timed: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(time, query) pairs without those whose query equals the one just before."""
+    return [item for i, item in enumerate(timed) if i == 0 or item[1] != timed[i - 1][1]]
 
 
 def truncate(query: str, max_tokens: int) -> str:
@@ -204,6 +206,17 @@ def line_users(sessions: list[Session], protocol: Protocol) -> list[str]:
     return [s.user for s in sessions for _ in protocol_lines([s.queries], protocol)]
 
 
+def line_starts(sessions: list[Session], protocol: Protocol) -> list[int]:
+    """Where each line of `protocol_lines` starts in its user's history (Session.start):
+    a window of a long session starts (max_queries - 1) queries after the one before."""
+    step = protocol.max_queries - 1
+    return [
+        s.start + (w * step if protocol.name == "all" else 0)
+        for s in sessions
+        for w in range(len(protocol_lines([s.queries], protocol)))
+    ]
+
+
 def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[tuple[int, str]]]]:
     """(user, [(time, normalised query)]) per run of rows of one user; empty queries dropped."""
     seen: set[str] = set()
@@ -241,11 +254,14 @@ def sessions_from_logs(
     protocol: Protocol = Protocol(),
     tally: Tally | None = None,
     progress: bool | None = None,
+    history: list | None = None,
 ) -> list[Session]:
     """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`.
 
     Under `all`, queries are truncated to `max_query_tokens` words before consecutive
     duplicates are dropped (counted as `queries_truncated`), and long sessions are kept whole.
+    `history`, a list, gets (user, time, query) of every query of every session, kept or
+    dropped, in the same form: the users' histories, which `Session.start` points into.
     """
     tally = Tally() if tally is None else tally
     rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
@@ -255,20 +271,24 @@ def sessions_from_logs(
     cut = protocol.name == "all"
     kept: list[Session] = []
     for user, timed in user_queries(rows, tally):
+        seen = 0  # the user's queries so far
         for session in sessionize(timed, gap):
-            queries = [query for _, query in session]
             if cut:
-                short = [truncate(query, protocol.max_query_tokens) for query in queries]
-                truncated += sum(a != b for a, b in zip(queries, short))
-                queries = short
-            queries = drop_consecutive_duplicates(queries)
-            duplicates += len(session) - len(queries)
+                short = [(t, truncate(query, protocol.max_query_tokens)) for t, query in session]
+                truncated += sum(a[1] != b[1] for a, b in zip(session, short))
+                session = short
+            timed_queries = drop_consecutive_duplicates(session)
+            duplicates += len(session) - len(timed_queries)
+            queries = [query for _, query in timed_queries]
             reason = filter_reason(queries, protocol)
             if reason:
                 dropped["session_" + reason] += len(queries)
                 dropped["sessions_" + reason] += 1
             else:
-                kept.append(Session(user, queries))
+                kept.append(Session(user, queries, seen))
+            if history is not None:
+                history.extend((user, t, query) for t, query in timed_queries)
+            seen += len(queries)
     tally.counts.update(dropped)
     tally.counts["consecutive_duplicate"] += duplicates
     tally.counts["queries_truncated"] += truncated

@@ -57,7 +57,8 @@ def test_data_sessionize_keeps_every_query_in_order_within_the_gap(timed, gap):
 
 
 def test_data_drop_consecutive_duplicates():
-    assert drop_consecutive_duplicates(["a", "a", "b", "a", "a"]) == ["a", "b", "a"]
+    timed = list(enumerate(["a", "a", "b", "a", "a"]))
+    assert drop_consecutive_duplicates(timed) == [(0, "a"), (2, "b"), (3, "a")]
     assert drop_consecutive_duplicates([]) == []
 
 

@@ -1,0 +1,73 @@
+"""Users' histories: every query a user typed, in time order, as `prepare` keeps them
+(history.tsv: user, time, query), and where each line of a split starts in its user's
+history (the .users files' second column). A pair's history, what its user typed before
+its session, is a slice of one list per user, never a copy per pair."""
+
+import os
+
+
+def write_history(path: str, rows: list[tuple[str, int, str]]) -> None:
+    """Write (user, time, query) rows, one a line, TAB-separated."""
+    with open(path, "w", encoding="utf-8") as file:
+        file.writelines(f"{user}\t{time}\t{query}\n" for user, time, query in rows)
+
+
+def load_history(directory: str) -> dict[str, list[str]] | None:
+    """Each user's queries, oldest first, from a prepared directory's history.tsv; None for
+    a dataset prepared before histories were kept. Raises ValueError naming the file and
+    line of a malformed line."""
+    path = os.path.join(directory, "history.tsv")
+    if not os.path.isfile(path):
+        return None
+    users: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3:
+                raise ValueError(f"{path}:{number}: expected user, time and query, TAB-separated")
+            users.setdefault(fields[0], []).append(fields[2])
+    return users
+
+
+def load_starts(directory: str, name: str) -> list[int] | None:
+    """Where each line of a split starts in its user's history; None for a dataset prepared
+    before histories were kept."""
+    path = os.path.join(directory, f"{name}.users")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as file:
+        fields = [line.split("\t") for line in file.read().splitlines()]
+    if not fields or len(fields[0]) < 2:
+        return None
+    return [int(field[1]) for field in fields]
+
+
+class PairHistories:
+    """The history of each line of a split: its user's queries before the line starts (the
+    last `size`), oldest first.
+
+    Args:
+        histories: each user's queries (`load_history`).
+        users, starts: each line's user and start (`load_users`, `load_starts`).
+        size: at most this many earlier queries per line.
+    """
+
+    def __init__(self, histories, users, starts, size=200):
+        self.histories, self.users, self.starts, self.size = histories, users, starts, size
+
+    def __len__(self):
+        return len(self.users)
+
+    def __getitem__(self, line: int) -> list[str]:
+        start = self.starts[line]
+        return self.histories[self.users[line]][max(0, start - self.size) : start]
+
+    @classmethod
+    def load(cls, directory: str, name: str, size: int = 200) -> "PairHistories | None":
+        """The histories of a prepared split; None if the dataset has none."""
+        from mtn_keras.data.prepare import load_users
+
+        histories, starts = load_history(directory), load_starts(directory, name)
+        if histories is None or starts is None:
+            return None
+        return cls(histories, load_users(directory, name), starts, size)

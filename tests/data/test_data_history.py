@@ -1,0 +1,58 @@
+"""Users' histories kept by `prepare`: each line points at its place in its user's history,
+and a pair's history is only what its own user typed before it."""
+
+from test_data_prepare import write_log
+
+from mtn_keras.data.history import PairHistories, load_history, load_starts
+from mtn_keras.data.prepare import load_split, load_users, prepare
+from mtn_keras.data.sessions import Protocol
+
+
+def test_each_line_sits_at_its_start_in_its_users_history(tmp_path):
+    out = tmp_path / "prepared"
+    prepare(
+        [write_log(tmp_path / "log.txt", users=20)],
+        str(out),
+        protocol=Protocol.named("all", max_queries=4),
+        split_by="user",
+        split_users=(4, 4),
+        progress=False,
+    )
+    histories = load_history(out)
+    # per user: sessions of 3, 1 and 6 queries, all in the history, the session of 1 too
+    assert {len(queries) for queries in histories.values()} == {10}
+    for name in ("train", "valid", "test"):
+        lines, users = load_split(out, name), load_users(out, name)
+        starts = load_starts(out, name)
+        for line, user, start in zip(lines, users, starts):
+            assert histories[user][start : start + len(line)] == line
+    # the 6-query session (after 3 + 1 queries) is cut into windows of 4 overlapping by one
+    assert sorted(set(load_starts(out, "test"))) == [0, 4, 7]
+
+
+def test_a_pairs_history_is_its_own_users_earlier_queries(tmp_path):
+    out = tmp_path / "prepared"
+    prepare(
+        [write_log(tmp_path / "log.txt", users=20)],
+        str(out),
+        protocol=Protocol.named("all", max_queries=4),
+        split_by="user",
+        split_users=(4, 4),
+        progress=False,
+    )
+    histories, train_users = load_history(out), set(load_users(out, "train"))
+    pairs = PairHistories.load(str(out), "test", size=5)
+    lines, users = load_split(out, "test"), load_users(out, "test")
+    starts = load_starts(out, "test")
+    assert len(pairs) == len(lines)
+    for i, (user, start) in enumerate(zip(users, starts)):
+        assert user not in train_users
+        assert pairs[i] == histories[user][max(0, start - 5) : start]
+    assert pairs[starts.index(0)] == []
+
+
+def test_a_dataset_without_histories_says_none(tmp_path):
+    out = tmp_path / "prepared"
+    prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10), progress=False)
+    (out / "history.tsv").unlink()
+    assert load_history(out) is None and PairHistories.load(str(out), "test") is None
