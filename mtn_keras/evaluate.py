@@ -25,26 +25,31 @@ from mtn_keras.cli import (
     positive_int,
 )
 from mtn_keras.config import DecodeConfig
+from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split, load_users
 from mtn_keras.data.sessions import (
     PROTOCOLS,
     Protocol,
+    line_starts,
     line_users,
     protocol_lines,
     sessions_from_logs,
 )
 from mtn_keras.outputs import OutputError, check_writable
 from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.scorecard import (
     Adj,
     CopyLast,
+    History,
     batched,
     bleu_chart,
     evaluate_suggesters,
     markdown_table,
     model_report,
     pair_groups,
+    pair_histories,
     perplexity,
     quality_table,
     session_pairs,
@@ -65,24 +70,42 @@ from mtn_keras.serving.savedmodel import (
 from mtn_keras.suggest import MODEL_HELP, unfit_option
 
 BOOTSTRAP_SEED = 0
+HISTORY = HistoryLookup().size  # the earlier queries a pair's history passes on
 
 
-def model_suggester(suggest_strings, k=None):
+def model_suggester(suggest_strings, k=None, history=False):
     """A batch suggester over a suggest graph (the service's, or a SavedModel's signature):
-    contexts -> lists of (text, score), the first `k` of each (default: all)."""
+    contexts -> lists of (text, score), the first `k` of each (default: all). With
+    `history`, the graph is a `suggest_with_history` and the suggester reads the pairs'
+    histories too (their last HISTORY queries)."""
     import tensorflow as tf
 
-    def suggest(contexts):
-        width = max(len(c) for c in contexts)
-        padded = [[""] * (width - len(c)) + list(c) for c in contexts]
-        result = suggest_strings(tf.constant(padded))
+    def answer(result):
         texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
         return [
             [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
             for row_t, row_s in zip(texts, scores)
         ]
 
-    return suggest
+    def suggest(contexts):
+        return answer(suggest_strings(tf.constant(left_padded(contexts))))
+
+    def suggest_with_history(contexts, histories):
+        earlier = left_padded([h[-HISTORY:] for h in histories])
+        return answer(
+            suggest_strings(tf.constant(left_padded(contexts)), tf.constant(earlier, tf.string))
+        )
+
+    if not history:
+        return suggest
+    suggest_with_history.reads_history = True
+    return suggest_with_history
+
+
+def left_padded(rows):
+    """Lists of strings -> one rectangle, "" before the shorter ones (at least one column)."""
+    width = max([1, *map(len, rows)])
+    return [[""] * (width - len(row)) + list(row) for row in rows]
 
 
 def model_perplexity(model, sessions, vocab, batch_size=64):
@@ -106,11 +129,13 @@ def evaluate(
     batch_size=64,
     users=None,
     bootstrap=1000,
+    histories=None,
 ):
     """The report of one trained model on `sessions` (every pair of every session): its
     suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)").
     `users` (one per session, or None) and `bootstrap` (resamples, 0: none) give the
-    intervals, see `bootstrap_groups`."""
+    intervals, see `bootstrap_groups`. With `histories` (one per pair, the user's earlier
+    queries), also its suggestions with them ("NAME + history") and the `history` anchor."""
     from dataclasses import replace
 
     from mtn_keras.serving.service import SuggestionService
@@ -121,6 +146,10 @@ def evaluate(
     k = decoding.k
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     suggesters = {trained.name: model_suggester(service.suggest)}
+    if histories is not None:
+        suggesters[f"{trained.name} + history"] = model_suggester(
+            service.suggest_with_history, history=True
+        )
     if service.hybrid is not None:
         beam = SuggestionService(
             trained.model, trained.vocab.tokens, replace(decoding, source="beam")
@@ -128,31 +157,52 @@ def evaluate(
         suggesters[f"{trained.name} (beam)"] = model_suggester(beam.suggest)
     groups, note = bootstrap_groups(sessions, users, bootstrap)
     scores, anchors = score_with_anchors(
-        trained.name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap
+        trained.name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap, histories
     )
     ppl = model_perplexity(trained.model, sessions, trained.vocab, batch_size)
     return model_report(scores, anchors, ppl, round(trained.model.size_mb, 3)) | note
 
 
 def evaluate_savedmodel(
-    path, sessions, train_sessions=None, k=None, batch_size=64, users=None, bootstrap=1000
+    path,
+    sessions,
+    train_sessions=None,
+    k=None,
+    batch_size=64,
+    users=None,
+    bootstrap=1000,
+    histories=None,
 ):
     """The report of the exported SavedModel at `path` (already resolved) on `sessions`,
     through its `suggest` signature as docs/contracts.md has it: the first `k` of its lists
     (default DecodeConfig's k; at most the export's), the anchors beside them, no perplexity
-    and no size (a SavedModel has no Keras model); intervals as `evaluate`'s."""
+    and no size (a SavedModel has no Keras model); intervals as `evaluate`'s. With
+    `histories`, also through `suggest_with_history` ("NAME + history")."""
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
-    loaded, _ = load(path, ["suggest"])
+    signatures = ["suggest"] + (["suggest_with_history"] if histories is not None else [])
+    loaded, _ = load(path, signatures)
+    if histories is not None and "suggest_with_history" not in loaded.signatures:
+        raise SavedModelError(
+            f"{path} has no suggest_with_history signature (export it again to use --history)"
+        )
     name = savedmodel_name(path)
     k = min(k or DecodeConfig().k, export_settings(path).get("k", DecodeConfig().k))
     suggesters = {
         name: model_suggester(lambda session: call(loaded, path, "suggest", session=session), k)
     }
+    if histories is not None:
+        suggesters[f"{name} + history"] = model_suggester(
+            lambda session, history: call(
+                loaded, path, "suggest_with_history", session=session, history=history
+            ),
+            k,
+            history=True,
+        )
     groups, note = bootstrap_groups(sessions, users, bootstrap)
     scores, anchors = score_with_anchors(
-        name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap
+        name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap, histories
     )
     return model_report(scores, anchors, None, None) | note
 
@@ -193,15 +243,18 @@ def savedmodel_name(path):
 
 
 def score_with_anchors(
-    name, pairs, suggesters, train_sessions, k, batch_size, groups=None, resamples=0
+    name, pairs, suggesters, train_sessions, k, batch_size, groups=None, resamples=0, histories=None
 ):
     """The scores of suggester `name` on `pairs` and, scored on the same pairs, those of the
-    other `suggesters` and of the anchors (adj only with `train_sessions`); with `resamples`,
-    their intervals over the units of `groups`."""
+    other `suggesters` and of the anchors (adj only with `train_sessions`, history only with
+    `histories`, one per pair); with `resamples`, their intervals over the units of
+    `groups`."""
     phrases = blocked_phrases()
     suggesters["copy-last"] = batched(CopyLast(), k)
     if train_sessions:
         suggesters["adj"] = filtered(batched(Adj().fit(train_sessions), 4 * k), phrases, k)
+    if histories is not None:
+        suggesters["history"] = batched(History(), k)
     scores = evaluate_suggesters(
         pairs,
         suggesters,
@@ -210,6 +263,7 @@ def score_with_anchors(
         groups=groups,
         resamples=resamples,
         seed=BOOTSTRAP_SEED,
+        histories=histories,
     )
     anchors = {other: scores.pop(other) for other in list(scores) if other != name}
     return scores[name], anchors
@@ -263,6 +317,13 @@ def main(argv=None):
         help="resamples of the evaluated users behind each figure's 95%% interval "
         "(default 1000; 0: no intervals)",
     )
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="replay each user in time order with their earlier queries as history: every "
+        "figure with and without it (NAME + history, through suggest_with_history), and the "
+        "model-free history anchor",
+    )
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
@@ -284,9 +345,17 @@ def main(argv=None):
                 check_writable(getattr(args, flag), f"--{flag}")
         trained = None if exported else load_trained(args.model)
         config = trained.config if trained else None
+        histories = None
         if args.data:
             sessions = load_split(args.data, args.split)
             users = load_users(args.data, args.split)
+            if args.history:
+                earlier = PairHistories.load(args.data, args.split)
+                if earlier is None:
+                    raise ValueError(
+                        f"{args.data} keeps no users' histories: prepare it again for --history"
+                    )
+                histories = pair_histories(sessions, earlier)
         else:
             check_inputs(args.input)
             limits = vars(config) if config else settings  # the sizes the model reads
@@ -294,9 +363,16 @@ def main(argv=None):
                 name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits
             }
             protocol = Protocol.named(args.protocol, **sizes)
-            kept = sessions_from_logs(args.input, args.format, protocol)
+            rows = [] if args.history else None
+            kept = sessions_from_logs(args.input, args.format, protocol, history=rows)
             sessions = protocol_lines((s.queries for s in kept), protocol)
             users = line_users(kept, protocol)
+            if args.history:
+                by_user = {}
+                for user, _, query in rows:
+                    by_user.setdefault(user, []).append(query)
+                earlier = PairHistories(by_user, users, line_starts(kept, protocol), HISTORY)
+                histories = pair_histories(sessions, earlier)
         train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
@@ -311,11 +387,19 @@ def main(argv=None):
                 args.batch_size,
                 users,
                 args.bootstrap,
+                histories,
             )
         else:
             name = trained.name
             report = evaluate(
-                trained, sessions, train_sessions, decoding, args.batch_size, users, args.bootstrap
+                trained,
+                sessions,
+                train_sessions,
+                decoding,
+                args.batch_size,
+                users,
+                args.bootstrap,
+                histories,
             )
     except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)

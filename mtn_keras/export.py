@@ -33,6 +33,9 @@ def export(trained, out, decoding=DecodeConfig()):
         "complete": service.complete,
         "session_attention": service.session_attention,
     }
+    if service.hybrid is not None:  # the history's candidates are ranked with the others
+        signatures["suggest_with_history"] = service.suggest_with_history
+        signatures["complete_with_history"] = service.complete_with_history
     ranking = None
     if service.hybrid is not None:
         ranking = {**trained.ranking.info, "threshold": service.hybrid.threshold}
@@ -47,6 +50,7 @@ def export(trained, out, decoding=DecodeConfig()):
                     "max_queries": service.max_queries,
                     "max_query_tokens": service.n,
                     "vocab_size": service.vocab_size,
+                    "history_size": service.history.size,
                     "ranking": ranking,
                 },
                 handle,

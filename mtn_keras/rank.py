@@ -8,14 +8,24 @@ import os
 from mtn_keras.artifacts import ModelDirError, load_trained
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.config import DecodeConfig
+from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepare import load_split
 from mtn_keras.outputs import OutputError
 
 
-def rank(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
+def rank(
+    trained,
+    train_sessions,
+    valid_sessions,
+    decoding,
+    hidden=16,
+    progress=print,
+    valid_histories=None,
+):
     """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking), its
-    candidates scored by the serving graph itself."""
+    candidates scored by the serving graph itself; `valid_histories` (PairHistories) are
+    the validation users' earlier queries."""
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.build import build_ranking
     from mtn_keras.serving.service import SuggestionService
@@ -24,7 +34,9 @@ def rank(trained, train_sessions, valid_sessions, decoding, hidden=16, progress=
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
         return service.candidate_table
 
-    return build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden, progress)
+    return build_ranking(
+        table_for, train_sessions, valid_sessions, decoding, hidden, progress, valid_histories
+    )
 
 
 def non_negative_int(text):
@@ -62,13 +74,18 @@ def main(argv=None):
             raise ValueError("the model's training data is not at hand; pass --data")
         valid_data = args.valid_data or data
         train, valid = load_split(data, "train"), load_split(valid_data, "valid")
+        histories = PairHistories.load(valid_data, "valid")
         if not valid:
             raise ValueError(
                 f"{valid_data}: the validation split is empty; the ranker is fitted on it"
             )
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
         return fail("ranking", error, args.verbose)
-    ranking = rank(trained, train, valid, DecodeConfig(threshold=0.0), args.hidden)
+    if histories is None:
+        print(f"ranking: {valid_data} keeps no users' histories (prepare it again to fit on them)")
+    ranking = rank(
+        trained, train, valid, DecodeConfig(threshold=0.0), args.hidden, print, histories
+    )
     try:
         ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole
     except OSError as error:

@@ -1,7 +1,9 @@
 """`python -m mtn_keras.suggest --model DIR QUERY [QUERY ...]`: print the k best next
 queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source` line each
-(the ranker's confidence and model/log/model+log with a ranking, else the length-normalised
-log-probability and model; no source for an export that has none).
+(the ranker's confidence and model/log/history or their union with a ranking, else the
+length-normalised log-probability and model; no source for an export that has none).
+`--history FILE` passes the searcher's earlier queries (`--user ID` picks them from an
+AOL-format log).
 
 Without QUERY, the sessions come from standard input, one a line with its queries
 TAB-separated, and each gets one line back: its suggestions, TAB-separated, best first (an
@@ -23,6 +25,8 @@ from mtn_keras.cli import (
     needs_tensorflow,
 )
 from mtn_keras.config import DecodeConfig
+from mtn_keras.data.history import read_history
+from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
@@ -84,14 +88,22 @@ def unfit_option(decoding, settings):
 BATCH = 64  # sessions per call when they come from standard input
 
 
-def answerer(model, exported, decoding):
+def answerer(model, exported, decoding, history=None):
     """A function (sessions [[query, ...], ...], prefix) -> its outputs as numpy arrays
     (`suggestions`, `scores`, `sources`), from an exported SavedModel with plain TensorFlow
-    or from a run folder's service; loaded once, so many batches pay one start-up."""
+    or from a run folder's service; loaded once, so many batches pay one start-up. With a
+    `history` (the user's earlier queries), through the `_with_history` signatures."""
     tf = import_tensorflow()
+    suffix = "" if history is None else "_with_history"
     if exported:
         path = resolve(model)
-        loaded, _ = load(path, ["suggest", "complete"])
+        names = ["suggest" + suffix, "complete" + suffix]
+        loaded, _ = load(path, names)
+        if suffix and names[0] not in loaded.signatures:
+            raise SavedModelError(
+                f"{path} has no {names[0]} signature: export it again (with a ranking) to "
+                "use --history"
+            )
 
         def run(name, **inputs):
             return call(loaded, path, name, **inputs)
@@ -100,6 +112,11 @@ def answerer(model, exported, decoding):
 
         trained = load_trained(model)
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+        if suffix and service.hybrid is None:
+            raise ModelDirError(
+                f"{model}: --history needs a ranking (python -m mtn_keras.rank) and --source "
+                "hybrid: the history's candidates are ranked with the model's and the log's"
+            )
 
         def run(name, **inputs):
             return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
@@ -107,10 +124,14 @@ def answerer(model, exported, decoding):
     def answer(sessions, prefix):
         width = max(len(queries) for queries in sessions)
         padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
+        inputs = {"session": padded}
+        if history is not None:
+            rows = [history] * len(sessions)
+            inputs["history"] = tf.constant(rows, tf.string, [len(sessions), len(history)])
         if prefix:
-            out = run("complete", session=padded, prefix=tf.constant([prefix] * len(sessions)))
+            out = run("complete" + suffix, prefix=tf.constant([prefix] * len(sessions)), **inputs)
         else:
-            out = run("suggest", session=padded)
+            out = run("suggest" + suffix, **inputs)
         if "sources" not in out:  # an export that says nothing of sources
             out["sources"] = np.full(out["scores"].shape, b"", object)
         given = out["suggestions"].shape[1]
@@ -148,6 +169,13 @@ def main(argv=None):
     add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument(
+        "--history",
+        metavar="FILE",
+        help="the searcher's earlier queries, oldest first: one a line, or with --user an "
+        "AOL-format log; ranked with the model's and the log's candidates",
+    )
+    parser.add_argument("--user", metavar="ID", help="the user of --history, an AOL-format log")
+    parser.add_argument(
         "queries",
         nargs="*",
         help="the session so far, oldest first; none: sessions from standard input, one a line",
@@ -174,12 +202,15 @@ def main(argv=None):
     if code := needs_tensorflow("suggest", args.verbose):
         return code
     try:
+        if args.user and not args.history:
+            raise ValueError("--user names a user of the --history log; give --history too")
+        history = read_history(args.history, args.user) if args.history else None
         sessions = [args.queries] if args.queries else stdin_sessions()
-        answer = answerer(args.model, exported, decoding)
+        answer = answerer(args.model, exported, decoding, history)
         if not args.queries:
             return print_each_line(answer, sessions, args.prefix, args.k)
         out = answer(sessions, args.prefix)
-    except (ModelDirError, SavedModelError, ValueError) as error:
+    except (ModelDirError, SavedModelError, InputError, ValueError) as error:
         return fail("suggest", error, args.verbose)
     texts, scores, sources = (out[key][0][: args.k] for key in ("suggestions", "scores", "sources"))
     rows = zip(texts, scores, sources)

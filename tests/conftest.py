@@ -111,6 +111,7 @@ def trained(trained_model_dir):
 def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.artifacts import load_trained
     from mtn_keras.config import DecodeConfig
+    from mtn_keras.data.history import PairHistories
     from mtn_keras.data.prepare import load_split
     from mtn_keras.rank import rank
 
@@ -125,6 +126,7 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
         decoding,
         hidden=4,
         progress=lambda _: None,
+        valid_histories=PairHistories.load(str(prepared_data), "valid"),
     )
     ranking.save(str(out))
     return out

@@ -4,6 +4,7 @@ history (the .users files' second column). A pair's history, what its user typed
 its session, is a slice of one list per user, never a copy per pair."""
 
 import os
+from operator import itemgetter
 
 
 def write_history(path: str, rows: list[tuple[str, int, str]]) -> None:
@@ -71,3 +72,23 @@ class PairHistories:
         if histories is None or starts is None:
             return None
         return cls(histories, load_users(directory, name), starts, size)
+
+
+def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[str]:
+    """A user's earlier queries, oldest first: the lines of a text file (one query a line,
+    empty lines skipped), or with `user` that user's queries in a log of `fmt`, normalised,
+    in time order, consecutive duplicates dropped. Raises InputError (an unreadable file)
+    or ValueError (a user the log does not hold)."""
+    from mtn_keras.data.logs import Tally, check_inputs, read_log
+    from mtn_keras.data.sessions import user_queries
+
+    check_inputs([path])
+    if user is None:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return [line.strip() for line in file if line.strip()]
+    tally = Tally()
+    for who, timed in user_queries(read_log(path, fmt, tally, False), tally):
+        if who == user:
+            queries = [query for _, query in sorted(timed, key=itemgetter(0))]
+            return [q for i, q in enumerate(queries) if i == 0 or q != queries[i - 1]]
+    raise ValueError(f"{path}: no query of user {user}")

@@ -39,6 +39,7 @@ def load_ranking(model_dir):
     if not os.path.isdir(folder):
         return None
     from mtn_keras.artifacts import load_keras
+    from mtn_keras.ranking.features import FEATURES
 
     try:
         with open(os.path.join(folder, "ranking.json")) as handle:
@@ -51,6 +52,12 @@ def load_ranking(model_dir):
         ):
             raise ValueError(
                 f"ranking.json: the threshold is {threshold!r}, not a number in [0, 1]"
+            )
+        fitted = info.get("features")
+        if fitted is not None and fitted != list(FEATURES):
+            raise ValueError(
+                f"the ranker was fitted on {len(fitted)} features, this version ranks with "
+                f"{len(FEATURES)} (run `python -m mtn_keras.rank --model {model_dir}` again)"
             )
         index = QueryLogIndex.load(folder)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:

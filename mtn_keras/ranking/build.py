@@ -6,17 +6,21 @@ import numpy as np
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
+from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
-from mtn_keras.scorecard.pairs import session_pairs
+from mtn_keras.scorecard.pairs import pair_histories, session_pairs
+
+HISTORY = HistoryLookup().size  # the history columns fed to the candidate table
 
 
-def candidate_rows(candidate_table, pairs, batch_size=64):
+def candidate_rows(candidate_table, pairs, histories=None, batch_size=64):
     """The valid candidates of every pair: features [N, F], labels [N] (the candidate is
     the next query), groups [N] (the pair's number) and keys [N] (its word set).
-    `candidate_table(sessions)` gives every candidate of a batch of sessions with its
-    features, as the serving graph ranks them (SuggestionService.candidate_table)."""
+    `candidate_table(sessions, history)` gives every candidate of a batch of sessions with
+    its features, as the serving graph ranks them (SuggestionService.candidate_table);
+    `histories` (one per pair, or None) are the users' earlier queries."""
     import tensorflow as tf
 
     table = tf.function(candidate_table)
@@ -26,7 +30,10 @@ def candidate_rows(candidate_table, pairs, batch_size=64):
         width = max(len(context) for context, _ in batch)
         sessions = [[""] * (width - len(context)) + list(context) for context, _ in batch]
         sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
-        found = table(tf.constant(sessions))
+        earlier = histories[start : start + batch_size] if histories else [[]] * len(batch)
+        history = [[""] * (HISTORY - len(h)) + list(h[-HISTORY:]) for h in earlier]
+        history += [[""] * HISTORY] * (batch_size - len(batch))
+        found = table(tf.constant(sessions), tf.constant(history, tf.string))
         texts = [[t.decode() for t in row] for row in found["texts"].numpy()]
         valid = found["valid"].numpy()
         values = found["features"].numpy()
@@ -39,9 +46,19 @@ def candidate_rows(candidate_table, pairs, batch_size=64):
     return np.array(features, np.float32), np.array(labels), np.array(groups), keys
 
 
-def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16, progress=print):
+def build_ranking(
+    table_for,
+    train_sessions,
+    valid_sessions,
+    decoding,
+    hidden=16,
+    progress=print,
+    valid_histories=None,
+):
     """A model's `Ranking`: the index of `train_sessions`, and the ranker fitted on the
-    candidates of `valid_sessions`, where the threshold is tuned too. `table_for(index)`
+    candidates of `valid_sessions` (with their users' earlier queries, `valid_histories`,
+    a `data.history.PairHistories`, when the dataset has them), where the threshold is
+    tuned too. `table_for(index)`
     gives the candidate table function of the model ranked with that index (decoded with
     `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
     model never saw, as the product meets them: held-out sessions of training users, added,
@@ -51,7 +68,12 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    features, labels, groups, keys = candidate_rows(table_for(index), pairs)
+    histories = None
+    if valid_histories is not None:
+        histories = pair_histories(valid_sessions, valid_histories)
+        with_history = sum(bool(h) for h in histories)
+        progress(f"valid: {with_history:,} of {len(pairs):,} pairs have an earlier query")
+    features, labels, groups, keys = candidate_rows(table_for(index), pairs, histories)
     progress(
         f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query"
     )
@@ -68,6 +90,7 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
         "index": index.sizes(),
         "fitted_on": {
             "pairs": len(pairs),
+            "histories": histories is not None,
             "candidates": len(labels),
             "positives": int(labels.sum()),
         },

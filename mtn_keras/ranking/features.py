@@ -4,7 +4,7 @@
 - `model_log_prob`: the same, summed (floored at -30);
 - `unknown_words`: the share of its words the model cannot write (outside the vocabulary
   and the session), which the model scores as its rarest word;
-- `in_beam`, `from_log`: which source proposed it (1 or 0);
+- `in_beam`, `from_log`, `from_history`: which source proposed it (1 or 0);
 - the log's evidence (`log_lookup.EVIDENCE`): log(1 + how often it directly followed the
   last query), its share of the last query's followers, log(1 + how often it followed the
   earlier queries), log(1 + in how many sessions it came after a session query), log(1 +
@@ -12,12 +12,17 @@
   log(1 + its count in the log);
 - `words`: its number of words; `new_words`: the share of its words in no session query;
 - `known_last`: whether the log holds the last query; `known_words`: the share of the last
-  query's words in the model's vocabulary.
+  query's words in the model's vocabulary;
+- the user's history's evidence (`history_lookup.HISTORY_EVIDENCE`): log(1 + how often it
+  followed the session's last query there), log(1 + how often it followed any session
+  query), log(1 + how often the user typed it), the recency of its latest typing, the share
+  of its words the user ever typed, log(1 + the history's length); all 0 without history.
 """
 
 import tensorflow as tf
 
 from mtn_keras.ranking.filters import in_session
+from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
 
 FEATURES = (
@@ -26,20 +31,23 @@ FEATURES = (
     "unknown_words",
     "in_beam",
     "from_log",
+    "from_history",
     *EVIDENCE,
     "words",
     "new_words",
     "known_last",
     "known_words",
+    *HISTORY_EVIDENCE,
 )
 
 
 def candidate_features(
-    log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known
+    log_probs, lengths, unknown, sources, evidence, words, session, known, history
 ):
-    """Stack the features. log_probs, lengths, unknown [B, M]; in_beam, from_log bool [B, M];
-    evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
-    known: `known_last` and `known_words` [B, 2]."""
+    """Stack the features. log_probs, lengths, unknown [B, M]; sources: in_beam, from_log,
+    from_history, bool [B, M]; evidence [B, M, E]; words [B, M, n] and session words
+    [B, S, n] ("" padding); known: `known_last` and `known_words` [B, 2]; history: the
+    history's evidence [B, M, len(HISTORY_EVIDENCE)]."""
     count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
     new = count - tf.reduce_sum(tf.cast(in_session(words, session), tf.float32), axis=-1)
     per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))
@@ -47,8 +55,7 @@ def candidate_features(
         log_probs / tf.cast(lengths + 1, tf.float32),
         tf.maximum(log_probs, -30.0),
         tf.math.divide_no_nan(tf.cast(unknown, tf.float32), tf.cast(lengths, tf.float32)),
-        tf.cast(in_beam, tf.float32),
-        tf.cast(from_log, tf.float32),
+        *(tf.cast(source, tf.float32) for source in sources),
     ]
     return tf.concat(
         [
@@ -56,6 +63,7 @@ def candidate_features(
             evidence,
             tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1),
             per_row,
+            history,
         ],
         axis=-1,
     )

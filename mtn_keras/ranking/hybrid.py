@@ -1,5 +1,6 @@
-"""The suggestion lists: the beam's n-best alone, or the beam's and the log's candidates
-ranked together by the ranker, after the filters, above the confidence threshold."""
+"""The suggestion lists: the beam's n-best alone, or the candidates of the beam, the log and
+the user's history ranked together by the ranker, after the filters, above the confidence
+threshold."""
 
 import tensorflow as tf
 
@@ -15,6 +16,14 @@ def top(scores, k, *columns):
     """The k best of scores [B, M] (-inf: not shown), with the same rows of each column."""
     scores, order = tf.math.top_k(scores, k)
     return (scores, *(tf.gather(c, order, batch_dims=1) for c in columns))
+
+
+def source_names(*flags):
+    """Bool masks [B, M] of (in_beam, from_log, from_history) -> "model", "log", "history"
+    or their union ("model+log+history")."""
+    names = ("model", "log", "history")
+    parts = [tf.where(flag, name + "+", "") for flag, name in zip(flags, names)]
+    return tf.strings.regex_replace(tf.strings.join(parts), r"\+$", "")
 
 
 def beam_only(beam, check, vouched, k):
@@ -36,17 +45,21 @@ class HybridRanker(tf.Module):
         threshold: the smallest ranker probability shown in `suggest` (0 shows k whenever
             possible). Completions are not held to it: the ranker is fitted without typed
             words, which say more of the next query than any candidate's features.
+        history: the `HistoryLookup` that reads the user's earlier queries.
     """
 
-    def __init__(self, ranking, threshold):
+    def __init__(self, ranking, threshold, history):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
+        self.history = history
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
 
     def table(self, inputs, beam, log, check, known_words):
-        """Every candidate of both sources, once: texts [B, M], words, features [B, M, F],
-        `valid` (passes the filters), `sources` and `copied` (copy weights)."""
+        """Every candidate of the three sources, once: texts [B, M], words, features
+        [B, M, F], `valid` (passes the filters), `sources` and `copied` (copy weights).
+        `log` holds the candidates of the log and of the user's history (`from_history`
+        [C] marks their columns) and the history itself (`history`, HistoryLookup.kept)."""
         width = tf.shape(beam["words"])[2]
         log_words = tf.pad(log["words"], [[0, 0], [0, 0], [0, width - tf.shape(log["words"])[2]]])
         words = tf.concat([beam["words"], log_words], axis=1)
@@ -54,29 +67,40 @@ class HybridRanker(tf.Module):
         log_probs = tf.concat([beam["log_probs"], log["log_probs"]], axis=1)
         lengths = tf.concat([beam["lengths"], log["lengths"]], axis=1)
         unknown = tf.concat([beam["unknown"], log["unknown"]], axis=1)
-        beam_part = tf.range(tf.shape(texts)[1]) < tf.shape(beam["words"])[1]
+        beam_size = tf.shape(beam["words"])[1]
+        beam_part = tf.range(tf.shape(texts)[1]) < beam_size
+        history_part = tf.concat([tf.zeros([beam_size], tf.bool), log["from_history"]], axis=0)
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
         in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
-        from_log = tf.reduce_any(same & ~beam_part[None, None, :], axis=-1)
+        from_log = tf.reduce_any(same & ~(beam_part | history_part)[None, None, :], axis=-1)
+        from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
         index = tf.range(tf.shape(texts)[1])
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         last = inputs["queries"][:, -1]
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = self.lookup.evidence(inputs["queries"], texts, log["rare"])
+        history = self.history.evidence(log["history"], inputs["queries"], texts, words)
         features = candidate_features(
-            log_probs, lengths, unknown, in_beam, from_log, evidence, words, inputs["words"], known
+            log_probs,
+            lengths,
+            unknown,
+            (in_beam, from_log, from_history),
+            evidence,
+            words,
+            inputs["words"],
+            known,
+            history,
         )
-        # The log's witness for `unrelated`: it followed a session query (follow_last,
-        # follow_earlier, later_session).
+        # The witness for `unrelated`: it followed a session query in the log (follow_last,
+        # follow_earlier, later_session), or the user typed it before.
         logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
-        sources = tf.where(in_beam & from_log, "model+log", tf.where(in_beam, "model", "log"))
         return {
             "texts": texts,
             "words": words,
             "features": features,
-            "sources": sources,
-            "valid": offered & ~repeated & check(words, texts, logged),
+            "sources": source_names(in_beam, from_log, from_history),
+            "valid": offered & ~repeated & check(words, texts, logged | from_history),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
 

@@ -1,12 +1,14 @@
-"""Non-neural anchors that every model must beat: copy the last query, or its usual follower.
+"""Non-neural anchors that every model must beat: copy the last query, its usual follower,
+or (with the user's earlier queries) the user's own history.
 
-Both suggest from the last query only, with the models' interface
-`suggest(session, k) -> [(text, score), ...]` (best first).
+copy-last and adj suggest from the last query only, with the models' interface
+`suggest(session, k) -> [(text, score), ...]` (best first); `history` also reads the
+user's earlier queries: `suggest(session, history, k)`.
 """
 
 from collections import Counter, defaultdict
 
-ANCHORS = ("copy-last", "adj")
+ANCHORS = ("copy-last", "adj", "history")
 
 
 class CopyLast:
@@ -69,6 +71,40 @@ class Adj:
         return out
 
 
+class History:
+    """The user's own earlier queries, no model: first those that followed the session's
+    last query in the history (most often first), then earlier queries sharing a word with
+    the session (latest first), then the most frequent (ties: latest first); never a query
+    of the session. Scores count down from k."""
+
+    reads_history = True
+
+    def suggest(
+        self, session: list[str], history: list[str], k: int = 5
+    ) -> list[tuple[str, float]]:
+        """Up to k of the user's earlier queries for the query after `session`."""
+        if not session or k <= 0:
+            return []
+        last = session[-1]
+        followers = Counter(b for a, b in zip(history, history[1:]) if a == last and b != a)
+        words = {word for query in session for word in query.split()}
+        latest = list(dict.fromkeys(reversed(history)))
+        sharing = [query for query in latest if words & set(query.split())]
+        counts = Counter(history)
+        frequent = sorted(latest, key=lambda query: -counts[query])  # stable: latest first
+        ranked = [query for query, _ in followers.most_common()] + sharing + frequent
+        chosen = [query for query in dict.fromkeys(ranked) if query not in session][:k]
+        return [(query, float(k - i)) for i, query in enumerate(chosen)]
+
+
 def batched(anchor, k: int = 5):
-    """Wraps an anchor as a batch suggester: contexts -> lists of (text, score)."""
+    """Wraps an anchor as a batch suggester: contexts (and, for an anchor that reads them,
+    histories) -> lists of (text, score)."""
+    if getattr(anchor, "reads_history", False):
+
+        def suggest(contexts, histories):
+            return [anchor.suggest(c, h, k) for c, h in zip(contexts, histories)]
+
+        suggest.reads_history = True
+        return suggest
     return lambda contexts: [anchor.suggest(context, k) for context in contexts]

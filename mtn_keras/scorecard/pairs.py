@@ -15,3 +15,9 @@ def pair_groups(sessions: list[list[str]], users: list[str] | None = None) -> li
     if len(units) != len(sessions):
         raise ValueError(f"{len(units)} users for {len(sessions)} sessions")
     return [unit for unit, session in zip(units, sessions) for _ in range(len(session) - 1)]
+
+
+def pair_histories(sessions: list[list[str]], histories) -> list[list[str]]:
+    """The history of each pair of `session_pairs(sessions)`: its line's (`histories[i]`, a
+    `data.history.PairHistories`), what its user typed before the session."""
+    return [histories[i] for i, session in enumerate(sessions) for _ in range(len(session) - 1)]

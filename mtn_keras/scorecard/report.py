@@ -28,6 +28,7 @@ def evaluate_suggesters(
     groups=None,
     resamples: int = 0,
     seed: int = 0,
+    histories=None,
 ) -> dict:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
@@ -37,6 +38,8 @@ def evaluate_suggesters(
 
     A suggester maps a batch of contexts to lists of (text, score), best first, at most five
     long (what is shown); its top-1 is the BLEU hypothesis ("" when it suggests nothing).
+    One marked `reads_history` is also given the pairs' `histories` (one list of the
+    user's earlier queries per pair).
     """
     contexts = [context for context, _ in pairs]
     references = [reference for _, reference in pairs]
@@ -44,7 +47,11 @@ def evaluate_suggesters(
     for name, suggest in suggesters.items():
         lists = []
         for start in range(0, len(contexts), batch_size):
-            batch = suggest(contexts[start : start + batch_size])
+            batch_contexts = contexts[start : start + batch_size]
+            if getattr(suggest, "reads_history", False):
+                batch = suggest(batch_contexts, histories[start : start + batch_size])
+            else:
+                batch = suggest(batch_contexts)
             lists.extend([text for text, _ in suggestions] for suggestions in batch)
             if progress:
                 print(f"\r{name}: {len(lists)}/{len(contexts)} pairs", end="", file=sys.stderr)

@@ -17,6 +17,12 @@ SUGGEST_OUTPUTS = {
     "session_attention": (tf.float32, ("batch", "layers", "heads", "slots", "slots")),
     "queries": (tf.string, ("batch", "slots")),
 }
+# The further outputs of `suggest_with_history` and `complete_with_history`: the kept
+# history (`history` entries, HistoryLookup.kept) and how much each entry counted.
+HISTORY_OUTPUTS = {
+    "history": (tf.string, ("batch", "history")),
+    "history_attention": (tf.float32, ("batch", "history")),
+}
 
 
 def fed_shape(tensor):
@@ -33,24 +39,30 @@ def check_rank(tensor, name, expected):
     return tf.debugging.Assert(tf.size(shape) == rank, [message, shape], name=f"check_{name}")
 
 
-def checked_inputs(session, prefix=None):
-    """`session` (and `prefix`) after checks that raise InvalidArgumentError, naming the
-    input and the shape expected, on a wrong rank or a prefix batch unlike the session's."""
+def checked_inputs(session, prefix=None, history=None):
+    """`session` (and `prefix`, `history`) after checks that raise InvalidArgumentError,
+    naming the input and the shape expected, on a wrong rank or a batch unlike the
+    session's."""
     checks = [check_rank(session, "session", "[B, S]")]
-    if prefix is not None:
-        checks.append(check_rank(prefix, "prefix", "[B]"))
+    for tensor, name, expected in ((prefix, "prefix", "[B]"), (history, "history", "[B, H]")):
+        if tensor is None:
+            continue
+        checks.append(check_rank(tensor, name, expected))
         with tf.control_dependencies(checks):
-            same = tf.shape(prefix)[0] == tf.shape(session)[0]
-            message = "prefix must hold one string per session, [B]: B prefixes, B sessions"
+            same = tf.shape(tensor)[0] == tf.shape(session)[0]
+            message = f"{name} must hold one row per session, {expected}: B rows, B sessions"
             checks.append(
                 tf.debugging.Assert(
-                    same, [message, tf.shape(prefix)[0], tf.shape(session)[0]], name="check_batch"
+                    same,
+                    [message, tf.shape(tensor)[0], tf.shape(session)[0]],
+                    name=f"check_{name}_batch",
                 )
             )
     with tf.control_dependencies(checks):
         session = tf.identity(session)
         prefix = None if prefix is None else tf.identity(prefix)
-    return session, prefix
+        history = None if history is None else tf.identity(history)
+    return (session, prefix) if history is None else (session, prefix, history)
 
 
 def empty_outputs(outputs, sizes):

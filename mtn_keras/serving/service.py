@@ -34,11 +34,17 @@ from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.decoding import beam_search
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import SessionEncoder
-from mtn_keras.serving.inputs import SUGGEST_OUTPUTS, checked_inputs, unless_empty
+from mtn_keras.serving.inputs import (
+    HISTORY_OUTPUTS,
+    SUGGEST_OUTPUTS,
+    checked_inputs,
+    unless_empty,
+)
 from mtn_keras.serving.prefix import PrefixConstraint, constrained
 
 
@@ -76,10 +82,11 @@ class SuggestionService(tf.Module):
         phrases = blocked_phrases() if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
         self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces)
+        self.history = HistoryLookup()
         self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
             threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
-            self.hybrid = HybridRanker(ranking, threshold)
+            self.hybrid = HybridRanker(ranking, threshold, self.history)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
@@ -90,10 +97,14 @@ class SuggestionService(tf.Module):
         """The session's prepared inputs (see SessionEncoder.prepare)."""
         return self.encoder.prepare(session)
 
-    def decode(self, session, prefix=None):
-        """Suggestions for each session, completing `prefix` [B] when given: the body of
-        `complete` (and so of `suggest`)."""
-        inputs, beam, log, typed, attention = self.candidates(session, prefix)
+    def decode(self, session, prefix=None, history=None):
+        """Suggestions for each session, completing `prefix` [B] when given, with the
+        user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
+        body of every suggestion signature."""
+        if history is None:
+            history = tf.zeros([tf.shape(session)[0], 0], tf.string)
+        kept = self.history.kept(self.encoder.normalise(history))
+        inputs, beam, log, typed, attention = self.candidates(session, prefix, kept)
         batch = tf.shape(session)[0]
         vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
         check = self.check(inputs, vouched)
@@ -110,26 +121,32 @@ class SuggestionService(tf.Module):
         found_any = scores > float("-inf")
         size = tf.shape(inputs["source"])[1]
         copied = tf.where(found_any[:, :, None], copied[:, :, -size * self.n :], 0.0)
+        shown = tf.where(found_any, text, "")
         return {
-            "suggestions": tf.where(found_any, text, ""),
+            "suggestions": shown,
             "scores": scores,
             "sources": tf.where(found_any, sources, ""),
             "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
             "source_tokens": inputs["source"],
             "session_attention": attention[:, :, :, -size:, -size:],
             "queries": inputs["queries"],
+            "history": kept,
+            "history_attention": history_weights(kept, inputs["queries"], shown, scores),
         }
 
-    def candidates(self, session, prefix=None):
+    def candidates(self, session, prefix=None, history=None):
         """The prepared inputs, the beam's n-best after the typed `prefix`, (with a ranking)
-        the log's candidates with the model's scores of them, what was typed
-        (PrefixConstraint.read; None without a prefix) and the session attention of the
-        model's encoder [B, layers, heads, max_queries, max_queries]. The candidates are each
+        the log's and the `history`'s candidates (history: HistoryLookup.kept) with the
+        model's scores of them, what was typed (PrefixConstraint.read; None without a
+        prefix) and the session attention of the model's encoder [B, layers, heads,
+        max_queries, max_queries]. The candidates are each
         a dict of words [B, M, L], log_probs, lengths, unknown (words the model cannot
         write) and copied (copy weights), the beam's with its scores too."""
         inputs = self.encoder.prepare(session, prefix)
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
-        args, typed_tokens, log = self.search_inputs(inputs, typed)
+        if history is None:
+            history = self.history.kept(tf.zeros([tf.shape(session)[0], 0], tf.string))
+        args, typed_tokens, log = self.search_inputs(inputs, typed, history)
         found = self.search(**args)
         beam = {
             "words": self.encoder.to_words(found["ids"], inputs, typed_tokens),
@@ -163,20 +180,24 @@ class SuggestionService(tf.Module):
             vouched | typed[:, None],
         )
 
-    def candidate_table(self, session):
+    def candidate_table(self, session, history=None):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
         for fitting the ranker."""
-        inputs, beam, log, _, _ = self.candidates(session)
+        if history is not None:
+            history = self.history.kept(self.encoder.normalise(history))
+        inputs, beam, log, _, _ = self.candidates(session, history=history)
         typed = tf.zeros([tf.shape(session)[0]], tf.bool)
         return self.hybrid.table(
             inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs)
         )
 
-    def search_inputs(self, inputs, typed):
+    def search_inputs(self, inputs, typed, history):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the constraint of what was `typed`; the
-        log's candidates as ids), the typed tokens and the log's candidates (their `words`
-        and the session's `rare` word ids, see LogLookup), None without a ranking."""
+        candidates of the log and of the `history` as ids), the typed tokens and those
+        candidates (their `words`, the session's `rare` word ids, see LogLookup, the
+        `from_history` columns and the `history`), None without a ranking. `history`: the
+        kept history (HistoryLookup.kept)."""
         size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
@@ -189,6 +210,8 @@ class SuggestionService(tf.Module):
         if self.hybrid is not None:
             rare = self.hybrid.lookup.rare_word_ids(inputs["queries"])
             log_texts = self.hybrid.lookup.candidates(inputs["queries"], rare)
+            mine = self.history.candidates(history, inputs["queries"], inputs["words"])
+            log_texts = tf.concat([log_texts, mine], axis=1)
             if typed is not None:
                 log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
             split = tf.strings.split(log_texts)
@@ -199,7 +222,10 @@ class SuggestionService(tf.Module):
             batch = tf.shape(log_tokens)[0]
             ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
-            log = {"words": log_words, "rare": rare}
+            columns = tf.range(tf.shape(log_texts)[1])
+            from_history = columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1]
+            log = {"words": log_words, "rare": rare, "from_history": from_history}
+            log["history"] = history
         return args, tokens, log
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
@@ -248,6 +274,7 @@ class SuggestionService(tf.Module):
             "n": self.n,
             "layers": self.attention_shape[1],
             "heads": self.attention_shape[2],
+            "history": self.history.size,
         }
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
@@ -267,8 +294,35 @@ class SuggestionService(tf.Module):
         session, prefix = checked_inputs(session, prefix)
         return unless_empty(
             session,
-            lambda: self.decode(session, prefix),
+            lambda: self.outputs(self.decode(session, prefix), SUGGEST_OUTPUTS),
             SUGGEST_OUTPUTS,
+            self.output_sizes(session),
+        )
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None, None], tf.string, name="session"),
+            tf.TensorSpec([None, None], tf.string, name="history"),
+        ]
+    )
+    def suggest_with_history(self, session, history):
+        # An empty history answers as `suggest`: no history candidate, all its evidence 0.
+        return self.complete_with_history(session, tf.fill([tf.shape(session)[0]], ""), history)
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None, None], tf.string, name="session"),
+            tf.TensorSpec([None], tf.string, name="prefix"),
+            tf.TensorSpec([None, None], tf.string, name="history"),
+        ]
+    )
+    def complete_with_history(self, session, prefix, history):
+        session, prefix, history = checked_inputs(session, prefix, history)
+        outputs = SUGGEST_OUTPUTS | HISTORY_OUTPUTS
+        return unless_empty(
+            session,
+            lambda: self.outputs(self.decode(session, prefix, history), outputs),
+            outputs,
             self.output_sizes(session),
         )
 
@@ -278,6 +332,27 @@ class SuggestionService(tf.Module):
         # that asks for suggestions has the attention already.
         out = self.suggest(session)
         return {"attention": out["session_attention"], "queries": out["queries"]}
+
+    @staticmethod
+    def outputs(found, names):
+        """The outputs of `found` that a signature gives (inputs.SUGGEST_OUTPUTS and, with
+        history, HISTORY_OUTPUTS)."""
+        return {name: found[name] for name in names}
+
+
+def history_weights(history, queries, shown, scores):
+    """[B, T]: how much each kept history entry counted in the shown list: an entry the
+    user typed that is shown, or one equal to a session query whose follower there is shown,
+    weighs that suggestion's score; normalised to sum to one over the entries (all zeros
+    when no shown suggestion came from the history)."""
+    score = tf.where(scores > float("-inf"), scores, 0.0)[:, :, None]  # [B, k, 1]
+    real = history != ""
+    typed = (shown[:, :, None] == history[:, None, :]) & real[:, None, :]
+    following = tf.pad(history[:, 1:], [[0, 0], [0, 1]])
+    in_session = tf.reduce_any(history[:, :, None] == queries[:, None, :], axis=-1) & real
+    led = (shown[:, :, None] == following[:, None, :]) & in_session[:, None, :]
+    mass = tf.reduce_sum(tf.cast(typed | led, tf.float32) * score, axis=1)
+    return tf.math.divide_no_nan(mass, tf.reduce_sum(mass, axis=-1, keepdims=True))
 
 
 def banned_ids(vocab_tokens, phrases, pieces):

@@ -101,7 +101,7 @@ def test_a_prefix_batch_unlike_the_session_batch_is_named(loaded):
     complete = loaded.signatures["complete"]
     session = tf.constant([["cheap flights"], ["used cars"]])
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match="prefix must hold one string per session"
+        tf.errors.InvalidArgumentError, match="prefix must hold one row per session"
     ):
         complete(session=session, prefix=tf.constant(["c"]))
     with pytest.raises(

@@ -149,6 +149,9 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
         keys = ("suggestions", "scores", "sources")
         result = {{key: [[value(x) for x in r] for r in out[key].numpy()] for key in keys}}
         result["complete"] = [[x.decode() for x in r] for r in done["suggestions"].numpy()]
+        history = tf.constant({[[""] * (6 - len(h)) + h for h in HISTORY]!r})
+        mine = model.signatures["suggest_with_history"](session=tf.constant(rows), history=history)
+        result["history"] = [[x.decode() for x in r] for r in mine["suggestions"].numpy()]
         print(json.dumps(result))
     """)
     done = subprocess.run(
@@ -162,3 +165,65 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
     np.testing.assert_allclose(result["scores"], mine["scores"].numpy(), atol=1e-5)
     assert all(any(row) for row in result["complete"][:3]), result["complete"]
     assert all(t.startswith("hot") for row in result["complete"] for t in row if t)
+    padded = tensor([s + [""] * (3 - len(s)) for s in SESSIONS])
+    assert result["history"] == texts(hybrid.suggest_with_history(padded, history_tensor(HISTORY)))
+
+
+HISTORY = [
+    ["used cars", "cheap hotels paris", "cheap flights", "flights to paris"],
+    ["hotel deals", "spa weekend", "hotel deals near me", "spa weekend deals"],
+    [],
+    ["cheap flights"],
+]
+
+
+def history_tensor(histories, width=6):
+    import tensorflow as tf
+
+    return tf.constant([[""] * (width - len(h)) + h for h in histories], tf.string)
+
+
+def test_an_empty_history_answers_as_suggest(hybrid):
+    import tensorflow as tf
+
+    plain = hybrid.suggest(tensor(SESSIONS))
+    for empty in (tf.zeros([len(SESSIONS), 0], tf.string), history_tensor([[]] * 4)):
+        with_none = hybrid.suggest_with_history(tensor(SESSIONS), empty)
+        for key in plain:
+            np.testing.assert_array_equal(with_none[key].numpy(), plain[key].numpy())
+        assert not with_none["history_attention"].numpy().any()
+
+
+def test_the_users_history_comes_back_ranked_and_filtered(hybrid):
+    from mtn_keras.ranking.features import FEATURES
+    from mtn_keras.ranking.rules import repeats_a_word, repeats_session
+
+    table = hybrid.candidate_table(tensor(SESSIONS), history_tensor(HISTORY))
+    candidates, valid = texts(table, "texts"), table["valid"].numpy()
+    mine = table["features"].numpy()[..., FEATURES.index("from_history")]
+    # what followed "cheap flights" (the session's first query) in the first user's history
+    # is a candidate, theirs
+    at = candidates[0].index("flights to paris")
+    assert valid[0, at] and mine[0, at] == 1 and "history" in texts(table, "sources")[0][at]
+    follows = table["features"].numpy()[0, at, FEATURES.index("history_follow_session")]
+    assert follows == pytest.approx(np.log1p(1))
+    # the user's, but a query of the session: never valid
+    assert not any(v for t, v in zip(candidates[1], valid[1]) if t == "hotel deals near me")
+    out = hybrid.suggest_with_history(tensor(SESSIONS), history_tensor(HISTORY))
+    for session, row in zip(SESSIONS, texts(out)):
+        assert not any(t and (repeats_session(t, session) or repeats_a_word(t)) for t in row)
+    kept, weights = texts(out, "history"), out["history_attention"].numpy()
+    for row, names in zip(weights, kept):
+        assert (row[[not n for n in names]] == 0).all()
+        assert row.sum() == pytest.approx(1.0, abs=1e-5) or not row.any()
+
+
+def test_history_candidates_are_completions_too(hybrid):
+    import tensorflow as tf
+
+    out = hybrid.complete_with_history(
+        tensor(SESSIONS), tf.constant(["fli", "spa w", "", "cheap"]), history_tensor(HISTORY)
+    )
+    shown = texts(out)
+    assert all(t.startswith("fli") for t in shown[0] if t) and any(shown[0])
+    assert all(t.startswith("spa w") for t in shown[1] if t) and any(shown[1])
