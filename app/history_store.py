@@ -7,6 +7,7 @@ is locked it waits in memory and is written later.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import stat
@@ -62,7 +63,8 @@ class HistoryStore:
         self._db = _connect(path)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending: list[tuple[str, float]] = []  # queries a locked store could not take yet
-        self._recent: tuple[int, int, tuple[str, ...]] | None = None  # (version, size, queries)
+        # (data version, size, before, queries) of the latest `recent`
+        self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
     def close(self) -> None:
         """Write what waits in memory (if the store allows it now) and close the file."""
@@ -94,18 +96,20 @@ class HistoryStore:
         self._recent = None
         return True
 
-    def recent(self, size: int) -> tuple[str, ...]:
-        """The last `size` queries, oldest first, those still in memory included.
+    def recent(self, size: int, before: float = math.inf) -> tuple[str, ...]:
+        """The last `size` queries submitted before `before`, oldest first, those still in
+        memory included.
 
         One indexed query, read again only when this or another instance changed the store.
         """
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if self._recent is None or self._recent[:2] != (version, size):
+        if self._recent is None or self._recent[:3] != (version, size, before):
             rows = self._db.execute(
-                "SELECT query FROM queries ORDER BY time DESC, id DESC LIMIT ?", (size,)
+                "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC LIMIT ?",
+                (before, size),
             ).fetchall()
-            self._recent = (version, size, tuple(row[0] for row in reversed(rows)))
-        kept = self._recent[2] + tuple(query for query, _ in self.pending)
+            self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
+        kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
         return kept[len(kept) - size :] if size else ()
 
     def count(self) -> int:
