@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mtn_keras.data.logs import Tally, read_log
+from mtn_keras.data.logs import Tally, check_inputs, read_log
 from mtn_keras.data.text import normalise
 
 from .history_store import HistoryStore
@@ -18,6 +18,7 @@ def import_log(store: HistoryStore, log: str | Path, user: str) -> int:
     """Add the queries of `user` in the AOL-format `log` to `store`, with their logged times;
     returns how many were added. Queries without words ("-") and rows already stored (same
     time and text: an import run twice) are skipped. Raises InputError for an unreadable log."""
+    check_inputs([str(log)])
     stored = {(entry.time, entry.query) for entry in store.entries()}
     rows = [
         (float(when), query)

@@ -194,28 +194,32 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     """The store at `path` (default: the user-data one) and what the person should hear about
     it, one line each: a damaged file set aside, permissions too wide, or why there is none."""
     path = Path(path) if path is not None else default_path()
-    notes = []
     try:
         _make_private(path)
     except OSError as error:
         return None, [f"History off: cannot write {path.parent} ({error.strerror})."]
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        notes.append(f"History store {path} is readable by others (mode {mode:o}): chmod 600 it.")
     try:
-        return HistoryStore(path), notes
+        return HistoryStore(path), _wide_permissions(path)
     except StoreError as error:
-        return None, [*notes, f"History off: {path}: {error}."]
+        return None, [f"History off: {path}: {error}."]
     except sqlite3.DatabaseError as error:
         if getattr(error, "sqlite_errorname", "") in LOCKED:
-            return None, [*notes, f"History off: {path} is locked by another program."]
+            return None, [f"History off: {path} is locked by another program."]
         aside = _set_aside(path)
-        notes.append(f"History store {path} was unreadable ({error}): kept as {aside.name}.")
+        notes = [f"History store {path} was unreadable ({error}): kept as {aside.name}."]
     try:
         _make_private(path)
         return HistoryStore(path), notes
     except (OSError, sqlite3.DatabaseError) as error:
         return None, [*notes, f"History off: cannot make a new store at {path} ({error})."]
+
+
+def _wide_permissions(path: Path) -> list[str]:
+    """A line for a store that others may read or write, else none."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if not mode & 0o077:
+        return []
+    return [f"History store {path} is open to others (mode {mode:o}): chmod 600 it."]
 
 
 def _make_private(path: Path) -> None:

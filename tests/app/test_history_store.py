@@ -195,7 +195,7 @@ def test_a_store_readable_by_others_is_reported(tmp_path):
     open_store(path)[0].close()
     os.chmod(path, 0o644)
     store, notes = open_store(path)
-    assert store is not None and "readable by others (mode 644)" in notes[0]
+    assert store is not None and "open to others (mode 644)" in notes[0]
     store.close()
 
 
