@@ -30,7 +30,7 @@ from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
 from .suggestion_list import SuggestionList, are_confidences
 
-CHOOSE = Binding.Group("Choose", compact=True)  # up and down, shown as one in the footer
+CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
 
 
 class MtnApp(App):
@@ -72,7 +72,12 @@ class MtnApp(App):
             tooltip="highlight the next suggestion",
         ),
         Binding("ctrl+n", "new_session", "New", tooltip="new session"),
-        Binding("f2", "toggle_attention", "Attention", tooltip="show or hide the attention panel"),
+        Binding(
+            "f2",
+            "toggle_attention",
+            "Panel",
+            tooltip="show or hide the panel of attention, history and copied words",
+        ),
         Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
         Binding("f4", "next_head", "Head", show=False, tooltip="next head of the attention"),
         Binding("f5", "history", "History", tooltip="your stored queries: search, delete"),
@@ -128,7 +133,7 @@ class MtnApp(App):
                 yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)
                 yield HistoryPanel(id="history-read")
                 yield CopyPanel(id="copy")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # ctrl+p: in F1 help; every key fits at 80
 
     def on_mount(self) -> None:
         self.query_one("#suggestions").border_title = "Suggestions"
