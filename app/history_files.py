@@ -16,16 +16,19 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # as the AOL log writes its times
 
 def import_log(store: HistoryStore, log: str | Path, user: str) -> int:
     """Add the queries of `user` in the AOL-format `log` to `store`, with their logged times;
-    returns how many were added. Queries without words ("-") and rows already stored (same
-    time and text: an import run twice) are skipped. Raises InputError for an unreadable log."""
+    returns how many were added. As `prepare` does, queries without words ("-") and a query
+    repeated right after itself (a click or a next page) are skipped, and so are rows already
+    stored (same time and text: an import run twice). Raises InputError for an unreadable log.
+    """
     check_inputs([str(log)])
     stored = {(entry.time, entry.query) for entry in store.entries()}
-    rows = [
-        (float(when), query)
-        for row_user, query, when, _, _ in read_log(str(log), "aol", Tally(), progress=False)
-        if row_user == user and normalise(query)
-    ]
-    new = [(query, when) for when, query in rows if (when, query) not in stored]
+    new, last = [], None
+    for row_user, query, when, _, _ in read_log(str(log), "aol", Tally(), progress=False):
+        if row_user != user or not normalise(query) or query == last:
+            continue
+        last = query
+        if (float(when), query) not in stored:
+            new.append((query, float(when)))
     store.add_many(new)
     return len(new)
 

@@ -204,6 +204,7 @@ def test_import_one_user_of_an_aol_log_and_export(store, tmp_path):
     with gzip.open(log, "wt", encoding="utf-8") as file:
         file.write("AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n")
         file.write("7\tlisbon hotels\t2006-03-01 07:17:12\t\t\n")
+        file.write("7\tlisbon hotels\t2006-03-01 07:17:12\t2\thttp://y\n")  # a second click
         file.write("8\tsomeone else\t2006-03-01 07:18:00\t\t\n")
         file.write("7\t-\t2006-03-01 07:19:00\t\t\n")
         file.write("7\tlisbon trams\t2006-03-01 07:20:00\t1\thttp://x\n")
