@@ -3,6 +3,7 @@ restart, is marked in the list; private sessions and --no-history read and write
 history screen deletes; the command line imports and exports without opening the interface."""
 
 import gzip
+import sqlite3
 
 import pytest
 from textual.widgets import Input
@@ -143,6 +144,8 @@ async def test_a_model_without_history_says_so(fake_model, store_path):
         assert app.sub_title == "tiny · this model does not use history"
         assert not app.query_one("#history-read").display
     assert stored(store_path) == ["still kept"]
+    with pytest.raises(sqlite3.ProgrammingError):  # the app closed its store when it ended
+        app.store.count()
 
 
 async def test_the_history_screen_searches_and_deletes(fake_model_with_history, store_path):
