@@ -110,7 +110,7 @@ class HistoryStore:
             ).fetchall()
             self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
         kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
-        return kept[len(kept) - size :] if size else ()
+        return kept[max(len(kept) - size, 0) :] if size else ()
 
     def count(self) -> int:
         """How many queries the file holds."""

@@ -52,6 +52,7 @@ def test_queries_come_back_oldest_first(store):
     store.add("imported long ago", 1)
     assert store.recent(3) == ("b", "c", "d")
     assert store.recent(10) == ("imported long ago", "a", "b", "c", "d")
+    assert store.recent(7) == ("imported long ago", "a", "b", "c", "d")
     assert store.recent(0) == ()
     assert store.recent(2, before=102) == ("a", "b")
     assert store.count() == 5
