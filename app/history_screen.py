@@ -3,6 +3,8 @@ deletes of one query, one session or everything (after a confirmation)."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 
 from rich.text import Text
@@ -131,28 +133,36 @@ class HistoryScreen(ModalScreen[None]):
         else:
             options.action_cursor_up()
 
+    def _change(self, change: Callable[[], None], done: str) -> None:
+        """Make `change` to the store and say `done`; a store locked by another instance
+        is said instead, and nothing changes."""
+        try:
+            change()
+        except sqlite3.OperationalError as error:
+            self.notify(f"Not deleted: the store is busy ({error}); try again.", severity="error")
+            return
+        self.notify(done)
+        self.refresh_list()
+
     def action_delete_query(self) -> None:
         """Delete the highlighted query from the store."""
         if row := self.highlighted():
-            self.store.delete([row[0].id])
-            self.notify(f"Deleted “{row[0].query}”.")
-            self.refresh_list()
+            self._change(lambda: self.store.delete([row[0].id]), f"Deleted “{row[0].query}”.")
 
     def action_delete_session(self) -> None:
         """Delete the session of the highlighted query from the store."""
         if row := self.highlighted():
-            self.store.delete([entry.id for entry in row[1]])
-            self.notify(f"Deleted a session of {len(row[1])} queries.")
-            self.refresh_list()
+            ids = [entry.id for entry in row[1]]
+            self._change(
+                lambda: self.store.delete(ids), f"Deleted a session of {len(ids)} queries."
+            )
 
     def action_delete_all(self) -> None:
         """Delete every stored query, once the person confirms."""
 
         def clear(yes: bool | None) -> None:
             if yes:
-                self.store.clear()
-                self.notify("Deleted every stored query.")
-                self.refresh_list()
+                self._change(self.store.clear, "Deleted every stored query.")
 
         count = self.store.count()
         self.app.push_screen(ConfirmScreen(f"Delete all {count} stored queries for good?"), clear)

@@ -66,10 +66,13 @@ class HistoryStore:
         # (data version, size, before, queries) of the latest `recent`
         self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
-    def close(self) -> None:
-        """Write what waits in memory (if the store allows it now) and close the file."""
-        self.flush()
+    def close(self) -> bool:
+        """Write what waits in memory, waiting longer for a locked store than a keystroke
+        can, and close the file; False if queries were left unwritten (still in `pending`)."""
+        self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
+        written = self.flush()
         self._db.close()
+        return written
 
     def add(self, query: str, when: float | None = None) -> None:
         """Store `query`, submitted at `when` (default: now); kept in memory if the store is
@@ -116,14 +119,10 @@ class HistoryStore:
         """How many queries the file holds."""
         return self._db.execute("SELECT count(*) FROM queries").fetchone()[0]
 
-    def entries(self, search: str = "") -> list[Entry]:
-        """The stored queries that contain `search` (any case), oldest first."""
-        rows = self._db.execute(
-            "SELECT id, query, time FROM queries WHERE instr(lower(query), lower(?)) > 0 "
-            "ORDER BY time, id",
-            (search,),
-        ).fetchall()
-        return [Entry(*row) for row in rows]
+    def entries(self) -> list[Entry]:
+        """The stored queries, oldest first."""
+        rows = self._db.execute("SELECT id, query, time FROM queries ORDER BY time, id")
+        return [Entry(*row) for row in rows.fetchall()]
 
     def sessions(self, search: str = "") -> list[list[Entry]]:
         """The stored queries cut into sessions at 30-minute gaps, newest session first, each

@@ -61,8 +61,15 @@ def main(argv: list[str] | None = None) -> None:
     # TensorFlow's native log lines would garble the screen: they go to a log file, where a
     # native abort also leaves its words. Inside: Textual takes sys.__stderr__ when the app
     # is made.
+    app = MtnApp(args.model, history_path=args.history, use_history=not args.no_history)
     with native_stderr_silenced(native_log_path()):
-        MtnApp(args.model, history_path=args.history, use_history=not args.no_history).run()
+        app.run()
+    if app.store is not None and app.store.pending:  # the store stayed locked to the end
+        print(
+            f"mtn-tui: {app.store.path} stayed locked: {len(app.store.pending)} queries of this "
+            "run could not be written.",
+            file=sys.stderr,
+        )
 
 
 def history_files(args: argparse.Namespace) -> int:
@@ -83,10 +90,10 @@ def history_files(args: argparse.Namespace) -> int:
         print(f"mtn-tui: {error}", file=sys.stderr)
         return 1
     finally:
-        store.close()
-    if store.pending:
+        all_written = store.close()
+    if not all_written:
         print(
-            f"mtn-tui: {store.path} stayed locked: {len(store.pending)} not written.",
+            f"mtn-tui: {store.path} stayed locked: {len(store.pending)} queries not written.",
             file=sys.stderr,
         )
         return 1

@@ -403,6 +403,8 @@ def test_main_runs_the_app_with_the_given_model(monkeypatch):
     runs = []
 
     class FakeApp:
+        store = None
+
         def __init__(self, model_path, history_path, use_history):
             self.model_path = model_path
 

@@ -186,6 +186,22 @@ async def test_the_history_screen_searches_and_deletes(fake_model_with_history, 
     assert b"castle" not in everything and b"porto" not in everything
 
 
+async def test_a_delete_on_a_locked_store_is_refused_not_crashed(fake_model, store_path):
+    seeded(store_path, "lisbon zoo")
+    app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        other = sqlite3.connect(store_path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        await pilot.press("f7")
+        assert "Not deleted: the store is busy" in [n.message for n in app._notifications][-1]
+        other.execute("ROLLBACK")
+        other.close()
+        await pilot.press("f7")
+    assert stored(store_path) == []
+
+
 async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, store_path):
     store_path.parent.mkdir(mode=0o700)
     store_path.write_bytes(b"garbage " * 100)

@@ -163,6 +163,17 @@ def test_a_locked_store_keeps_the_query_in_memory_and_writes_it_later(store):
     assert [e.query for e in store.entries()] == ["before", "while locked"]
 
 
+def test_closing_a_store_locked_to_the_end_says_what_was_not_written(monkeypatch, store):
+    monkeypatch.setattr("app.history_store.OPEN_WAIT_S", 0.1)
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    store.add("late", 1)
+    assert store.close() is False and store.pending == [("late", 1)]
+    other.execute("ROLLBACK")
+    other.close()
+    store._db = sqlite3.connect(store.path)  # for the fixture's own close
+
+
 def test_a_corrupt_store_is_set_aside_and_a_new_one_made(tmp_path):
     path = tmp_path / "history.db"
     path.write_bytes(b"this is not a database, " * 200)
