@@ -137,6 +137,18 @@ async def test_no_history_never_opens_the_store(fake_model_with_history, tmp_pat
     assert not (tmp_path / "user-data").exists()
 
 
+async def test_an_unwritable_folder_means_no_history_said_once(fake_model_with_history, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    app = MtnApp(
+        fake_model_with_history, show_load_time=False, history_path=tmp_path / "a-file" / "h.db"
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "not kept")
+        assert app.store is None and app.sub_title == "remembers · history off"
+        [note] = [n.message for n in app._notifications]
+        assert note.startswith("History off: cannot write")
+
+
 async def test_a_model_without_history_says_so(fake_model, store_path):
     app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
     async with app.run_test(size=SIZE) as pilot:
