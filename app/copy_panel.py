@@ -52,7 +52,8 @@ class CopyPanel(Static):
             return
         rank, item = self.suggestion
         self.border_title = f"Copied by suggestion {rank}"
-        self.border_subtitle = score_label(item.score, self.confidences)
+        source = f" · from {item.source}" if item.source else ""
+        self.border_subtitle = score_label(item.score, self.confidences) + source
         if item.copy_attention is None or not self.tokens:
             self.update(Text("Nothing copied.", style="dim"))
             return

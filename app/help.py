@@ -24,8 +24,9 @@ Pasting several lines adds each line as a query, in order.
 
 Each suggestion has its rank (1 is the best), a bar and, when the model says so, where it
 came from (`model`: generated; `log`: a query that followed similar ones in the query log;
-`model+log`: both). The bar compares the suggestion with the best one of the list, which
-has a full bar: half a bar is half as likely. The foot of the copy panel gives the
+`model+log`: both; `history`, `model+history`, `log+history`: your own earlier queries
+proposed it, and it is marked ↺). The bar compares the suggestion with the best one of the
+list, which has a full bar: half a bar is half as likely. The foot of the copy panel gives the
 highlighted suggestion's own figure. For a model with a ranker (the bundled one) it is
 the ranker's estimate of the chance that this is the query you type next ("chance 1.3%"):
 small numbers, since many queries can follow a session, so read the order and the bars
@@ -42,7 +43,22 @@ reads only the last few queries).
 The **attention** panel shows how much each query the model read (row) attends to each
 earlier one (column) in its session encoder, labelled with the query as the model read it.
 The **copy** panel lists the session words the highlighted suggestion copied, with their
-copy weights.
+copy weights, and says where the suggestion came from. For a model that reads your history,
+the **history** panel lists the earlier queries it read that counted most.
+
+## Your history
+
+Every query you add is kept with its time in a file of yours on this machine (SQLite, in
+the user-data folder, e.g. `~/.local/share/mtn-keras/history.db`, readable by you only),
+and a model that reads history gets your last queries from before this session with each
+call. It never leaves the machine. **f6** starts a private session: nothing is read or
+written while it is on (the header says so); `mtn-tui --no-history` never opens the store.
+**f5** shows the stored queries by session, newest first; type to search them.
+
+{history_keys}
+
+Deleting overwrites the deleted text in the file. A model without history signatures
+works as before; the header then says that it does not use history.
 """
 
 
@@ -61,6 +77,7 @@ def keys_table(bindings: list[Binding]) -> str:
     return "\n".join(["| Key | Action |", "| --- | --- |", *rows])
 
 
-def help_text(bindings: list[Binding]) -> str:
-    """The help screen's markdown."""
-    return ABOUT.format(keys=keys_table(bindings))
+def help_text(bindings: list[Binding], history_bindings: list[Binding]) -> str:
+    """The help screen's markdown: the app's keys and the history screen's."""
+    shown = [binding for binding in history_bindings if binding.show]
+    return ABOUT.format(keys=keys_table(bindings), history_keys=keys_table(shown))

@@ -9,7 +9,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +17,17 @@ import numpy as np
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
-from mtn_keras.serving.savedmodel import bundled_model, call, check, load, resolve
+from mtn_keras.serving.savedmodel import (
+    bundled_model,
+    call,
+    check,
+    export_settings,
+    load,
+    resolve,
+)
 
 DEFAULT_MODEL = bundled_model()
+HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -38,7 +46,12 @@ class Suggestion:
     text: str
     score: float
     copy_attention: np.ndarray | None  # [S', n], aligned with Suggestions.source_tokens
-    source: str | None = None  # "model", "log" or "model+log" for a model that says so
+    source: str | None = None  # "model", "log", "model+log", "history", "log+history"…
+
+    @property
+    def from_history(self) -> bool:
+        """Whether the searcher's own history proposed it."""
+        return "history" in (self.source or "")
 
 
 @dataclass
@@ -50,6 +63,8 @@ class Suggestions:
     source_tokens: list[list[str]]  # [S'][n]: the kept queries' normalised words, "" for padding
     session: tuple[str, ...] = ()
     prefix: str = ""
+    history: list[str] = field(default_factory=list)  # the earlier queries the model kept
+    history_attention: np.ndarray | None = None  # [len(history)]: how much each counted
 
 
 @dataclass
@@ -85,7 +100,8 @@ def resolve_model_path(path: str | Path | None) -> Path:
 
 
 class Backend:
-    """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first.
+    """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first,
+    and the searcher's earlier queries (`history`, oldest first) for a model that reads them.
 
     `progress` hears each start-up step ("Compiling suggest…") as it begins.
     """
@@ -112,54 +128,86 @@ class Backend:
         self.start_seconds["reading"] = self.load_seconds
         outputs = self._model.signatures["suggest"].structured_outputs
         self.has_sources = "sources" in outputs
+        # A model with the history signatures reads the searcher's earlier queries too.
+        self.has_history = "suggest_with_history" in self._model.signatures
+        self.history_size = int(export_settings(self.path).get("history_size", HISTORY_SIZE))
         # An export whose `suggest` also gives the session attention answers both at once.
         self._attention_in_suggest = "session_attention" in outputs
         self._lock = threading.RLock()  # one model call at a time; the workers share it
-        self._last_suggest = None  # (session, outputs) of the latest `suggest` call
+        self._last_suggest = None  # ((session, history), outputs) of the latest `suggest` call
         self._warm_up(progress)
 
     def _warm_up(self, progress: Callable[[str], None]) -> None:
         """Call each signature once: TensorFlow's first call of a graph compiles it, which
         would otherwise land on the user's first keystroke."""
         # complete first: typing the first query needs it
-        for name, call_it in (
+        steps = [
             ("complete", lambda: self.complete(["a"], "a")),
             ("suggest", lambda: self.suggest(["a"])),
             ("session_attention", lambda: self.attention(["a"])),
-        ):
+        ]
+        if self.has_history:
+            steps[2:2] = [
+                ("complete_with_history", lambda: self.complete(["a"], "a", ("b",))),
+                ("suggest_with_history", lambda: self.suggest(["a"], ("b",))),
+            ]
+        for name, call_it in steps:
             progress(f"Compiling {name} (cached on disk for the next start)…")
             began = time.perf_counter()
             call_it()
             self.start_seconds[name] = time.perf_counter() - began
 
-    def suggest(self, session: list[str]) -> Suggestions:
-        """Suggestions for the query after `session`."""
-        return self._suggestions(self._suggest_outputs(session), session, "")
+    def suggest(self, session: list[str], history: tuple[str, ...] = ()) -> Suggestions:
+        """Suggestions for the query after `session`, reading `history` if the model can."""
+        return self._suggestions(self._suggest_outputs(session, history), session, "")
 
-    def _suggest_outputs(self, session: list[str]) -> dict[str, np.ndarray]:
-        """The outputs of `suggest` for `session`, kept for the attention of the same
-        session (the app asks for both after each query)."""
+    def _suggest_outputs(
+        self, session: list[str], history: tuple[str, ...] = ()
+    ) -> dict[str, np.ndarray]:
+        """The outputs of `suggest` for `session` and `history`, kept for the attention of the
+        same session (the app asks for both after each query)."""
+        history = self._read(history)
         with self._lock:
-            if self._last_suggest is None or self._last_suggest[0] != tuple(session):
-                out = self._call("suggest", session=self._session(session))
-                self._last_suggest = (tuple(session), out)
+            if self._last_suggest is None or self._last_suggest[0] != (tuple(session), history):
+                if history:
+                    out = self._call(
+                        "suggest_with_history",
+                        session=self._session(session),
+                        history=self._session(history),
+                    )
+                else:
+                    out = self._call("suggest", session=self._session(session))
+                self._last_suggest = ((tuple(session), history), out)
             return self._last_suggest[1]
 
-    def complete(self, session: list[str], prefix: str) -> Suggestions:
-        """Suggestions for the query after `session` that start with the words of `prefix`."""
-        out = self._call(
-            "complete", session=self._session(session), prefix=self._tf.constant([prefix])
-        )
+    def complete(
+        self, session: list[str], prefix: str, history: tuple[str, ...] = ()
+    ) -> Suggestions:
+        """Suggestions for the query after `session` that start with the words of `prefix`,
+        reading `history` if the model can."""
+        inputs = {"session": self._session(session), "prefix": self._tf.constant([prefix])}
+        history = self._read(history)
+        if history:
+            out = self._call("complete_with_history", **inputs, history=self._session(history))
+        else:
+            out = self._call("complete", **inputs)
         return self._suggestions(out, session, prefix)
 
-    def attention(self, session: list[str]) -> SessionAttention:
+    def _read(self, history: tuple[str, ...]) -> tuple[str, ...]:
+        """The part of `history` the model reads: its last `history_size` queries, or none for
+        a model without the history signatures."""
+        if not self.has_history:
+            return ()
+        return tuple(history)[max(len(history) - self.history_size, 0) :]
+
+    def attention(self, session: list[str], history: tuple[str, ...] = ()) -> SessionAttention:
         """The session encoder's attention over the queries the model kept.
 
         The model drops queries without words, keeps the last ones and pads short
         sessions; the padding slots (an empty `queries` entry) are removed here.
         """
         if self._attention_in_suggest:
-            found = self._suggest_outputs(session)
+            found = self._suggest_outputs(session, history)
             out = {"attention": found["session_attention"], "queries": found["queries"]}
         else:
             out = self._call("session_attention", session=self._session(session))
@@ -192,7 +240,12 @@ class Backend:
             )
             if text
         ]
-        return Suggestions(items, tokens, tuple(session), prefix)
+        suggestions = Suggestions(items, tokens, tuple(session), prefix)
+        if "history" in out:
+            read = np.flatnonzero(out["history"][0] != b"")
+            suggestions.history = [query.decode() for query in out["history"][0][read]]
+            suggestions.history_attention = out["history_attention"][0][read]
+        return suggestions
 
 
 def _cache_xla_compilations() -> None:

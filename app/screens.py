@@ -1,4 +1,5 @@
-"""The dialogs: help, a model that failed to open, and the prompt for another model's path.
+"""The dialogs: help, a model that failed to open, and the prompt for another model's path
+(the history's dialogs are in history_screen.py).
 
 Each has a footer with its keys and says in its text how it closes: a dialog covers the
 app's footer.
@@ -14,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Markdown, Static
 
 from .help import help_text
+from .history_screen import HistoryScreen
 
 
 class HelpScreen(ModalScreen[None]):
@@ -25,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog"):
             yield Static("escape, f1 or q closes this help; ↑ ↓ scroll it.", classes="hint")
-            yield Markdown(help_text(self.app.BINDINGS))
+            yield Markdown(help_text(self.app.BINDINGS, HistoryScreen.BINDINGS))
         yield Footer()
 
 

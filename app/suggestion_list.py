@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from .cells import bar
-from .model import Suggestions
+from .model import Suggestion, Suggestions
 
 BAR = 6  # cells of the best suggestion's bar
 
@@ -47,16 +47,24 @@ def score_label(score: float, confidence: bool) -> str:
     return "chance <0.1%" if score < 0.001 else f"chance {100 * score:.1f}%"
 
 
-def suggestion_row(rank: int, share: float, text: str, source: str | None) -> Table:
-    """One suggestion as a row of columns: rank and bar, the text, its source. A long text
-    wraps inside its own column, never under the rank."""
+HISTORY_GLYPH = "↺"  # marks a suggestion that the searcher's own history proposed
+
+
+def suggestion_row(rank: int, share: float, item: Suggestion) -> Table:
+    """One suggestion as a row of columns: rank and bar, the text (marked if it came from
+    the searcher's history), its source. A long text wraps inside its own column, never
+    under the rank."""
     row = Table.grid(padding=(0, 1), expand=True)
     row.add_column(no_wrap=True)
     row.add_column(ratio=1)
-    cells = [Text.assemble((f"{rank} ", "bold"), (bar(share, BAR), "green")), Text(text)]
-    if source:
+    text = Text.assemble((f"{HISTORY_GLYPH} ", "bold magenta"), item.text)
+    cells = [
+        Text.assemble((f"{rank} ", "bold"), (bar(share, BAR), "green")),
+        text if item.from_history else Text(item.text),
+    ]
+    if item.source:
         row.add_column(no_wrap=True)
-        cells.append(Text(source, style="dim italic"))
+        cells.append(Text(item.source, style="dim italic"))
     row.add_row(*cells)
     return row
 
@@ -72,7 +80,7 @@ class SuggestionList(OptionList, can_focus=False):
         self.clear_options()
         shares = score_shares([item.score for item in suggestions.items])
         for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
-            self.add_option(Option(suggestion_row(rank, share, item.text, item.source)))
+            self.add_option(Option(suggestion_row(rank, share, item)))
         self.highlighted = None
 
     def show_message(self, message: str) -> None:

@@ -6,6 +6,7 @@ an answer for what is on screen now is shown, so typing never waits and never pi
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 
@@ -20,13 +21,16 @@ from textual.worker import get_current_worker
 
 from .copy_panel import CopyPanel
 from .heat_map import HeatMap
+from .history_panel import HistoryPanel
+from .history_screen import HistoryScreen
+from .history_store import open_store
 from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
 from .query_input import QueryInput, continue_typed, typed_prefix
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
 from .suggestion_list import SuggestionList, are_confidences
 
-CHOOSE = Binding.Group("Choose", compact=True)  # up and down, shown as one in the footer
+CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
 
 
 class MtnApp(App):
@@ -68,9 +72,21 @@ class MtnApp(App):
             tooltip="highlight the next suggestion",
         ),
         Binding("ctrl+n", "new_session", "New", tooltip="new session"),
-        Binding("f2", "toggle_attention", "Attention", tooltip="show or hide the attention panel"),
+        Binding(
+            "f2",
+            "toggle_attention",
+            "Panel",
+            tooltip="show or hide the panel of attention, history and copied words",
+        ),
         Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
         Binding("f4", "next_head", "Head", show=False, tooltip="next head of the attention"),
+        Binding("f5", "history", "History", tooltip="your stored queries: search, delete"),
+        Binding(
+            "f6",
+            "toggle_private",
+            "Private",
+            tooltip="private session on or off: no history read or written",
+        ),
         Binding("ctrl+o", "switch_model", "Model", tooltip="open another model"),
         Binding("f1", "help", "Help", tooltip="help: keys, scores and panels"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, tooltip="command palette"),
@@ -83,12 +99,24 @@ class MtnApp(App):
     attention: reactive[SessionAttention | None] = reactive(None, always_update=True, init=False)
     attention_layer = reactive(0)
     attention_head = reactive(0)
+    private = reactive(False, init=False)  # a private session: no history read or written
 
-    def __init__(self, model_path: str | Path | None = None, show_load_time: bool = True):
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        show_load_time: bool = True,
+        history_path: str | Path | None = None,
+        use_history: bool = True,
+    ):
         super().__init__()
         self.started = time.perf_counter()
         self.model_path = model_path
         self.show_load_time = show_load_time  # off in snapshot tests, where it would vary
+        self.history_path = history_path  # None: the user-data folder's store
+        self.use_history = use_history  # False: --no-history, the store is never opened
+        self.store = None
+        self._session_began = time.time()  # the history read is what came before it
+        self._model_title = ""
         self.backend: Backend | None = None
         self._asking: tuple | None = None  # (backend, session, prefix) of the call in flight
         self._shown: tuple | None = None  # (session, prefix) whose answer is on screen
@@ -103,15 +131,28 @@ class MtnApp(App):
                 yield SuggestionList(id="suggestions")
             with Vertical(id="attention-panel"):
                 yield HeatMap(id="heatmap").data_bind(MtnApp.attention_layer, MtnApp.attention_head)
+                yield HistoryPanel(id="history-read")
                 yield CopyPanel(id="copy")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # ctrl+p: in F1 help; every key fits at 80
 
     def on_mount(self) -> None:
         self.query_one("#suggestions").border_title = "Suggestions"
         self.query_one(CopyPanel).suggestion = None
         self.query_one(SessionPanel).queries = ()
         self.query_one(HeatMap).attention = None
+        self.query_one(HistoryPanel).display = False  # until a model that reads history is in
+        if self.use_history:
+            self.store, notes = open_store(self.history_path)
+            for note in notes:
+                self.notify(note, severity="warning", timeout=15)
+            self.set_interval(5, self._write_pending)
+        if self.store is None:
+            self.query_one(HistoryPanel).why_none = "History off: no earlier queries read."
         self.load_model(self.model_path, since=self.started)  # the real wait: from the start
+
+    def on_unmount(self) -> None:
+        if self.store is not None:
+            self.store.close()
 
     # Model loading: a failed load keeps the model in use
 
@@ -142,9 +183,10 @@ class MtnApp(App):
 
     def _loaded(self, backend: Backend, seconds: float) -> None:
         self.backend = backend
-        self.sub_title = backend.name + (
-            f" · ready in {seconds:.1f} s" if self.show_load_time else ""
+        self._show_title(
+            backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
         )
+        self.query_one(HistoryPanel).display = backend.has_history
         if self.show_load_time:
             steps = ", ".join(
                 f"{step} {took:.1f} s" for step, took in backend.start_seconds.items()
@@ -156,15 +198,77 @@ class MtnApp(App):
 
     def _load_failed(self, message: str) -> None:
         if self.backend is None:
-            self.sub_title = "no model"
+            self._show_title("no model")
             self.query_one(SuggestionList).show_message(
                 "No model loaded: press ctrl+o to open one."
             )
             hint = "escape: close, then ctrl+o to open another model"
         else:
-            self.sub_title = self.backend.name
+            self._show_title(self.backend.name)
             hint = f"The model {self.backend.name} stays in use. escape: close"
         self.push_screen(ErrorScreen(message, hint))
+
+    def _show_title(self, model: str) -> None:
+        """Show `model`'s words in the header, and the history's state when it matters."""
+        self._model_title = model
+        self.sub_title = " · ".join(filter(None, [model, self._history_state()]))
+
+    def _history_state(self) -> str:
+        """What the header says of the history: private, off, unused by this model, or ""."""
+        if self.private:
+            return "private session"
+        if self.store is None:
+            return "history off"
+        if self.backend is not None and not self.backend.has_history:
+            return "this model does not use history"
+        return ""
+
+    # The searcher's history: the store's last queries before this session, unless private
+
+    def _history(self) -> tuple[str, ...]:
+        """The earlier queries the model reads with this session (cached by the store)."""
+        if self.private or self.store is None or not (self.backend and self.backend.has_history):
+            return ()
+        try:
+            return self.store.recent(self.backend.history_size, before=self._session_began)
+        except sqlite3.Error:
+            return ()  # the file went away meanwhile: suggest without it
+
+    def _write_pending(self) -> None:
+        """Write the queries a locked store could not take yet."""
+        if self.store is not None and self.store.pending:
+            self.store.flush()
+
+    def watch_private(self, private: bool) -> None:
+        self._show_title(self._model_title)
+        self.query_one(HistoryPanel).why_none = (
+            "Private session: no history read or written." if private else HistoryPanel.EMPTY
+        )
+        self.notify(
+            "Private session: nothing is read from or written to your history."
+            if private
+            else "Private session over: your queries are kept again."
+        )
+        self.request_suggestions()
+
+    def action_toggle_private(self) -> None:
+        """Start or end a private session, in which no history is read or written."""
+        if not self.use_history:
+            self.notify("History is off (--no-history): nothing is read or written.")
+        else:
+            self.private = not self.private
+
+    def action_history(self) -> None:
+        """Show the stored queries, to search and delete them."""
+        if self.store is None:
+            self.notify("History is off: there is no store to show.", severity="warning")
+        else:
+            self.push_screen(HistoryScreen(self.store), lambda _: self._history_changed())
+
+    def _history_changed(self) -> None:
+        """Ask again for what depends on the history, after deletes."""
+        self.request_suggestions()
+        self.request_attention()
 
     # The session
 
@@ -179,6 +283,11 @@ class MtnApp(App):
         if not queries:
             self.notify("Empty query ignored: type a query first.", severity="warning")
             return
+        if not self.session:
+            self._session_began = time.time()
+        if self.store is not None and not self.private:
+            now = time.time()
+            self.store.add_many([(query, now) for query in queries])
         self.session = (*self.session, *queries)
 
     def action_submit(self) -> None:
@@ -201,9 +310,9 @@ class MtnApp(App):
 
     # Suggestions: one call at a time; when it returns, the newest input is asked for
 
-    def _wanted(self) -> tuple[tuple[str, ...], str]:
-        """The session and typed prefix that the suggestions on screen should answer."""
-        return self.session, typed_prefix(self.query_one(QueryInput).value)
+    def _wanted(self) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+        """The session, typed prefix and history that the suggestions on screen should answer."""
+        return self.session, typed_prefix(self.query_one(QueryInput).value), self._history()
 
     @on(QueryInput.Changed, "#query")
     def query_changed(self) -> None:
@@ -225,16 +334,18 @@ class MtnApp(App):
         self._suggest(self.backend, *wanted)
 
     @work(thread=True, group="suggest")
-    def _suggest(self, backend: Backend, session: tuple[str, ...], prefix: str) -> None:
+    def _suggest(
+        self, backend: Backend, session: tuple[str, ...], prefix: str, history: tuple[str, ...]
+    ) -> None:
         try:
             result = (
-                backend.complete(list(session), prefix)
+                backend.complete(list(session), prefix, history)
                 if prefix
-                else backend.suggest(list(session))
+                else backend.suggest(list(session), history)
             )
         except ModelError as error:
             result = error
-        self.call_from_thread(self._answered, backend, (session, prefix), result)
+        self.call_from_thread(self._answered, backend, (session, prefix, history), result)
 
     def _answered(self, backend: Backend, asked: tuple, result: Suggestions | ModelError) -> None:
         self._asking = None
@@ -249,6 +360,9 @@ class MtnApp(App):
     def watch_suggestions(self, suggestions: Suggestions | None) -> None:
         options = self.query_one(SuggestionList)
         copy = self.query_one(CopyPanel)
+        self.query_one(HistoryPanel).read = (
+            (suggestions.history, suggestions.history_attention) if suggestions else ([], None)
+        )
         if suggestions is None:
             message = (
                 "Add a query to the session to get suggestions for the next one."
@@ -312,12 +426,14 @@ class MtnApp(App):
         self._attention_request += 1
         self.attention = None
         if self.backend is not None and self.session:
-            self._attend(self._attention_request, self.backend, self.session)
+            self._attend(self._attention_request, self.backend, self.session, self._history())
 
     @work(thread=True, exclusive=True, group="attention")
-    def _attend(self, request: int, backend: Backend, session: tuple[str, ...]) -> None:
+    def _attend(
+        self, request: int, backend: Backend, session: tuple[str, ...], history: tuple[str, ...]
+    ) -> None:
         try:
-            result = backend.attention(list(session))
+            result = backend.attention(list(session), history)
         except ModelError as error:
             result = error
         self.call_from_thread(self._attended, request, result)
@@ -378,5 +494,13 @@ class MtnApp(App):
         yield SystemCommand("Switch model", "Open another SavedModel", self.action_switch_model)
         yield SystemCommand(
             "Toggle attention panel", "Show or hide the attention", self.action_toggle_attention
+        )
+        yield SystemCommand(
+            "History", "Your stored queries: search and delete them", self.action_history
+        )
+        yield SystemCommand(
+            "Toggle private session",
+            "Nothing read from or written to your history while on",
+            self.action_toggle_private,
         )
         yield SystemCommand("Help", "Keys and panels of mtn-tui", self.action_help)

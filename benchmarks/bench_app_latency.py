@@ -10,15 +10,18 @@ made-up queries, QUERIES are typed key by key, one key every --pace seconds, the
 cleared between them. A keystroke's latency runs from the moment the key is sent to the
 moment the list shows suggestions for the text typed with that key or after it (a call
 can answer several keys at once). Also printed: the model calls per keystroke (at most 1:
-no pile-up) and the model's own time per call.
+no pile-up) and the model's own time per call. The app's history store is a temporary one
+holding --history earlier queries (never the user's own), and the time to read the last
+ones from it, cold and cached, is printed too.
 
-Usage: python benchmarks/bench_app_latency.py [--model PATH] [--pace 0.15]
+Usage: python benchmarks/bench_app_latency.py [--model PATH] [--pace 0.15] [--history 10000]
 """
 
 import argparse
 import asyncio
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from textual import events
 # modules (`app`, installed as mtn_tui) and `tools` live in the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.history_store import open_store  # noqa: E402
 from app.query_input import typed_prefix  # noqa: E402
 from app.tui import MtnApp  # noqa: E402
 from tools.app_pilot import settle  # noqa: E402
@@ -57,9 +61,9 @@ async def measure(pilot, pace):
     calls = []
     complete = app.backend.complete
 
-    def timed_complete(session, prefix):
+    def timed_complete(session, prefix, history):
         start = time.perf_counter()
-        result = complete(session, prefix)
+        result = complete(session, prefix, history)
         calls.append(time.perf_counter() - start)
         return result
 
@@ -94,12 +98,34 @@ async def measure(pilot, pace):
     return latencies, len(keys), calls, statistics.median(gaps)
 
 
+def seeded_store(folder: Path, count: int) -> tuple[Path, float, float]:
+    """A store in `folder` holding `count` earlier queries a minute apart, and the seconds
+    reading its last 200 takes: the first time, and then from the cache (per keystroke)."""
+    path = folder / "history.db"
+    store, _ = open_store(path)
+    start = time.time() - 60 * count - 3600
+    store.add_many([(f"{QUERIES[n % 4]} {n}", start + 60 * n) for n in range(count)])
+    began = time.perf_counter()
+    store.recent(200, before=time.time())
+    cold = time.perf_counter() - began
+    before = time.time()
+    began = time.perf_counter()
+    for _ in range(1000):
+        store.recent(200, before=before)
+    cached = (time.perf_counter() - began) / 1000
+    store.close()
+    return path, cold, cached
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a SavedModel (default: the bundled model)")
     parser.add_argument("--pace", type=float, default=0.15, help="seconds between keys")
+    parser.add_argument("--history", type=int, default=10_000, help="stored earlier queries")
     args = parser.parse_args(argv)
-    app = MtnApp(args.model)
+    folder = tempfile.TemporaryDirectory()
+    store, cold, cached = seeded_store(Path(folder.name), args.history)
+    app = MtnApp(args.model, history_path=store)
     result = {}
 
     async def run(pilot):
@@ -127,6 +153,12 @@ def main(argv=None):
         f"model calls {len(calls)} ({len(calls) / keys:.2f} per keystroke), "
         f"median {median_ms(calls)} each"
     )
+    print(
+        f"history of {args.history} queries: the last 200 read in {1000 * cold:.1f} ms, "
+        f"{1e6 * cached:.0f} µs per keystroke from the cache"
+        + ("" if app.backend.has_history else " (this model does not read history)")
+    )
+    folder.cleanup()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Usage: python -m tools.screenshot OUT.svg [--model PATH]
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -21,7 +22,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("out", type=Path, help="the SVG file to write")
     parser.add_argument("--model", metavar="PATH", help="the model (default: the project's)")
     args = parser.parse_args(argv)
-    app = MtnApp(args.model, show_load_time=False)
+    history = tempfile.TemporaryDirectory()  # the made-up queries stay out of your history
+    app = MtnApp(args.model, show_load_time=False, history_path=Path(history.name) / "history.db")
 
     async def shoot(pilot: Pilot) -> None:
         await settle(pilot)
@@ -33,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
         app.exit()
 
     error = app.run(headless=True, size=SIZE, auto_pilot=shoot)
+    history.cleanup()
     if error:
         sys.exit(f"No screenshot: {error}")
     print(args.out)

@@ -11,6 +11,8 @@ N_TOKENS = 4  # n, the source words kept per query
 LAYERS, HEADS = 2, 2
 WINDOW = 4  # query slots the fake keeps, as the real export keeps max_queries
 SOURCES = ["model", "log", "model+log"]
+HISTORY_SIZE = 5  # earlier queries the fake history model keeps (its export.json says so)
+HISTORY_SIGNATURES = ("suggest_with_history", "complete_with_history")
 
 
 def build_fake_model(sources=False):
@@ -18,13 +20,15 @@ def build_fake_model(sources=False):
 
     Like the real export it normalises queries, drops those without words and keeps the
     last WINDOW slots of [padding, queries with words]; with `sources`, `suggest` and
-    `complete` also
-    say where each suggestion came from.
+    `complete` also say where each suggestion came from. Its history signatures put first
+    the latest kept history query that shares a word with the session's last query (for
+    `suggest`) or starts with the prefix (for `complete`), from "history".
     """
     import tensorflow as tf
 
     session_spec = tf.TensorSpec([None, None], tf.string, name="session")
     prefix_spec = tf.TensorSpec([None], tf.string, name="prefix")
+    history_spec = tf.TensorSpec([None, None], tf.string, name="history")
 
     def normalise(text):
         text = tf.strings.regex_replace(tf.strings.lower(text), r"[\pP\pS\pC\pZ]", " ")
@@ -73,6 +77,62 @@ def build_fake_model(sources=False):
             extends = tf.strings.substr(last, tf.zeros_like(length), length) == prefix
             return self._outputs(session, tf.where(extends, last, prefix))
 
+        def _with_history(self, outputs, history, matches):
+            """`outputs` with the latest kept history query that `matches` put first."""
+            history = normalise(tf.concat([tf.fill([tf.shape(history)[0], 1], ""), history], 1))
+            history = history[:, -HISTORY_SIZE:]
+            found = matches(history) & (history != "")  # [B, H']
+            latest = (
+                tf.shape(history)[1]
+                - 1
+                - tf.argmax(tf.reverse(tf.cast(found, tf.int32), [1]), 1, tf.int32)
+            )
+            any_found = tf.reduce_any(found, 1)
+            pick = tf.where(any_found, tf.gather(history, latest, batch_dims=1), "")
+            batch = tf.shape(history)[0]
+            base = (
+                outputs["sources"]
+                if "sources" in outputs
+                else tf.fill(tf.shape(outputs["suggestions"]), "model")
+            )
+            copy = outputs["copy_attention"]
+            weights = tf.cast(found, tf.float32)
+            return {
+                **outputs,
+                "suggestions": tf.concat([pick[:, None], outputs["suggestions"]], 1),
+                "scores": tf.concat(
+                    [tf.where(any_found, 0.0, -float("inf"))[:, None], outputs["scores"]], 1
+                ),
+                "sources": tf.concat([tf.fill([batch, 1], "history"), base], 1),
+                "copy_attention": tf.concat([tf.zeros_like(copy[:, :1]), copy], 1),
+                "history": history,
+                "history_attention": tf.math.divide_no_nan(
+                    weights, tf.reduce_sum(weights, 1, keepdims=True)
+                ),
+            }
+
+        @tf.function(input_signature=[session_spec, history_spec])
+        def suggest_with_history(self, session, history):
+            last = self._last_query(session)
+            words = tf.strings.split(last).to_tensor("")  # [B, L]
+
+            def shares_a_word(kept):
+                kept_words = tf.strings.split(kept).to_tensor("")  # [B, H', W]
+                same = kept_words[:, :, :, None] == words[:, None, None, :]
+                return tf.reduce_any(same & (kept_words[:, :, :, None] != ""), axis=[2, 3])
+
+            return self._with_history(self.suggest(session), history, shares_a_word)
+
+        @tf.function(input_signature=[session_spec, prefix_spec, history_spec])
+        def complete_with_history(self, session, prefix, history):
+            typed = normalise(prefix)
+
+            def starts_with_prefix(kept):
+                length = tf.strings.length(typed)[:, None]
+                return tf.strings.substr(kept, tf.zeros_like(length), length) == typed[:, None]
+
+            return self._with_history(self.complete(session, prefix), history, starts_with_prefix)
+
         @tf.function(input_signature=[session_spec])
         def session_attention(self, session):
             queries = self._kept(session)
@@ -89,13 +149,18 @@ def build_fake_model(sources=False):
 
 
 def save_fake_model(path, names=("suggest", "complete", "session_attention"), sources=False):
-    """Save the fake model at `path` with the signatures `names` (and serving_default)."""
+    """Save the fake model at `path` with the signatures `names` (and serving_default); with
+    the history signatures, an export.json that gives its history size."""
+    import json
+
     import tensorflow as tf
 
     model = build_fake_model(sources)
     signatures = {name: getattr(model, name) for name in names}
     signatures["serving_default"] = model.suggest
     tf.saved_model.save(model, str(path), signatures=signatures)
+    if set(HISTORY_SIGNATURES) & set(names):
+        (path / "export.json").write_text(json.dumps({"history_size": HISTORY_SIZE}))
     return path
 
 
@@ -117,6 +182,21 @@ def fake_model_with_sources(tmp_path_factory):
     return save_fake_model(
         tmp_path_factory.mktemp("models") / "ranked" / "savedmodel", sources=True
     )
+
+
+@pytest.fixture(scope="session")
+def fake_model_with_history(tmp_path_factory):
+    """The fake model with the history signatures, a `savedmodel/` inside `remembers`."""
+    return save_fake_model(
+        tmp_path_factory.mktemp("models") / "remembers" / "savedmodel",
+        names=("suggest", "complete", "session_attention", *HISTORY_SIGNATURES),
+    )
+
+
+@pytest.fixture(autouse=True)
+def private_user_data(monkeypatch, tmp_path):
+    """The app's history store goes to the test's own folder, never the real user-data one."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user-data"))
 
 
 @pytest.fixture(scope="session")

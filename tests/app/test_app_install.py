@@ -102,11 +102,16 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(install
         "app = MtnApp(show_load_time=False)\n"
         "async def started(pilot):\n"
         "    await settle(pilot, 600)\n"
-        "    app.exit(f'{app.sub_title} {app.backend.path}')\n"
+        "    app.exit(f'{app.sub_title.split(\" · \")[0]} {app.backend.path}')\n"
         "print(app.run(headless=True, auto_pilot=started))\n"
     )
     run = subprocess.run(
-        [python, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=900
+        [python, "-c", script],
+        cwd=elsewhere,
+        env={**env, "XDG_DATA_HOME": str(tmp_path / "user-data")},  # its history store
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     name, path = run.stdout.split()

@@ -1,9 +1,13 @@
 """Snapshot tests of the terminal app with the fake SavedModel at 160x48 and at 80x24, the
 smallest usual terminal (update with --snapshot-update)."""
 
+import time
+from pathlib import Path
+
 import pytest
 from textual.widgets import Input
 
+from app.history_store import open_store
 from app.tui import MtnApp
 from tools.app_pilot import play_session, settle
 
@@ -27,3 +31,30 @@ async def a_long_session(pilot):
 def test_snapshot_main_screen(snap_compare, fake_model, size):
     app = MtnApp(fake_model, show_load_time=False)
     assert snap_compare(app, terminal_size=size, run_before=a_long_session)
+
+
+@pytest.mark.slow
+def test_snapshot_history_screen(snap_compare, fake_model_with_history, tmp_path, monkeypatch):
+    """The history screen over two stored sessions, searched, one query highlighted."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.chdir(tmp_path)  # the screen names the store's path: keep it short and fixed
+    store, _ = open_store(Path("history.db"))
+    day = 1_141_200_000  # 2006-03-01 08:00 UTC
+    store.add_many(
+        [
+            ("cheap flights to lisbon", day),
+            ("lisbon weather in may", day + 120),
+            ("lisbon old town hotels", day + 300),
+            ("porto wine tours", day + 86_400),
+            ("porto to lisbon train", day + 86_460),
+        ]
+    )
+    store.close()
+
+    async def open_history(pilot):
+        await settle(pilot)
+        await pilot.press("f5", *"lisbon", "down")
+
+    app = MtnApp(fake_model_with_history, show_load_time=False, history_path="history.db")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=open_history)

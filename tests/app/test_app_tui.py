@@ -72,7 +72,7 @@ async def test_queries_join_the_session_and_get_suggestions(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.sub_title == "tiny"
+        assert app.sub_title == "tiny · this model does not use history"
         assert "Add a query" in suggestion_texts(app)[0]
         await add_queries(pilot, "cheap flights", "lisbon hotels")
         assert app.session == ("cheap flights", "lisbon hotels")
@@ -104,8 +104,8 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
         await add_queries(pilot, "cheap flights")
         calls = []
         complete = app.backend.complete
-        app.backend.complete = lambda session, prefix: (
-            calls.append(prefix) or complete(session, prefix)
+        app.backend.complete = lambda session, prefix, history: (
+            calls.append(prefix) or complete(session, prefix, history)
         )
         await type_text(pilot, "rome")
         await settle(pilot)
@@ -203,7 +203,7 @@ async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
             assert isinstance(app.screen, ErrorScreen)
             assert "stays in use" in str(app.screen.query_one("#error-hint", Static).content)
             await pilot.press("escape")
-            assert app.backend is backend and app.sub_title == "tiny"
+            assert app.backend is backend and app.sub_title.startswith("tiny ·")
         await add_queries(pilot, "lisbon hotels")
         assert suggestion_texts(app)[0].endswith("lisbon hotels near me")
 
@@ -382,7 +382,7 @@ async def test_a_bad_model_path_shows_the_error_screen_then_another_opens(fake_m
         app.screen.query_one(Input).value = str(fake_model.parent)
         await pilot.press("enter")
         await settle(pilot)
-        assert app.backend is not None and app.sub_title == "tiny"
+        assert app.backend is not None and app.sub_title.startswith("tiny ·")
 
 
 async def test_help_lists_every_binding_and_palette_commands(make_app):
@@ -403,7 +403,9 @@ def test_main_runs_the_app_with_the_given_model(monkeypatch):
     runs = []
 
     class FakeApp:
-        def __init__(self, model_path):
+        store = None
+
+        def __init__(self, model_path, history_path, use_history):
             self.model_path = model_path
 
         def run(self):

@@ -1,0 +1,47 @@
+"""The backend with a model that reads the searcher's history: its last H queries reach the
+history signatures, and what the model read comes back; a model without them ignores it."""
+
+import numpy as np
+import pytest
+
+from app.model import Backend
+
+pytestmark = pytest.mark.slow  # loads a SavedModel
+
+SESSION = ["cheap flights", "lisbon weather"]
+HISTORY = ("lisbon zoo", "paris hotels", "rome", "berlin", "madrid", "oslo", "porto trams")
+
+
+@pytest.fixture(scope="module")
+def backend(fake_model_with_history):
+    return Backend(fake_model_with_history)
+
+
+def test_a_history_model_says_so_with_its_size(backend, fake_model):
+    assert backend.has_history and backend.history_size == 5
+    assert not Backend(fake_model).has_history
+
+
+def test_suggest_reads_the_last_history_queries(backend):
+    shared = backend.suggest(SESSION, ("Lisbon Zoo!", *HISTORY[1:4]))
+    first = shared.items[0]
+    assert (first.text, first.source, first.from_history) == ("lisbon zoo", "history", True)
+    assert shared.history == ["lisbon zoo", "paris hotels", "rome", "berlin"]
+    np.testing.assert_allclose(shared.history_attention, [1, 0, 0, 0])
+    # only the last 5 are read: "lisbon zoo" is the 7th from the end
+    beyond = backend.suggest(SESSION, HISTORY)
+    assert beyond.history == list(HISTORY[2:])
+    assert not any(item.from_history for item in beyond.items)
+    np.testing.assert_allclose(beyond.history_attention, 0)
+
+
+def test_complete_reads_the_history_too(backend):
+    found = backend.complete(SESSION, "port", HISTORY)
+    assert found.items[0].text == "porto trams" and found.items[0].from_history
+
+
+def test_without_history_the_plain_signatures_answer(backend, fake_model):
+    assert backend.suggest(SESSION).history == []
+    plain = Backend(fake_model).suggest(SESSION, HISTORY)
+    assert plain.history == [] and plain.history_attention is None
+    assert [item.text for item in plain.items][0] == "lisbon weather near me"
