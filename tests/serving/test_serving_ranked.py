@@ -227,3 +227,34 @@ def test_history_candidates_are_completions_too(hybrid):
     shown = texts(out)
     assert all(t.startswith("fli") for t in shown[0] if t) and any(shown[0])
     assert all(t.startswith("spa w") for t in shown[1] if t) and any(shown[1])
+
+
+def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, exported, tmp_path):
+    queries = ["cheap flights", "best cheap flights"]
+    (tmp_path / "mine.txt").write_text("\n".join(HISTORY[0]) + "\n\n")
+    rows = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"] + [
+        f"{user}\t{query}\t2006-03-0{day + 1} 10:00:00\t\t"
+        for user, history in (("7", HISTORY[0]), ("8", HISTORY[1]))
+        for day, query in enumerate(history)
+    ]
+    (tmp_path / "log.txt").write_text("\n".join(rows) + "\n")
+    expected = texts(hybrid.suggest_with_history(tensor([queries]), history_tensor(HISTORY[:1])))
+    for given in (["mine.txt"], ["log.txt", "--user", "7"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported), "--history"]
+            + [str(tmp_path / given[0]), *given[1:], *queries],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        shown = [line.split("\t")[1] for line in done.stdout.splitlines()]
+        assert shown == [t for t in expected[0] if t]
+    done = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported), "--history"]
+        + [str(tmp_path / "log.txt"), "--user", "9", *queries],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and "no query of user 9" in done.stderr
