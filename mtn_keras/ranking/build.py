@@ -1,5 +1,6 @@
 """Building a model's ranking: the index from the training split, the ranker fitted on the
-candidates of the validation split, the threshold tuned there too."""
+candidates of the validation split (with and without typed prefixes), the threshold tuned
+there too."""
 
 import numpy as np
 
@@ -11,26 +12,45 @@ from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_cur
 from mtn_keras.ranking.rules import word_set
 from mtn_keras.scorecard.pairs import session_pairs
 
+PREFIX_CHARS = (2, 4, 6)
 
-def candidate_rows(candidate_table, pairs, batch_size=64):
-    """The valid candidates of every pair: features [N, F], labels [N] (the candidate is
-    the next query), groups [N] (the pair's number) and keys [N] (its word set).
-    `candidate_table(sessions)` gives every candidate of a batch of sessions with its
-    features, as the serving graph ranks them (SuggestionService.candidate_table)."""
+
+def typed_pairs(sessions, chars=PREFIX_CHARS):
+    """The (context, next query, typed prefix) triples the ranker is fitted on: first every
+    pair of `session_pairs` with nothing typed (as `suggest` meets it), then each with the
+    first `chars` characters of its next query typed, and each session's first query so
+    typed after an empty session (as `complete` meets them)."""
+    pairs = session_pairs(sessions)
+    firsts = [([], session[0]) for session in sessions if session]
+    return [(context, query, "") for context, query in pairs] + [
+        (context, query, query[:size]) for context, query in pairs + firsts for size in chars
+    ]
+
+
+def candidate_rows(candidate_table, triples, batch_size=64):
+    """The valid candidates of every (context, next query, prefix) triple: features [N, F],
+    labels [N] (the candidate is the next query), groups [N] (the triple's number) and keys
+    [N] (its word set). `candidate_table(sessions, prefixes)` gives every candidate of a
+    batch of sessions with its features, as the serving graph ranks them
+    (SuggestionService.candidate_table)."""
     import tensorflow as tf
 
-    table = tf.function(candidate_table)
+    table = tf.function(
+        candidate_table,
+        input_signature=[tf.TensorSpec([None, None], tf.string), tf.TensorSpec([None], tf.string)],
+    )
     features, labels, groups, keys = [], [], [], []
-    for start in range(0, len(pairs), batch_size):
-        batch = pairs[start : start + batch_size]
-        width = max(len(context) for context, _ in batch)
-        sessions = [[""] * (width - len(context)) + list(context) for context, _ in batch]
+    for start in range(0, len(triples), batch_size):
+        batch = triples[start : start + batch_size]
+        width = max(len(context) for context, _, _ in batch)
+        sessions = [[""] * (width - len(context)) + list(context) for context, _, _ in batch]
+        prefixes = [prefix for _, _, prefix in batch] + [""] * (batch_size - len(batch))
         sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
-        found = table(tf.constant(sessions))
+        found = table(tf.constant(sessions, tf.string, [batch_size, width]), tf.constant(prefixes))
         texts = [[t.decode() for t in row] for row in found["texts"].numpy()]
         valid = found["valid"].numpy()
         values = found["features"].numpy()
-        for row, (_, reference) in enumerate(batch):
+        for row, (_, reference, _) in enumerate(batch):
             for column in np.nonzero(valid[row])[0]:
                 features.append(values[row, column])
                 labels.append(texts[row][column] == reference)
@@ -51,14 +71,25 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    features, labels, groups, keys = candidate_rows(table_for(index), pairs)
+    triples = typed_pairs(valid_sessions)
+    features, labels, groups, keys = candidate_rows(table_for(index), triples)
     progress(
-        f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query"
+        f"valid: {len(labels)} candidates of {len(triples)} pairs and typed prefixes, "
+        f"{int(labels.sum())} the next query"
     )
     ranker = fit_ranker(features, labels, hidden)
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     probabilities = 1.0 / (1.0 + np.exp(-logits))
-    curve = threshold_curve(probabilities, groups, keys, labels, len(pairs), decoding.k)
+    # The threshold holds `suggest` only (completions are not held to it): its own pairs.
+    untyped = groups < len(pairs)
+    curve = threshold_curve(
+        probabilities[untyped],
+        groups[untyped],
+        [key for key, keep in zip(keys, untyped) if keep],
+        labels[untyped],
+        len(pairs),
+        decoding.k,
+    )
     threshold = choose_threshold(curve)
     at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
     all_shown = curve[0][1] if curve else 0.0
@@ -68,6 +99,7 @@ def build_ranking(table_for, train_sessions, valid_sessions, decoding, hidden=16
         "index": index.sizes(),
         "fitted_on": {
             "pairs": len(pairs),
+            "typed_pairs": len(triples) - len(pairs),
             "candidates": len(labels),
             "positives": int(labels.sum()),
         },

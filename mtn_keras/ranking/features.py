@@ -12,13 +12,17 @@
   log(1 + its count in the log);
 - `words`: its number of words; `new_words`: the share of its words in no session query;
 - `known_last`: whether the log holds the last query; `known_words`: the share of the last
-  query's words in the model's vocabulary.
+  query's words in the model's vocabulary;
+- the typed prefix (`prefix_lookup.PREFIX_FEATURES`): its length in characters, 1 / the
+  candidate's rank among the log's most frequent completions of it and its share of their
+  counts (0 when it is none of them, and without a prefix).
 """
 
 import tensorflow as tf
 
 from mtn_keras.ranking.filters import in_session
 from mtn_keras.ranking.log_lookup import EVIDENCE
+from mtn_keras.ranking.prefix_lookup import PREFIX_FEATURES
 
 FEATURES = (
     "model_score",
@@ -31,15 +35,16 @@ FEATURES = (
     "new_words",
     "known_last",
     "known_words",
+    *PREFIX_FEATURES,
 )
 
 
 def candidate_features(
-    log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known
+    log_probs, lengths, unknown, in_beam, from_log, evidence, words, session, known, prefix
 ):
     """Stack the features. log_probs, lengths, unknown [B, M]; in_beam, from_log bool [B, M];
     evidence [B, M, E]; words [B, M, n] and session words [B, S, n] ("" padding);
-    known: `known_last` and `known_words` [B, 2]."""
+    known: `known_last` and `known_words` [B, 2]; prefix [B, M, 3]."""
     count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
     new = count - tf.reduce_sum(tf.cast(in_session(words, session), tf.float32), axis=-1)
     per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))
@@ -56,6 +61,7 @@ def candidate_features(
             evidence,
             tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1),
             per_row,
+            prefix,
         ],
         axis=-1,
     )

@@ -6,6 +6,7 @@ import tensorflow as tf
 from mtn_keras.ranking.features import candidate_features
 from mtn_keras.ranking.filters import same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
+from mtn_keras.ranking.prefix_lookup import PrefixLookup
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
@@ -41,6 +42,7 @@ class HybridRanker(tf.Module):
     def __init__(self, ranking, threshold):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
+        self.prefixes = PrefixLookup(ranking.index, self.lookup.queries, self.lookup.counts)
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
 
@@ -64,8 +66,18 @@ class HybridRanker(tf.Module):
         last = inputs["queries"][:, -1]
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = self.lookup.evidence(inputs["queries"], texts, log["rare"])
+        prefix = self.prefixes.features(texts, log["completions"], log["typed"])
         features = candidate_features(
-            log_probs, lengths, unknown, in_beam, from_log, evidence, words, inputs["words"], known
+            log_probs,
+            lengths,
+            unknown,
+            in_beam,
+            from_log,
+            evidence,
+            words,
+            inputs["words"],
+            known,
+            prefix,
         )
         # The log's witness for `unrelated`: it followed a session query (follow_last,
         # follow_earlier, later_session).
@@ -79,6 +91,13 @@ class HybridRanker(tf.Module):
             "valid": offered & ~repeated & check(words, texts, logged),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
+
+    def with_completions(self, texts, completions):
+        """The log's candidate texts [B, C] followed by the texts of the prefix's
+        `completions` [B, top] that are not among them ("" in their place)."""
+        extra = self.prefixes.texts(completions)
+        seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
+        return tf.concat([texts, tf.where(seen, "", extra)], axis=1)
 
     def probabilities(self, features):
         """The ranker's probability [B, M] that each candidate is the next query."""

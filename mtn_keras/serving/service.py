@@ -14,7 +14,8 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - words outside the vocabulary (or that no piece spells) can be copied from the session and
   come out verbatim; elsewhere (typed, or in a log candidate) the model scores such a word
   as its rarest word (models.base.unknown_as_rarest);
-- a session with no query left gets k empty suggestions with score -inf;
+- a session with no query left gets k empty suggestions with score -inf, unless a prefix
+  with words was typed: then its completions (the log's most frequent ones among them);
 - the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
   repeated or blocked words); with a ranking, fewer than k may pass its threshold;
 - a batch of no sessions gets outputs of batch 0, without a search; a session that is not
@@ -105,7 +106,8 @@ class SuggestionService(tf.Module):
             scores, text, sources, copied = self.hybrid(
                 inputs, beam, log, check, self.encoder.known_words(inputs), self.k, vouched
             )
-        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
+        # A session with no query is answered only when typed words say what to complete.
+        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2]) & ~vouched
         scores = tf.where(empty[:, None], float("-inf"), scores)
         found_any = scores > float("-inf")
         size = tf.shape(inputs["source"])[1]
@@ -163,20 +165,20 @@ class SuggestionService(tf.Module):
             vouched | typed[:, None],
         )
 
-    def candidate_table(self, session):
-        """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
-        for fitting the ranker."""
-        inputs, beam, log, _, _ = self.candidates(session)
-        typed = tf.zeros([tf.shape(session)[0]], tf.bool)
+    def candidate_table(self, session, prefix):
+        """Every candidate of the hybrid ranking with its features (see HybridRanker.table)
+        after the typed `prefix` [B] ("" for none), for fitting the ranker."""
+        inputs, beam, log, typed, _ = self.candidates(session, prefix)
         return self.hybrid.table(
-            inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs)
+            inputs, beam, log, self.check(inputs, typed["any"]), self.encoder.known_words(inputs)
         )
 
     def search_inputs(self, inputs, typed):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the constraint of what was `typed`; the
         log's candidates as ids), the typed tokens and the log's candidates (their `words`
-        and the session's `rare` word ids, see LogLookup), None without a ranking."""
+        and the session's `rare` word ids, see LogLookup; the log's `completions` of what
+        was `typed`, see PrefixLookup, among them), None without a ranking."""
         size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
@@ -189,8 +191,12 @@ class SuggestionService(tf.Module):
         if self.hybrid is not None:
             rare = self.hybrid.lookup.rare_word_ids(inputs["queries"])
             log_texts = self.hybrid.lookup.candidates(inputs["queries"], rare)
+            typed_chars = tf.fill(tf.shape(rare)[:1], "")
             if typed is not None:
                 log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
+                typed_chars = self.typed.chars(typed)
+            completions = self.hybrid.prefixes.completions(typed_chars)
+            log_texts = self.hybrid.with_completions(log_texts, completions)
             split = tf.strings.split(log_texts)
             log_words = split.to_tensor("", shape=[None, None, self.n])
             log_tokens = self.encoder.tokenise.of_words(split).to_tensor(
@@ -199,7 +205,8 @@ class SuggestionService(tf.Module):
             batch = tf.shape(log_tokens)[0]
             ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
-            log = {"words": log_words, "rare": rare}
+            log = {"words": log_words, "rare": rare, "completions": completions}
+            log["typed"] = typed_chars
         return args, tokens, log
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
