@@ -217,7 +217,7 @@ class MtnApp(App):
         wanted = self._wanted()
         if wanted == self._shown:
             return
-        if not self.session:
+        if not self.session and not wanted[1]:  # typed words are completed from the first key
             self._shown = wanted
             self.suggestions = None
             return
@@ -251,7 +251,7 @@ class MtnApp(App):
         copy = self.query_one(CopyPanel)
         if suggestions is None:
             message = (
-                "Add a query to the session to get suggestions for the next one."
+                "Type a query, or add one to the session, to get suggestions."
                 if self.backend is not None
                 else "No model loaded yet."
             )

@@ -19,6 +19,9 @@ Timed, in one process, each call interleaved with the others so load hits all al
 - suggest, ranked: the product's `suggest` when the model has a ranking (DecodeConfig's
   defaults: beam 8, the query log's candidates scored by the model in the same XLA call,
   the ranker, the filters and the threshold);
+- complete, ranked: the same with two characters of the next query typed (`complete`: the
+  beam constrained to them, the log's candidates that start with them and its most frequent
+  completions of them);
 - keras-hub: `BeamSampler(num_beams=5, return_all_beams=True)` in a `tf.function` whose
   `next` runs the model's decoder layers over the whole prompt (causal mask, no caches)
   and returns the same next-token distribution as `model.step` (`model.next_log_probs`;
@@ -330,6 +333,8 @@ def main(argv=None):
     if ranking is not None:
         ranked = SuggestionService(model, vocab.tokens, DecodeConfig(), ranking)
         contenders["suggest, ranked (ours)"] = lambda: ranked.suggest(strings)
+        typed = tf.constant(["ch"])
+        contenders["complete, ranked (ours)"] = lambda: ranked.complete(strings, typed)
     threads = [
         tf.config.threading.get_intra_op_parallelism_threads(),
         tf.config.threading.get_inter_op_parallelism_threads(),

@@ -35,8 +35,8 @@ class HybridRanker(tf.Module):
     Args:
         ranking: a `Ranking` (its index and ranker).
         threshold: the smallest ranker probability shown in `suggest` (0 shows k whenever
-            possible). Completions are not held to it: the ranker is fitted without typed
-            words, which say more of the next query than any candidate's features.
+            possible). Completions are not held to it: typed words say more of the next
+            query than the threshold, chosen on untyped pairs, does.
     """
 
     def __init__(self, ranking, threshold):
