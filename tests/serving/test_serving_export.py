@@ -285,8 +285,10 @@ def test_evaluate_prefix_scores_complete_of_a_savedmodel_beside_mpc(
     first = "first query, 4 characters, empty session"
     assert {"2 characters", "4 characters", first} <= set(result)
     rows = result["4 characters"]
-    assert set(rows) == {"savedmodel", "MPC", "MPC without the session's queries"}
-    assert rows["savedmodel"]["pairs"] == rows["MPC"]["pairs"] > 0
-    assert rows["savedmodel"]["sr@5_ci"][0] <= rows["savedmodel"]["sr@5"]
-    assert result[first]["savedmodel"]["sr@5"] > 0  # an empty session is completed
-    assert "| 4 characters | savedmodel |" in done.stdout
+    name = exported.parent.name  # the row of a SavedModel is named by its folder
+    assert set(rows) == {name, "MPC", "MPC without the session's queries"}
+    assert rows[name]["pairs"] == rows["MPC"]["pairs"] > 0
+    assert rows[name]["sr@5_ci"][0] <= rows[name]["sr@5"]
+    assert result[first][name]["pairs"] == result[first]["MPC"]["pairs"] > 0
+    assert result[first]["MPC"]["sr@5"] > 0
+    assert f"| 4 characters | {name} |" in done.stdout
