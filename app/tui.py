@@ -326,7 +326,7 @@ class MtnApp(App):
         wanted = self._wanted()
         if wanted == self._shown:
             return
-        if not self.session:
+        if not self.session and not wanted[1]:  # typed words are completed from the first key
             self._shown = wanted
             self.suggestions = None
             return
@@ -365,7 +365,7 @@ class MtnApp(App):
         )
         if suggestions is None:
             message = (
-                "Add a query to the session to get suggestions for the next one."
+                "Type a query, or add one to the session, to get suggestions."
                 if self.backend is not None
                 else "No model loaded yet."
             )

@@ -19,6 +19,9 @@ Timed, in one process, each call interleaved with the others so load hits all al
 - suggest, ranked: the product's `suggest` when the model has a ranking (DecodeConfig's
   defaults: beam 8, the query log's candidates scored by the model in the same XLA call,
   the ranker, the filters and the threshold);
+- complete, ranked: the same with two characters of the next query typed (`complete`: the
+  beam constrained to them, the log's candidates that start with them and its most frequent
+  completions of them);
 - suggest_with_history, H=200: the same with a made-up history of 200 earlier queries (its
   candidates scored in the same call, its evidence for every candidate); target p50 at most
   1.5 times the ranked suggest's;
@@ -353,6 +356,8 @@ def main(argv=None):
         contenders[f"suggest_with_history, H={HISTORY}"] = lambda: ranked.suggest_with_history(
             strings, history
         )
+        typed = tf.constant(["ch"])
+        contenders["complete, ranked (ours)"] = lambda: ranked.complete(strings, typed)
     threads = [
         tf.config.threading.get_intra_op_parallelism_threads(),
         tf.config.threading.get_inter_op_parallelism_threads(),

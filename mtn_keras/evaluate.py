@@ -6,7 +6,9 @@ the same pairs; JSON, Table 2 style markdown tables and a chart. An exported Sav
 (`default` included) is scored through its `suggest` signature: every suggestion metric, no
 perplexity (that needs the Keras model of a run folder). Each suggestion figure comes with its
 95% interval from a bootstrap over the evaluated users (over sessions for a dataset that
-records no users)."""
+records no users). With `--prefix 2,4,6` it scores `complete` instead: SR@5 and MRR@5 when
+the first 2, 4 or 6 characters of the next query are typed (and a session's first query's
+first 4 after an empty session), beside the most popular completion anchor (MPC)."""
 
 import argparse
 import sys
@@ -106,6 +108,65 @@ def left_padded(rows):
     """Lists of strings -> one rectangle, "" before the shorter ones (at least one column)."""
     width = max([1, *map(len, rows)])
     return [[""] * (width - len(row)) + list(row) for row in rows]
+
+
+def model_completer(complete_strings, k):
+    """A batch completer over a complete graph (the service's, or a SavedModel's signature):
+    (contexts, prefixes) -> lists of the first `k` texts."""
+    import tensorflow as tf
+
+    def complete(contexts, prefixes):
+        width = max(len(c) for c in contexts)
+        padded = [[""] * (width - len(c)) + list(c) for c in contexts]
+        session = tf.constant(padded, tf.string, [len(contexts), width])
+        texts = np.asarray(
+            complete_strings(session, tf.constant(prefixes, tf.string))["suggestions"]
+        )
+        return [[t.decode() for t in row[:k] if t] for row in texts]
+
+    return complete
+
+
+def completions(model_path, trained, decoding, sessions, train_sessions, users, chars, args):
+    """The `--prefix` report (scorecard.completion) of a run folder's service (`trained`)
+    or of the SavedModel at `model_path`, through `complete`."""
+    from mtn_keras.scorecard.completion import completion_report
+
+    if trained is not None:
+        from mtn_keras.serving.service import SuggestionService
+
+        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+        name, complete = trained.name, service.complete
+    else:
+        loaded, _ = load(model_path, ["complete"])
+        name = savedmodel_name(model_path)
+
+        def complete(session, prefix):
+            return call(loaded, model_path, "complete", session=session, prefix=prefix)
+
+    if not train_sessions:
+        raise ValueError("--prefix needs the training split that MPC counts (--train-data)")
+    _, note = bootstrap_groups(sessions, users, args.bootstrap)
+    return note | completion_report(
+        model_completer(complete, decoding.k),
+        name,
+        sessions,
+        train_sessions,
+        users,
+        chars,
+        decoding.k,
+        args.batch_size,
+        args.bootstrap,
+        BOOTSTRAP_SEED,
+    )
+
+
+def prefix_sizes(text):
+    """`2,4,6` -> (2, 4, 6): the characters typed, for argparse."""
+    sizes = tuple(int(size) for size in text.split(","))
+    if not sizes or min(sizes) < 1:
+        raise ValueError(text)
+    return sizes
 
 
 def model_perplexity(model, sessions, vocab, batch_size=64):
@@ -324,6 +385,14 @@ def main(argv=None):
         "figure with and without it (NAME + history, through suggest_with_history), and the "
         "model-free history anchor",
     )
+    parser.add_argument(
+        "--prefix",
+        type=prefix_sizes,
+        metavar="N,N,...",
+        help="score `complete` instead of `suggest`: the next query's first N characters typed "
+        "(and a session's first query's first 4 after an empty session), beside MPC; "
+        "no chart",
+    )
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the Table 2 style table here")
     parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
@@ -377,7 +446,18 @@ def main(argv=None):
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
             print(f"evaluate: warning: {warning}", file=sys.stderr)
-        if exported:
+        if args.prefix:
+            report = completions(
+                resolve(args.model) if exported else None,
+                trained,
+                decoding,
+                sessions,
+                train_sessions,
+                users,
+                args.prefix,
+                args,
+            )
+        elif exported:
             name = savedmodel_name(resolve(args.model))
             report = evaluate_savedmodel(
                 resolve(args.model),
@@ -403,6 +483,8 @@ def main(argv=None):
             )
     except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)
+    if args.prefix:
+        return write_completions(report, args)
     rows = table_rows({name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
     print(table, end="")
@@ -425,6 +507,22 @@ def main(argv=None):
             handle.write(table + (f"\n{note}\n" if note else ""))
     if args.chart:
         bleu_chart(rows, args.chart)
+    return 0
+
+
+def write_completions(report, args):
+    """Prints the `--prefix` table and writes it where --json and --markdown say."""
+    from mtn_keras.scorecard.completion import completion_table
+
+    table = completion_table({case: rows for case, rows in report.items() if case != "bootstrap"})
+    print(table, end="")
+    if note := bootstrap_line(report):
+        print(note)
+    if args.json:
+        write_json(report, args.json)
+    if args.markdown:
+        with open(args.markdown, "w") as handle:
+            handle.write(table + (f"\n{note}\n" if note else ""))
     return 0
 
 

@@ -1,5 +1,6 @@
 """Building a model's ranking: the index from the training split, the ranker fitted on the
-candidates of the validation split, the threshold tuned there too."""
+candidates of the validation split (with and without typed prefixes, each with its user's
+earlier queries), the threshold tuned there too."""
 
 import numpy as np
 
@@ -10,34 +11,69 @@ from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
-from mtn_keras.scorecard.pairs import pair_histories, session_pairs
+from mtn_keras.scorecard.pairs import session_pairs
 
 HISTORY = HistoryLookup().size  # the history columns fed to the candidate table
 
+PREFIX_CHARS = (2, 4, 6)
 
-def candidate_rows(candidate_table, pairs, histories=None, batch_size=64):
-    """The valid candidates of every pair: features [N, F], labels [N] (the candidate is
-    the next query), groups [N] (the pair's number) and keys [N] (its word set).
-    `candidate_table(sessions, history)` gives every candidate of a batch of sessions with
-    its features, as the serving graph ranks them (SuggestionService.candidate_table);
-    `histories` (one per pair, or None) are the users' earlier queries."""
+
+def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
+    """The (context, next query, typed prefix, history) rows the ranker is fitted on: first
+    every pair of `session_pairs` with nothing typed (as `suggest` meets it), then each
+    again with the first 2, 4 or 6 characters of its next query typed (in turn: one length
+    a pair keeps fitting affordable), and each session's first query so typed after an
+    empty session (as `complete` meets them). `histories` (PairHistories, or None) give
+    each row its user's earlier queries."""
+    earlier = (lambda i: histories[i]) if histories is not None else (lambda i: [])
+    pairs = [
+        (session[: t + 1], session[t + 1], earlier(i))
+        for i, session in enumerate(sessions)
+        for t in range(len(session) - 1)
+    ]
+    firsts = [([], session[0], earlier(i)) for i, session in enumerate(sessions) if session]
+    typed = [
+        (context, query, query[: chars[n % len(chars)]], history)
+        for n, (context, query, history) in enumerate(pairs + firsts)
+    ]
+    return [(context, query, "", history) for context, query, history in pairs] + typed
+
+
+def candidate_rows(candidate_table, rows, batch_size=64):
+    """The valid candidates of every (context, next query, prefix, history) row: features
+    [N, F], labels [N] (the candidate is the next query), groups [N] (the row's number) and
+    keys [N] (its word set). `candidate_table(sessions, prefixes, histories)` gives every
+    candidate of a batch of sessions with its features, as the serving graph ranks them
+    (SuggestionService.candidate_table)."""
     import tensorflow as tf
 
-    table = tf.function(candidate_table)
+    table = tf.function(
+        candidate_table,
+        input_signature=[
+            tf.TensorSpec([None, None], tf.string),
+            tf.TensorSpec([None], tf.string),
+            tf.TensorSpec([None, HISTORY], tf.string),
+        ],
+    )
     features, labels, groups, keys = [], [], [], []
-    for start in range(0, len(pairs), batch_size):
-        batch = pairs[start : start + batch_size]
-        width = max(len(context) for context, _ in batch)
-        sessions = [[""] * (width - len(context)) + list(context) for context, _ in batch]
+    for start in range(0, len(rows), batch_size):
+        batch = rows[start : start + batch_size]
+        width = max(1, *(len(context) for context, _, _, _ in batch))
+        sessions = [[""] * (width - len(context)) + list(context) for context, _, _, _ in batch]
+        prefixes = [prefix for _, _, prefix, _ in batch] + [""] * (batch_size - len(batch))
         sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
-        earlier = histories[start : start + batch_size] if histories else [[]] * len(batch)
-        history = [[""] * (HISTORY - len(h)) + list(h[-HISTORY:]) for h in earlier]
+        earlier = [list(history[-HISTORY:]) for _, _, _, history in batch]
+        history = [[""] * (HISTORY - len(h)) + h for h in earlier]
         history += [[""] * HISTORY] * (batch_size - len(batch))
-        found = table(tf.constant(sessions), tf.constant(history, tf.string))
+        found = table(
+            tf.constant(sessions, tf.string, [batch_size, width]),
+            tf.constant(prefixes),
+            tf.constant(history, tf.string, [batch_size, HISTORY]),
+        )
         texts = [[t.decode() for t in row] for row in found["texts"].numpy()]
         valid = found["valid"].numpy()
         values = found["features"].numpy()
-        for row, (_, reference) in enumerate(batch):
+        for row, (_, reference, _, _) in enumerate(batch):
             for column in np.nonzero(valid[row])[0]:
                 features.append(values[row, column])
                 labels.append(texts[row][column] == reference)
@@ -68,19 +104,28 @@ def build_ranking(
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    histories = None
+    rows = typed_pairs(valid_sessions, valid_histories)
     if valid_histories is not None:
-        histories = pair_histories(valid_sessions, valid_histories)
-        with_history = sum(bool(h) for h in histories)
+        with_history = sum(bool(history) for _, _, _, history in rows[: len(pairs)])
         progress(f"valid: {with_history:,} of {len(pairs):,} pairs have an earlier query")
-    features, labels, groups, keys = candidate_rows(table_for(index), pairs, histories)
+    features, labels, groups, keys = candidate_rows(table_for(index), rows)
     progress(
-        f"valid: {len(labels)} candidates of {len(pairs)} pairs, {int(labels.sum())} the next query"
+        f"valid: {len(labels)} candidates of {len(rows)} pairs and typed prefixes, "
+        f"{int(labels.sum())} the next query"
     )
     ranker = fit_ranker(features, labels, hidden)
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     probabilities = 1.0 / (1.0 + np.exp(-logits))
-    curve = threshold_curve(probabilities, groups, keys, labels, len(pairs), decoding.k)
+    # The threshold holds `suggest` only (completions are not held to it): its own pairs.
+    untyped = groups < len(pairs)
+    curve = threshold_curve(
+        probabilities[untyped],
+        groups[untyped],
+        [key for key, keep in zip(keys, untyped) if keep],
+        labels[untyped],
+        len(pairs),
+        decoding.k,
+    )
     threshold = choose_threshold(curve)
     at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
     all_shown = curve[0][1] if curve else 0.0
@@ -90,7 +135,8 @@ def build_ranking(
         "index": index.sizes(),
         "fitted_on": {
             "pairs": len(pairs),
-            "histories": histories is not None,
+            "histories": valid_histories is not None,
+            "typed_pairs": len(rows) - len(pairs),
             "candidates": len(labels),
             "positives": int(labels.sum()),
         },

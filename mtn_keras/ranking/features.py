@@ -17,6 +17,9 @@
   followed the session's last query there), log(1 + how often it followed any session
   query), log(1 + how often the user typed it), the recency of its latest typing, the share
   of its words the user ever typed, log(1 + the history's length); all 0 without history.
+- the typed prefix (`prefix_lookup.PREFIX_FEATURES`): its length in characters, 1 / the
+  candidate's rank among the log's most frequent completions of it and its share of their
+  counts (0 when it is none of them, and without a prefix).
 """
 
 import tensorflow as tf
@@ -24,6 +27,7 @@ import tensorflow as tf
 from mtn_keras.ranking.filters import in_session
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
+from mtn_keras.ranking.prefix_lookup import PREFIX_FEATURES
 
 FEATURES = (
     "model_score",
@@ -38,16 +42,17 @@ FEATURES = (
     "known_last",
     "known_words",
     *HISTORY_EVIDENCE,
+    *PREFIX_FEATURES,
 )
 
 
 def candidate_features(
-    log_probs, lengths, unknown, sources, evidence, words, session, known, history
+    log_probs, lengths, unknown, sources, evidence, words, session, known, history, prefix
 ):
     """Stack the features. log_probs, lengths, unknown [B, M]; sources: in_beam, from_log,
     from_history, bool [B, M]; evidence [B, M, E]; words [B, M, n] and session words
     [B, S, n] ("" padding); known: `known_last` and `known_words` [B, 2]; history: the
-    history's evidence [B, M, len(HISTORY_EVIDENCE)]."""
+    history's evidence [B, M, len(HISTORY_EVIDENCE)]; prefix [B, M, 3]."""
     count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
     new = count - tf.reduce_sum(tf.cast(in_session(words, session), tf.float32), axis=-1)
     per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))
@@ -64,6 +69,7 @@ def candidate_features(
             tf.stack([count, tf.math.divide_no_nan(new, count)], axis=-1),
             per_row,
             history,
+            prefix,
         ],
         axis=-1,
     )

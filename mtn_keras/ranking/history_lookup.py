@@ -53,12 +53,13 @@ class HistoryLookup:
         later = tf.cumsum(tf.cast(real, tf.float32), axis=1, reverse=True, exclusive=True)
         return real, follows_last, follows_session, later
 
-    def candidates(self, history, queries, session_words):
+    def candidates(self, history, queries, session_words, allowed=None):
         """History [B, T] (`kept`), the session's queries [B, S] and words [B, S, n] ->
         candidates [B, C] ("" padding), best first: what followed the session's last query
         in the history, then what followed its other queries, then earlier queries sharing
         words with the session, then the most frequent, then the latest; each once, never a
-        query of the session."""
+        query of the session; only entries `allowed` [B, T] (those that start with what was
+        typed) when given."""
         real, follows_last, follows_session, later = self.positions(history, queries)
         same = (history[:, :, None] == history[:, None, :]) & real[:, None, :]  # [B, T, T]
         position = tf.range(tf.shape(history)[1])
@@ -78,6 +79,8 @@ class HistoryLookup:
         )
         repeat = tf.reduce_any(history[:, :, None] == queries[:, None, :], axis=-1)
         offered = real & latest & ~repeat
+        if allowed is not None:
+            offered &= allowed
         width = tf.minimum(self.num_candidates, tf.shape(history)[1])
         top, at = tf.math.top_k(tf.where(offered, priority, -1.0), width)
         found = tf.where(top >= 0, tf.gather(history, at, batch_dims=1), "")

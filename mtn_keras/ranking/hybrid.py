@@ -7,6 +7,7 @@ import tensorflow as tf
 from mtn_keras.ranking.features import candidate_features
 from mtn_keras.ranking.filters import same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
+from mtn_keras.ranking.prefix_lookup import PrefixLookup
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
@@ -43,8 +44,8 @@ class HybridRanker(tf.Module):
     Args:
         ranking: a `Ranking` (its index and ranker).
         threshold: the smallest ranker probability shown in `suggest` (0 shows k whenever
-            possible). Completions are not held to it: the ranker is fitted without typed
-            words, which say more of the next query than any candidate's features.
+            possible). Completions are not held to it: typed words say more of the next
+            query than the threshold, chosen on untyped pairs, does.
         history: the `HistoryLookup` that reads the user's earlier queries.
     """
 
@@ -52,6 +53,7 @@ class HybridRanker(tf.Module):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
         self.history = history
+        self.prefixes = PrefixLookup(ranking.index, self.lookup.queries, self.lookup.counts)
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
 
@@ -81,6 +83,7 @@ class HybridRanker(tf.Module):
         known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = self.lookup.evidence(inputs["queries"], texts, log["rare"])
         history = self.history.evidence(log["history"], inputs["queries"], texts, words)
+        prefix = self.prefixes.features(texts, log["completions"], log["typed"])
         features = candidate_features(
             log_probs,
             lengths,
@@ -91,6 +94,7 @@ class HybridRanker(tf.Module):
             inputs["words"],
             known,
             history,
+            prefix,
         )
         # The witness for `unrelated`: it followed a session query in the log (follow_last,
         # follow_earlier, later_session), or the user typed it before.
@@ -103,6 +107,13 @@ class HybridRanker(tf.Module):
             "valid": offered & ~repeated & check(words, texts, logged | from_history),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
+
+    def with_completions(self, texts, completions):
+        """The log's candidate texts [B, C] followed by the texts of the prefix's
+        `completions` [B, top] that are not among them ("" in their place)."""
+        extra = self.prefixes.texts(completions)
+        seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
+        return tf.concat([texts, tf.where(seen, "", extra)], axis=1)
 
     def probabilities(self, features):
         """The ranker's probability [B, M] that each candidate is the next query."""

@@ -5,7 +5,8 @@ query with its count; the consecutive (query, next query) pairs and the within-s
 (query, later query) pairs with their counts; each query's best neighbours (followers
 first, then later queries of its sessions); and for each word the most frequent queries
 holding it, offered as candidates after the session's rarest words and whose followers lend
-evidence to a candidate. Queries with a blocked word or a word twice are never offered.
+evidence to a candidate; and the completions of typed prefixes (prefix_index.py). Queries
+with a blocked word or a word twice are never offered.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
@@ -18,9 +19,10 @@ from functools import cached_property
 
 import numpy as np
 
+from mtn_keras.ranking.prefix_index import prefix_arrays
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 
-FILES = ("queries.txt", "words.txt", "index.npz", "index.json")
+FILES = ("queries.txt", "words.txt", "prefixes.txt", "index.npz", "index.json")
 
 
 @dataclass
@@ -44,6 +46,10 @@ class QueryLogIndex:
     word_idf: np.ndarray  # [W] log(Q / queries holding the word)
     word_splits: np.ndarray  # [W + 1]
     word_queries: np.ndarray  # query ids holding the word, most frequent first
+    prefixes: list  # typed prefixes with their completions (prefix_index.prefix_arrays)
+    prefix_codes: np.ndarray  # [K] a row of prefix_rows, or where a run of prefix_order starts
+    prefix_rows: np.ndarray  # [R, top] the most frequent completions of a prefix
+    prefix_order: np.ndarray  # [N] the offerable query ids in character order
 
     @classmethod
     def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5):
@@ -78,6 +84,7 @@ class QueryLogIndex:
                 holding[word].append(i)
         words = sorted(holding)
         word_lists = [[i for i in holding[w] if offerable[i]][:queries_per_word] for w in words]
+        prefixes, prefix_codes, prefix_rows, prefix_order = prefix_arrays(queries, offerable)
         totals = np.zeros(size, np.float32)
         for (first, _), count in follow.items():
             totals[first] += count
@@ -95,13 +102,19 @@ class QueryLogIndex:
             word_idf=np.array([math.log(size / len(holding[w])) for w in words], np.float32),
             word_splits=_splits(word_lists),
             word_queries=_flat(word_lists),
+            prefixes=prefixes,
+            prefix_codes=prefix_codes,
+            prefix_rows=prefix_rows,
+            prefix_order=prefix_order,
         )
 
     def save(self, folder):
-        """Writes queries.txt, words.txt, index.npz and index.json (sizes) into `folder`."""
+        """Writes queries.txt, words.txt, prefixes.txt, index.npz and index.json (sizes) into
+        `folder`."""
         os.makedirs(folder, exist_ok=True)
-        for name, items in (("queries.txt", self.queries), ("words.txt", self.words)):
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+        for name in ("queries", "words", "prefixes"):
+            items = getattr(self, name)
+            with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as handle:
                 handle.writelines(f"{item}\n" for item in items)
         arrays = {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
         np.savez_compressed(os.path.join(folder, "index.npz"), **arrays)
@@ -112,7 +125,7 @@ class QueryLogIndex:
     def load(cls, folder):
         """The index saved in `folder`; OSError or ValueError when it is missing or damaged."""
         lists = {}
-        for name in ("queries", "words"):
+        for name in ("queries", "words", "prefixes"):
             with open(os.path.join(folder, f"{name}.txt"), encoding="utf-8") as handle:
                 lists[name] = [line.rstrip("\n") for line in handle]
         with np.load(os.path.join(folder, "index.npz")) as arrays:
@@ -130,6 +143,8 @@ class QueryLogIndex:
             "later_pairs": len(self.later_keys),
             "neighbours": len(self.neighbours),
             "word_queries": len(self.word_queries),
+            "prefixes": len(self.prefixes),
+            "prefix_rows": len(self.prefix_rows),
         }
 
     @cached_property

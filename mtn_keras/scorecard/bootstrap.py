@@ -97,12 +97,24 @@ def intervals(
     counts = resample_counts(units, resamples, seed)
     bleu_stats = counts @ unit_sums(bleu_statistics(hypotheses, references))
     scores = [bleu_of(row) for row in bleu_stats]
-    out = {
+    return {
         "bleu_ci": _percentiles([bleu for bleu, _ in scores]),
         "precisions_ci": [_percentiles([p[n] for _, p in scores]) for n in range(4)],
+        **ratio_intervals(lists, pairs, groups, resamples, seed),
     }
+
+
+def ratio_intervals(lists, pairs, groups, resamples=1000, seed=0) -> dict:
+    """The 95% interval `NAME_ci` of each figure of `RATIOS` (no BLEU), resampling the units
+    of `groups` as `intervals` does (the same draws for the same units and seed)."""
+    _, unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
+    units = int(unit_of.max()) + 1
+    counts = resample_counts(units, resamples, seed)
+    out = {}
     for name, parts in ratio_parts(lists, pairs).items():
-        num, den = (counts @ unit_sums(parts)).T
+        sums = np.zeros((units, 2))
+        np.add.at(sums, unit_of, parts)
+        num, den = (counts @ sums).T
         values = np.divide(100.0 * num, den, out=np.zeros_like(num), where=den > 0)
         out[f"{name}_ci"] = _percentiles(values)
     return out

@@ -90,11 +90,17 @@ class PrefixConstraint(tf.Module):
         return tf.reduce_any(slots, axis=1)
 
     @staticmethod
-    def starts_with_typed(texts, typed):
+    def chars(typed):
+        """[B]: what was typed (`read`) as the characters a candidate followed by a space
+        starts with: a finished last word is followed by a space."""
+        finished = ~typed["open"] & typed["any"]
+        return tf.where(finished, typed["text"] + " ", typed["text"])
+
+    @classmethod
+    def starts_with_typed(cls, texts, typed):
         """[B, C]: the candidate texts (normalised) that begin with what was typed (`read`):
         its finished words whole, an unfinished last word as the start of a word."""
-        finished = ~typed["open"] & typed["any"]
-        typed = tf.where(finished, typed["text"] + " ", typed["text"])[:, None]
+        typed = cls.chars(typed)[:, None]
         size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
         head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
         return head == typed

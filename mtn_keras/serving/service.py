@@ -14,7 +14,8 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
 - words outside the vocabulary (or that no piece spells) can be copied from the session and
   come out verbatim; elsewhere (typed, or in a log candidate) the model scores such a word
   as its rarest word (models.base.unknown_as_rarest);
-- a session with no query left gets k empty suggestions with score -inf;
+- a session with no query left gets k empty suggestions with score -inf, unless a prefix
+  with words was typed: then its completions (the log's most frequent ones among them);
 - the filters of `ranking/filters.py` drop what a searcher never wants (session repeats,
   repeated or blocked words); with a ranking, fewer than k may pass its threshold;
 - a batch of no sessions gets outputs of batch 0, without a search; a session that is not
@@ -116,7 +117,8 @@ class SuggestionService(tf.Module):
             scores, text, sources, copied = self.hybrid(
                 inputs, beam, log, check, self.encoder.known_words(inputs), self.k, vouched
             )
-        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2])
+        # A session with no query is answered only when typed words say what to complete.
+        empty = ~tf.reduce_any(inputs["tokens"] != PAD, axis=[1, 2]) & ~vouched
         scores = tf.where(empty[:, None], float("-inf"), scores)
         found_any = scores > float("-inf")
         size = tf.shape(inputs["source"])[1]
@@ -180,22 +182,22 @@ class SuggestionService(tf.Module):
             vouched | typed[:, None],
         )
 
-    def candidate_table(self, session, history=None):
-        """Every candidate of the hybrid ranking with its features (see HybridRanker.table),
-        for fitting the ranker."""
-        if history is not None:
-            history = self.history.kept(self.encoder.normalise(history))
-        inputs, beam, log, _, _ = self.candidates(session, history=history)
-        typed = tf.zeros([tf.shape(session)[0]], tf.bool)
+    def candidate_table(self, session, prefix, history):
+        """Every candidate of the hybrid ranking with its features (see HybridRanker.table)
+        after the typed `prefix` [B] ("" for none), with the user's earlier queries
+        `history` [B, H], for fitting the ranker."""
+        history = self.history.kept(self.encoder.normalise(history))
+        inputs, beam, log, typed, _ = self.candidates(session, prefix, history)
         return self.hybrid.table(
-            inputs, beam, log, self.check(inputs, typed), self.encoder.known_words(inputs)
+            inputs, beam, log, self.check(inputs, typed["any"]), self.encoder.known_words(inputs)
         )
 
     def search_inputs(self, inputs, typed, history):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the constraint of what was `typed`; the
         candidates of the log and of the `history` as ids), the typed tokens and those
-        candidates (their `words`, the session's `rare` word ids, see LogLookup, the
+        candidates (their `words`, the session's `rare` word ids, see LogLookup; the log's
+        `completions` of what was `typed`, see PrefixLookup, among them; the
         `from_history` columns and the `history`), None without a ranking. `history`: the
         kept history (HistoryLookup.kept)."""
         size = tf.shape(inputs["source"])[1]
@@ -210,10 +212,16 @@ class SuggestionService(tf.Module):
         if self.hybrid is not None:
             rare = self.hybrid.lookup.rare_word_ids(inputs["queries"])
             log_texts = self.hybrid.lookup.candidates(inputs["queries"], rare)
-            mine = self.history.candidates(history, inputs["queries"], inputs["words"])
-            log_texts = tf.concat([log_texts, mine], axis=1)
+            typed_chars = tf.fill(tf.shape(rare)[:1], "")
+            starting = None  # the history entries that start with what was typed
             if typed is not None:
                 log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
+                starting = self.typed.starts_with_typed(history, typed)
+                typed_chars = self.typed.chars(typed)
+            completions = self.hybrid.prefixes.completions(typed_chars)
+            log_texts = self.hybrid.with_completions(log_texts, completions)
+            mine = self.history.candidates(history, inputs["queries"], inputs["words"], starting)
+            log_texts = tf.concat([log_texts, mine], axis=1)
             split = tf.strings.split(log_texts)
             log_words = split.to_tensor("", shape=[None, None, self.n])
             log_tokens = self.encoder.tokenise.of_words(split).to_tensor(
@@ -224,8 +232,8 @@ class SuggestionService(tf.Module):
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
             columns = tf.range(tf.shape(log_texts)[1])
             from_history = columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1]
-            log = {"words": log_words, "rare": rare, "from_history": from_history}
-            log["history"] = history
+            log = {"words": log_words, "rare": rare, "completions": completions}
+            log |= {"typed": typed_chars, "from_history": from_history, "history": history}
         return args, tokens, log
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):

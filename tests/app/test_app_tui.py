@@ -73,7 +73,7 @@ async def test_queries_join_the_session_and_get_suggestions(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.sub_title == "tiny · this model does not use history"
-        assert "Add a query" in suggestion_texts(app)[0]
+        assert "Type a query" in suggestion_texts(app)[0]
         await add_queries(pilot, "cheap flights", "lisbon hotels")
         assert app.session == ("cheap flights", "lisbon hotels")
         assert session_lines(app) == [" 1 cheap flights", " 2 lisbon hotels"]
@@ -96,6 +96,20 @@ async def test_typing_completes_the_typed_words(make_app):
             "rome reviews",
         ]
         assert app.suggestions.prefix == "rome"
+
+
+async def test_the_first_query_is_completed_from_its_first_key(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        calls = []
+        complete = app.backend.complete
+        app.backend.complete = lambda session, prefix: (
+            calls.append((session, prefix)) or complete(session, prefix)
+        )
+        await type_text(pilot, "r")
+        await settle(pilot)
+        assert calls[0] == ([], "r")  # an empty session: complete answers it
+        assert app.suggestions is not None and app.suggestions.prefix == "r"
 
 
 async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_app):

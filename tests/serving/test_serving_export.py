@@ -261,3 +261,34 @@ def test_evaluate_command(trained_model_dir, prepared_data, made_up_log, tmp_pat
     assert np.isfinite(result["perplexity"]) and len(result["precisions"]) == 4
     assert (tmp_path / "bleu.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| mtn |" in (tmp_path / "table.md").read_text()
+
+
+def test_evaluate_prefix_scores_complete_of_a_savedmodel_beside_mpc(
+    exported, prepared_data, tmp_path
+):
+    report = tmp_path / "prefix.json"
+    done = run_command(
+        "mtn_keras.evaluate",
+        "--model",
+        str(exported),
+        "--data",
+        str(prepared_data),
+        "--prefix",
+        "2,4",
+        "--bootstrap",
+        "20",
+        "--json",
+        str(report),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(report.read_text())
+    first = "first query, 4 characters, empty session"
+    assert {"2 characters", "4 characters", first} <= set(result)
+    rows = result["4 characters"]
+    name = exported.parent.name  # the row of a SavedModel is named by its folder
+    assert set(rows) == {name, "MPC", "MPC without the session's queries"}
+    assert rows[name]["pairs"] == rows["MPC"]["pairs"] > 0
+    assert rows[name]["sr@5_ci"][0] <= rows[name]["sr@5"]
+    assert result[first][name]["pairs"] == result[first]["MPC"]["pairs"] > 0
+    assert result[first]["MPC"]["sr@5"] > 0
+    assert f"| 4 characters | {name} |" in done.stdout

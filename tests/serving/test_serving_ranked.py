@@ -105,6 +105,8 @@ def test_filters_can_be_switched_off(trained):
 
 
 def test_a_blocked_word_never_comes_out(ranked, prepared_data):
+    import tensorflow as tf
+
     from mtn_keras.data.prepare import load_split
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.blocklist import blocked_phrases
@@ -123,6 +125,28 @@ def test_a_blocked_word_never_comes_out(ranked, prepared_data):
     assert any(out[0]) and not any(
         w in ("nude", "porn") for row in out for t in row for w in t.split()
     )
+    typed = service.complete(
+        tensor([[""], ["cheap flights"], [""]]), tf.constant(["nu", "po", "p"])
+    )
+    assert not any(w in ("nude", "porn") for row in texts(typed) for t in row for w in t.split())
+
+
+def test_an_empty_session_gets_the_logs_completions_once_words_are_typed(hybrid, ranked):
+    import tensorflow as tf
+
+    empty = tensor([["", ""], ["", ""], ["", ""]])
+    out = hybrid.complete(empty, tf.constant(["hot", "used cars ", "zzq"]))
+    shown, sources = texts(out), texts(out, "sources")
+    assert any(shown[0]) and all(t.startswith("hot") for t in shown[0] if t)
+    assert any(shown[1]) and all(t.startswith("used cars") for t in shown[1] if t)
+    assert any("log" in source for source in sources[0])
+    # nothing in the log starts with it: only the beam's, which keeps a word it cannot complete
+    assert all(source == "model" for t, source in zip(shown[2], sources[2]) if t)
+    logged = {q for q in ranked.ranking.index.queries if q.startswith("hot")}
+    assert logged & set(shown[0])  # the log's completions are among them
+    nothing = hybrid.suggest(empty)  # without typed words an empty session gets nothing
+    assert not any(t for row in texts(nothing) for t in row)
+    assert np.isneginf(nothing["scores"].numpy()).all()
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +160,8 @@ def exported(ranked, tmp_path_factory):
 
 
 def test_savedmodel_ranks_as_python_does(hybrid, exported):
+    import tensorflow as tf
+
     script = textwrap.dedent(f"""
         import json, sys
         import tensorflow as tf
@@ -152,6 +178,7 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
         history = tf.constant({[[""] * (6 - len(h)) + h for h in HISTORY]!r})
         mine = model.signatures["suggest_with_history"](session=tf.constant(rows), history=history)
         result["history"] = [[x.decode() for x in r] for r in mine["suggestions"].numpy()]
+        result["complete_scores"] = done["scores"].numpy().tolist()
         print(json.dumps(result))
     """)
     done = subprocess.run(
@@ -163,7 +190,10 @@ def test_savedmodel_ranks_as_python_does(hybrid, exported):
     assert result["suggestions"] == texts(mine)
     assert result["sources"] == texts(mine, "sources")
     np.testing.assert_allclose(result["scores"], mine["scores"].numpy(), atol=1e-5)
-    assert all(any(row) for row in result["complete"][:3]), result["complete"]
+    assert all(any(row) for row in result["complete"]), result["complete"]  # empty session too
+    completed = hybrid.complete(tensor(SESSIONS), tf.constant(["hot"] * 4))
+    assert result["complete"] == texts(completed)
+    np.testing.assert_allclose(result["complete_scores"], completed["scores"].numpy(), atol=1e-5)
     assert all(t.startswith("hot") for row in result["complete"] for t in row if t)
     padded = tensor([s + [""] * (3 - len(s)) for s in SESSIONS])
     assert result["history"] == texts(hybrid.suggest_with_history(padded, history_tensor(HISTORY)))
@@ -195,10 +225,13 @@ def test_an_empty_history_answers_as_suggest(hybrid):
 
 
 def test_the_users_history_comes_back_ranked_and_filtered(hybrid):
+    import tensorflow as tf
+
     from mtn_keras.ranking.features import FEATURES
     from mtn_keras.ranking.rules import repeats_a_word, repeats_session
 
-    table = hybrid.candidate_table(tensor(SESSIONS), history_tensor(HISTORY))
+    empty = tf.fill([len(SESSIONS)], "")
+    table = hybrid.candidate_table(tensor(SESSIONS), empty, history_tensor(HISTORY))
     candidates, valid = texts(table, "texts"), table["valid"].numpy()
     mine = table["features"].numpy()[..., FEATURES.index("from_history")]
     # what followed "cheap flights" (the session's first query) in the first user's history

@@ -1,0 +1,107 @@
+"""Scoring completions (`evaluate --prefix`): the first characters of the real next query are
+typed, and SR@5 and MRR@5 say how often the query is among the five completions shown; beside
+them the most popular completion anchor (MPC) on the same pairs, with and without the
+session's own queries, and every figure's 95% interval from a bootstrap over users."""
+
+import heapq
+from bisect import bisect_left
+from collections import Counter
+
+from mtn_keras.scorecard.bootstrap import ratio_intervals
+from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
+from mtn_keras.scorecard.pairs import pair_groups, session_pairs
+from mtn_keras.scorecard.report import _cell
+
+FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
+LAST_CHAR = chr(0x10FFFF)
+
+
+class MostPopularCompletion:
+    """The training log's most frequent queries that start with the typed prefix (Bar-Yossef
+    and Kraus, WWW 2011), matched as `complete` matches: by characters against the query
+    followed by a space, so a finished word stands whole. Ties go by text."""
+
+    def fit(self, train_sessions):
+        """Counts the queries of the training sessions."""
+        self.counts = Counter(query for session in train_sessions for query in session)
+        self.keys = sorted(query + " " for query in self.counts)  # a prefix's run is one slice
+        return self
+
+    def complete(self, prefix, k=5, exclude=()):
+        """The k most frequent completions of `prefix` (none for ""), without `exclude`."""
+        if not prefix:
+            return []
+        run = self.keys[bisect_left(self.keys, prefix) : bisect_left(self.keys, prefix + LAST_CHAR)]
+        found = (key[:-1] for key in run if key[:-1] not in exclude)
+        return heapq.nsmallest(k, found, key=lambda query: (-self.counts[query], query))
+
+
+def completion_cases(sessions, users=None, chars=(2, 4, 6)):
+    """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units): every pair
+    with the first `chars` characters of its next query typed, and each session's first
+    query with its first FIRST_QUERY_CHARS typed after an empty session. The units (users,
+    else sessions) are what the bootstrap resamples."""
+    pairs = session_pairs(sessions)
+    groups = pair_groups(sessions, users)
+    cases = {f"{size} characters": (pairs, [q[:size] for _, q in pairs], groups) for size in chars}
+    units = users if users is not None else [str(i) for i in range(len(sessions))]
+    firsts = [([], session[0]) for session in sessions]
+    cases[f"first query, {FIRST_QUERY_CHARS} characters, empty session"] = (
+        firsts,
+        [query[:FIRST_QUERY_CHARS] for _, query in firsts],
+        units,
+    )
+    return cases
+
+
+def completion_report(
+    complete,
+    name,
+    sessions,
+    train_sessions,
+    users=None,
+    chars=(2, 4, 6),
+    k=5,
+    batch_size=64,
+    resamples=1000,
+    seed=0,
+):
+    """Case -> suggester -> {pairs, sr@5, mrr@5 and with `resamples` their `_ci`} for the
+    model's `complete(contexts, prefixes) -> lists of texts` (row `name`), MPC and MPC
+    without the session's queries, all on the same pairs."""
+    mpc = MostPopularCompletion().fit(train_sessions)
+    report = {}
+    for case, (pairs, prefixes, groups) in completion_cases(sessions, users, chars).items():
+        contexts = [context for context, _ in pairs]
+        lists = {name: []}
+        for start in range(0, len(pairs), batch_size):
+            end = start + batch_size
+            lists[name] += complete(contexts[start:end], prefixes[start:end])
+        lists["MPC"] = [mpc.complete(prefix, k) for prefix in prefixes]
+        lists["MPC without the session's queries"] = [
+            mpc.complete(prefix, k, set(context)) for context, prefix in zip(contexts, prefixes)
+        ]
+        references = [reference for _, reference in pairs]
+        report[case] = {}
+        for row, found in lists.items():
+            scores = {
+                "pairs": len(pairs),
+                "sr@5": success_rate(found, references, k),
+                "mrr@5": mean_reciprocal_rank(found, references, k),
+            }
+            if resamples and pairs:
+                intervals = ratio_intervals(found, pairs, groups, resamples, seed)
+                scores |= {f"{key}_ci": intervals[f"{key}_ci"] for key in ("sr@5", "mrr@5")}
+            report[case][row] = scores
+    return report
+
+
+def completion_table(report):
+    """The report of `completion_report` as a markdown table: one row per case and
+    suggester, SR@5 and MRR@5 with their intervals."""
+    lines = ["| Typed | Suggester | Pairs | SR@5 | MRR@5 |", "| --- | --- | ---: | ---: | ---: |"]
+    for case, rows in report.items():
+        for name, row in rows.items():
+            cells = [_cell(row[key], row.get(f"{key}_ci")) for key in ("sr@5", "mrr@5")]
+            lines.append(f"| {case} | {name} | {row['pairs']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,50 @@
+"""`evaluate --prefix`: the MPC anchor, the cases and the report, on hand-made sessions."""
+
+from mtn_keras.scorecard.completion import (
+    MostPopularCompletion,
+    completion_cases,
+    completion_report,
+    completion_table,
+)
+
+TRAIN = [
+    ["hotel deals", "hotel deals", "hotels rome"],
+    ["hotel deals", "hot dogs", "hotels rome"],
+    ["hotel", "holiday inn", "hot dogs"],
+]
+TEST = [["cheap flights", "hotel deals", "hot dogs"], ["hotels rome", "holiday inn"]]
+
+
+def test_mpc_is_the_most_frequent_first_by_characters_ties_by_text():
+    mpc = MostPopularCompletion().fit(TRAIN)
+    assert mpc.complete("hot") == ["hotel deals", "hot dogs", "hotels rome", "hotel"]
+    assert mpc.complete("hot", k=2) == ["hotel deals", "hot dogs"]
+    assert mpc.complete("hotel ") == ["hotel deals", "hotel"]  # a finished word stands whole
+    assert mpc.complete("hot", exclude={"hotel deals"})[0] == "hot dogs"
+    assert mpc.complete("zz") == [] and mpc.complete("") == []
+
+
+def test_the_cases_type_the_next_querys_first_characters_and_first_queries():
+    cases = completion_cases(TEST, users=["u1", "u2"], chars=(2, 4))
+    pairs, prefixes, units = cases["4 characters"]
+    assert prefixes == ["hote", "hot ", "holi"] and units == ["u1", "u1", "u2"]
+    firsts = cases["first query, 4 characters, empty session"]
+    assert firsts == ([([], "cheap flights"), ([], "hotels rome")], ["chea", "hote"], ["u1", "u2"])
+
+
+def test_the_report_scores_the_model_beside_both_mpc_rows_on_the_same_pairs():
+    def complete(contexts, prefixes):  # a made-up model: always "hot dogs" where it fits
+        return [["hot dogs"] if "hot dogs".startswith(p) else [] for p in prefixes]
+
+    report = completion_report(complete, "toy", TEST, TRAIN, chars=(2,), resamples=50)
+    two = report["2 characters"]
+    assert set(two) == {"toy", "MPC", "MPC without the session's queries"}
+    assert two["toy"]["pairs"] == 3 and abs(two["toy"]["sr@5"] - 100 / 3) < 1e-9
+    # MPC of "ho": hotel deals, hot dogs, hotels rome, holiday inn (ties by text), hotel
+    assert abs(two["MPC"]["mrr@5"] - 100 * (1 + 1 / 2 + 1 / 4) / 3) < 1e-9
+    # without the session's queries, "hotel deals" is gone after it was searched
+    assert two["MPC without the session's queries"]["mrr@5"] > two["MPC"]["mrr@5"]
+    low, high = two["toy"]["sr@5_ci"]
+    assert 0 <= low <= two["toy"]["sr@5"] <= high <= 100
+    assert report["first query, 4 characters, empty session"]["MPC"]["sr@5"] == 50.0
+    assert "| 2 characters | toy | 3 | 33.33 [" in completion_table(report)
