@@ -16,14 +16,15 @@ from mtn_keras.scorecard.pairs import session_pairs
 HISTORY = HistoryLookup().size  # the history columns fed to the candidate table
 
 PREFIX_CHARS = (2, 4, 6)
+TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
 
 
 def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
     """The (context, next query, typed prefix, history) rows the ranker is fitted on: first
-    every pair of `session_pairs` with nothing typed (as `suggest` meets it), then each
-    again with the first 2, 4 or 6 characters of its next query typed (in turn: one length
-    a pair keeps fitting affordable), and each session's first query so typed after an
-    empty session (as `complete` meets them). `histories` (PairHistories, or None) give
+    every pair of `session_pairs` with nothing typed (as `suggest` meets it), then one in
+    TYPED_EVERY of them again with the first 2, 4 or 6 characters of its next query typed
+    (the lengths in turn), and of the sessions' first queries so typed after an empty
+    session (as `complete` meets them). `histories` (PairHistories, or None) give
     each row its user's earlier queries."""
     earlier = (lambda i: histories[i]) if histories is not None else (lambda i: [])
     pairs = [
@@ -33,8 +34,9 @@ def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
     ]
     firsts = [([], session[0], earlier(i)) for i, session in enumerate(sessions) if session]
     typed = [
-        (context, query, query[: chars[n % len(chars)]], history)
+        (context, query, query[: chars[n // TYPED_EVERY % len(chars)]], history)
         for n, (context, query, history) in enumerate(pairs + firsts)
+        if n % TYPED_EVERY == 0
     ]
     return [(context, query, "", history) for context, query, history in pairs] + typed
 
