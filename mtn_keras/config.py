@@ -17,6 +17,9 @@ class ModelConfig:
     `query_layers`, `session_layers` and `decoder_layers` are the paper's Q/S/D layer
     counts; recurrent models read `rnn_units` and `session_layers` only as far as they
     apply. `levels` is K of a K-level MTN. `copy` switches the copy head.
+    `history_queries` (MTN only) is how many of the user's latest earlier queries the session
+    attends to (0: none, the model as without it); `history_encoder` encodes each of them:
+    "pooled" (token embeddings through the query projection) or "query" (the query encoder).
     """
 
     vocab_size: int = 0
@@ -35,6 +38,8 @@ class ModelConfig:
     label_smoothing: float = 0.05
     entropy_weight: float = 0.0
     copy: bool = True
+    history_queries: int = 0
+    history_encoder: str = "pooled"
 
 
 @dataclass
@@ -98,6 +103,7 @@ POSITIVE = (
 )
 FRACTIONS = ("dropout", "label_smoothing")  # in [0, 1)
 SELECT = ("loss", "bleu")  # TrainConfig.select: the validation column that picks the best epoch
+HISTORY_ENCODERS = ("pooled", "query")  # ModelConfig.history_encoder
 
 
 def check_configs(model_config, train_config):
@@ -114,6 +120,13 @@ def check_configs(model_config, train_config):
             raise ValueError(f"{key} must be a finite number of at least 0, not {values[key]}")
     if values["learning_rate_scale"] == 0:
         raise ValueError("learning_rate_scale must be above 0")
+    if values["history_queries"] < 0:
+        raise ValueError(f"history_queries must be at least 0, not {values['history_queries']}")
+    if values["history_encoder"] not in HISTORY_ENCODERS:
+        raise ValueError(
+            f"history_encoder must be one of {', '.join(HISTORY_ENCODERS)}, "
+            f"not {values['history_encoder']!r}"
+        )
     if values["select"] not in SELECT:
         raise ValueError(f"select must be one of {', '.join(SELECT)}, not {values['select']!r}")
 

@@ -328,7 +328,14 @@ def _fit(
     strategy_name, strategy = strategy
     replicas = strategy.num_replicas_in_sync
     train, valid = datasets(
-        vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch, replicas
+        vocab,
+        model_config,
+        train_config,
+        train_sessions,
+        valid_sessions,
+        steps_per_epoch,
+        replicas,
+        data_dir,
     )
     with strategy.scope():
         model = build_model(name, model_config)
@@ -399,15 +406,40 @@ def _fit(
 
 
 def datasets(
-    vocab, model_config, train_config, train_sessions, valid_sessions, steps_per_epoch, replicas=1
+    vocab,
+    model_config,
+    train_config,
+    train_sessions,
+    valid_sessions,
+    steps_per_epoch,
+    replicas=1,
+    data_dir=None,
 ):
     """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
-    in global batches of `replicas` x the batch size, sharded across workers."""
+    in global batches of `replicas` x the batch size, sharded across workers; with
+    `history_queries`, each session also gets its user's earlier queries from `data_dir`."""
     from mtn_keras.data.pipeline import make_dataset
 
     n, batch_size = model_config.max_query_tokens, train_config.batch_size * replicas
-    train = make_dataset(train_sessions, vocab, n, batch_size, shuffle=True, seed=train_config.seed)
-    valid = make_dataset(valid_sessions, vocab, n, batch_size, shuffle=False)
+    history = {}
+    if model_config.history_queries:
+        from mtn_keras.data.history import split_histories
+
+        history = split_histories(
+            data_dir, ("train", "valid"), vocab, n, model_config.history_queries
+        )
+    train = make_dataset(
+        train_sessions,
+        vocab,
+        n,
+        batch_size,
+        shuffle=True,
+        seed=train_config.seed,
+        history=history.get("train"),
+    )
+    valid = make_dataset(
+        valid_sessions, vocab, n, batch_size, shuffle=False, history=history.get("valid")
+    )
     if steps_per_epoch:
         train = train.take(steps_per_epoch)
     return distribute.shard(train), distribute.shard(valid)

@@ -149,6 +149,19 @@ def check_options(train_config, model_config):
         raise TrainInputError(f"--seed must be in [0, 2**32), not {values['seed']}")
 
 
+def check_history(data, model, model_config):
+    """Raises TrainInputError when `history_queries` is set for a model other than MTN, or
+    on a dataset prepared before users' histories were kept."""
+    if not model_config.history_queries:
+        return
+    if model != "mtn":
+        raise TrainInputError(f"history_queries is read by the mtn model only, not {model}")
+    if not os.path.isfile(os.path.join(data, "history.tsv")):
+        raise TrainInputError(
+            f"history_queries: {data} has no history.tsv; prepare the dataset again"
+        )
+
+
 def check_resume(out, model, model_config, train_config):
     """Raises TrainInputError if the interrupted run in `out` was started with other
     settings (any but the number of epochs), naming them."""
@@ -221,6 +234,7 @@ def main(argv=None):
             overrides=args.set,
         )
         check_options(train_config, model_config)
+        check_history(args.data, args.model, model_config)
         if chief:
             lock = lock_run(args.out)  # before the checks: two runs cannot both pass them
         if chief or args.resume:

@@ -61,18 +61,21 @@ def encode_buckets(
     """Sessions of 2+ queries encoded and stacked per number of queries S, in input order.
 
     Each bucket: `session_tokens` (N,S,n), `session_ext` (N,S,n), `decoder_input` and
-    `target` (N,S-1,n+1). Sessions of fewer than 2 queries have no pair and are left out.
+    `target` (N,S-1,n+1), and `line` (N,), each session's index in `sessions`. Sessions of
+    fewer than 2 queries have no pair and are left out.
     """
-    grouped: dict[int, list[EncodedSession]] = {}
-    for queries in sessions:
+    grouped: dict[int, list[tuple[int, EncodedSession]]] = {}
+    for line, queries in enumerate(sessions):
         if len(queries) >= 2:
-            grouped.setdefault(len(queries), []).append(encode_session(queries, vocab, max_tokens))
+            encoded = encode_session(queries, vocab, max_tokens)
+            grouped.setdefault(len(queries), []).append((line, encoded))
     return {
         s: {
-            "session_tokens": np.stack([e.tokens for e in encoded]),
-            "session_ext": np.stack([e.ext for e in encoded]),
-            "decoder_input": np.stack([e.decoder_input for e in encoded]),
-            "target": np.stack([e.target for e in encoded]),
+            "session_tokens": np.stack([e.tokens for _, e in encoded]),
+            "session_ext": np.stack([e.ext for _, e in encoded]),
+            "decoder_input": np.stack([e.decoder_input for _, e in encoded]),
+            "target": np.stack([e.target for _, e in encoded]),
+            "line": np.array([line for line, _ in encoded], dtype=np.int64),
         }
         for s, encoded in sorted(grouped.items())
     }

@@ -1,10 +1,14 @@
 """Users' histories: every query a user typed, in time order, as `prepare` keeps them
 (history.tsv: user, time, query), and where each line of a split starts in its user's
 history (the .users files' second column). A pair's history, what its user typed before
-its session, is a slice of one list per user, never a copy per pair."""
+its session, is a slice of one list per user, never a copy per pair; for training, a slice
+of rows of one encoded matrix of every user's queries (`LineHistories`)."""
 
 import os
 from operator import itemgetter
+from typing import NamedTuple
+
+import numpy as np
 
 
 def write_history(path: str, rows: list[tuple[str, int, str]]) -> None:
@@ -92,3 +96,48 @@ def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[s
             queries = [query for _, query in sorted(timed, key=itemgetter(0))]
             return [q for i, q in enumerate(queries) if i == 0 or q != queries[i - 1]]
     raise ValueError(f"{path}: no query of user {user}")
+
+
+class LineHistories(NamedTuple):
+    """What a split's lines read of their users' histories, without a copy per line: every
+    user's queries encoded once, user after user, oldest first, `tokens` (R, n) int32, and
+    per line the rows [lo, hi) of its user's queries before it, `bounds` (L, 2) int64; a
+    line reads the last `size` of its rows."""
+
+    tokens: np.ndarray
+    bounds: np.ndarray
+    size: int
+
+
+def encode_histories(histories: dict[str, list[str]], vocab, max_tokens: int):
+    """Every user's queries as token ids (R, n) int32, 0-padded (each query cut to
+    `max_tokens` tokens, unknown words `<unk>`), and the row each user's queries start at."""
+    queries = [query for user_queries in histories.values() for query in user_queries]
+    tokens = np.zeros((len(queries), max_tokens), dtype=np.int32)
+    ids: dict[str, list[int]] = {}  # a query typed again is encoded once
+    for row, query in enumerate(queries):
+        if query not in ids:
+            ids[query] = vocab.encode(vocab.split(query)[:max_tokens])
+        tokens[row, : len(ids[query])] = ids[query]
+    first_rows = np.cumsum([0] + [len(user_queries) for user_queries in histories.values()])
+    return tokens, dict(zip(histories, first_rows[:-1].tolist()))
+
+
+def split_histories(directory: str, names, vocab, max_tokens: int, size: int):
+    """The `LineHistories` of each named split of a prepared directory, sharing one encoded
+    matrix. Raises ValueError when the dataset was prepared before histories were kept."""
+    from mtn_keras.data.prepare import load_users
+
+    histories = load_history(directory)
+    if histories is None:
+        raise ValueError(f"{directory} has no history.tsv: prepare the dataset again")
+    tokens, first_rows = encode_histories(histories, vocab, max_tokens)
+    found = {}
+    for name in names:
+        users, starts = load_users(directory, name), load_starts(directory, name)
+        if users is None or starts is None:
+            raise ValueError(f"{directory}/{name}.users has no starts: prepare the dataset again")
+        lo = np.array([first_rows[user] for user in users], dtype=np.int64)
+        bounds = np.stack([lo, lo + np.array(starts, dtype=np.int64)], axis=1)
+        found[name] = LineHistories(tokens, bounds, size)
+    return found

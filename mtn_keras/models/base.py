@@ -56,7 +56,10 @@ class SuggestionModel(keras.Model):
         """Build every layer by running a one-session dummy batch through them."""
         n = self.config.max_query_tokens
         dummy = ops.ones((1, 2, n), "int32")
-        self.call({"session_tokens": dummy, "session_ext": dummy, "decoder_input": dummy[:, :1]})
+        inputs = {"session_tokens": dummy, "session_ext": dummy, "decoder_input": dummy[:, :1]}
+        if self.config.history_queries:
+            inputs["history_tokens"] = ops.ones((1, self.config.history_queries, n), "int32")
+        self.call(inputs)
         self.vocab_logits(ops.zeros((1, self.config.d_model)))
         self.built = True
 
@@ -141,9 +144,13 @@ class SuggestionModel(keras.Model):
 
     # --- decoding -------------------------------------------------------------------
 
-    def start(self, session_tokens, session_ext):
-        """Encode sessions (B, S, n) for decoding their next query; see docs/contracts.md."""
-        state = self.encode_for_decoding(session_tokens)
+    def start(self, session_tokens, session_ext, history_tokens=None):
+        """Encode sessions (B, S, n) for decoding their next query, with the user's earlier
+        queries `history_tokens` (B, H, n) where given (MTN); see docs/contracts.md."""
+        if history_tokens is None:
+            state = self.encode_for_decoding(session_tokens)
+        else:
+            state = self.encode_for_decoding(session_tokens, history_tokens)
         batch = ops.shape(session_ext)[0]
         context = state["context"]
         if "session_attention" not in context:  # the flat models have none (zero layers)
