@@ -27,7 +27,7 @@ from mtn_keras.cli import (
     positive_int,
 )
 from mtn_keras.config import DecodeConfig
-from mtn_keras.data.history import PairHistories
+from mtn_keras.data.history import HISTORY_SIZE, PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepare import load_split, load_users
 from mtn_keras.data.sessions import (
@@ -40,7 +40,6 @@ from mtn_keras.data.sessions import (
 )
 from mtn_keras.outputs import OutputError, check_writable
 from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.scorecard import (
     Adj,
     CopyLast,
@@ -72,7 +71,7 @@ from mtn_keras.serving.savedmodel import (
 from mtn_keras.suggest import MODEL_HELP, unfit_option
 
 BOOTSTRAP_SEED = 0
-HISTORY = HistoryLookup().size  # the earlier queries a pair's history passes on
+HISTORY = HISTORY_SIZE  # the earlier queries a pair's history passes on
 
 
 def model_suggester(suggest_strings, k=None, history=False):

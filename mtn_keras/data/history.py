@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+HISTORY_SIZE = 200  # the latest earlier queries a serving graph reads (HistoryLookup)
+
 
 def write_history(path: str, rows: list[tuple[str, int, str]]) -> None:
     """Write (user, time, query) rows, one a line, TAB-separated."""

@@ -8,6 +8,7 @@ evidence are what the ranker weighs against the model's and the log's."""
 
 import tensorflow as tf
 
+from mtn_keras.data.history import HISTORY_SIZE
 from mtn_keras.ranking.filters import in_session
 
 HISTORY_EVIDENCE = (
@@ -28,7 +29,7 @@ class HistoryLookup:
         candidates: at most this many history candidates per session.
     """
 
-    def __init__(self, size=200, candidates=16):
+    def __init__(self, size=HISTORY_SIZE, candidates=16):
         self.size, self.num_candidates = size, candidates
 
     def kept(self, history):

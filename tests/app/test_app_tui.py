@@ -103,8 +103,8 @@ async def test_the_first_query_is_completed_from_its_first_key(make_app):
     async with app.run_test(size=SIZE) as pilot:
         calls = []
         complete = app.backend.complete
-        app.backend.complete = lambda session, prefix: (
-            calls.append((session, prefix)) or complete(session, prefix)
+        app.backend.complete = lambda session, prefix, history: (
+            calls.append((session, prefix)) or complete(session, prefix, history)
         )
         await type_text(pilot, "r")
         await settle(pilot)
