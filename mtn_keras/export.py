@@ -38,7 +38,11 @@ def export(trained, out, decoding=DecodeConfig()):
         signatures["complete_with_history"] = service.complete_with_history
     ranking = None
     if service.hybrid is not None:
-        ranking = {**trained.ranking.info, "threshold": service.hybrid.threshold}
+        ranking = {
+            **trained.ranking.info,
+            "threshold": service.hybrid.threshold,
+            "history_threshold": service.hybrid.history_threshold,
+        }
     with staged_directory(out, "export") as temp:
         tf.saved_model.save(service, temp, signatures=signatures)
         with open(os.path.join(temp, "export.json"), "w") as handle:

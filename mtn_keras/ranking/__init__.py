@@ -16,12 +16,14 @@ FOLDER = "ranking"
 @dataclass
 class Ranking:
     """A model's query-log index, ranker (a Keras model; None while it is being fitted)
-    and default confidence threshold."""
+    and default confidence thresholds: `threshold` for a session without the user's
+    history, `history_threshold` with one (None: the same), where the ranker is surer."""
 
     index: QueryLogIndex
     ranker: object = None
     threshold: float = 0.0
     info: dict = None
+    history_threshold: float | None = None
 
     def save(self, model_dir):
         """Writes MODEL_DIR/ranking, replacing the previous one only once this one is whole."""
@@ -29,7 +31,10 @@ class Ranking:
             self.index.save(folder)
             self.ranker.save(os.path.join(folder, "ranker.keras"))
             with open(os.path.join(folder, "ranking.json"), "w") as handle:
-                json.dump({**(self.info or {}), "threshold": self.threshold}, handle, indent=2)
+                thresholds = {"threshold": self.threshold}
+                if self.history_threshold is not None:
+                    thresholds["history_threshold"] = self.history_threshold
+                json.dump({**(self.info or {}), **thresholds}, handle, indent=2)
 
 
 def load_ranking(model_dir):
@@ -45,14 +50,14 @@ def load_ranking(model_dir):
         with open(os.path.join(folder, "ranking.json")) as handle:
             info = json.load(handle)
         threshold = info.get("threshold") if isinstance(info, dict) else None
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
-            or not 0 <= threshold <= 1
-        ):
-            raise ValueError(
-                f"ranking.json: the threshold is {threshold!r}, not a number in [0, 1]"
-            )
+        history_threshold = info.get("history_threshold", threshold)
+        for name, value in (("threshold", threshold), ("history_threshold", history_threshold)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 <= value <= 1
+            ):
+                raise ValueError(f"ranking.json: the {name} is {value!r}, not a number in [0, 1]")
         fitted = info.get("features")
         if fitted is not None and fitted != list(FEATURES):
             raise ValueError(
@@ -63,4 +68,4 @@ def load_ranking(model_dir):
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{folder}: unreadable ranking ({error})") from None
     ranker = load_keras(os.path.join(folder, "ranker.keras"))
-    return Ranking(index, ranker, float(threshold), info)
+    return Ranking(index, ranker, float(threshold), info, float(history_threshold))

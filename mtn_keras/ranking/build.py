@@ -17,15 +17,17 @@ HISTORY = HistoryLookup().size  # the history columns fed to the candidate table
 
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
+PLAIN_EVERY = 2  # one pair in two again without its history, for users without one
 
 
 def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
     """The (context, next query, typed prefix, history) rows the ranker is fitted on: first
-    every pair of `session_pairs` with nothing typed (as `suggest` meets it), then one in
-    TYPED_EVERY of them again with the first 2, 4 or 6 characters of its next query typed
-    (the lengths in turn), and of the sessions' first queries so typed after an empty
-    session (as `complete` meets them). `histories` (PairHistories, or None) give
-    each row its user's earlier queries."""
+    every pair of `session_pairs` with nothing typed (as `suggest` meets it), with its
+    user's earlier queries (`histories`, PairHistories, or None); with histories, then one
+    pair in PLAIN_EVERY again without them (as a newcomer meets `suggest`); then one in
+    TYPED_EVERY again with the first 2, 4 or 6 characters of its next query typed (the
+    lengths in turn), and of the sessions' first queries so typed after an empty session
+    (as `complete` meets them). Returns the rows and how many untyped rows have histories."""
     earlier = (lambda i: histories[i]) if histories is not None else (lambda i: [])
     pairs = [
         (session[: t + 1], session[t + 1], earlier(i))
@@ -33,12 +35,16 @@ def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
         for t in range(len(session) - 1)
     ]
     firsts = [([], session[0], earlier(i)) for i, session in enumerate(sessions) if session]
+    plain = []
+    if histories is not None:
+        plain = [(c, q, "", []) for n, (c, q, _) in enumerate(pairs) if n % PLAIN_EVERY == 0]
     typed = [
         (context, query, query[: chars[n // TYPED_EVERY % len(chars)]], history)
         for n, (context, query, history) in enumerate(pairs + firsts)
         if n % TYPED_EVERY == 0
     ]
-    return [(context, query, "", history) for context, query, history in pairs] + typed
+    untyped = [(context, query, "", history) for context, query, history in pairs]
+    return untyped + plain + typed, len(plain)
 
 
 def candidate_rows(candidate_table, rows, batch_size=64):
@@ -95,9 +101,9 @@ def build_ranking(
 ):
     """A model's `Ranking`: the index of `train_sessions`, and the ranker fitted on the
     candidates of `valid_sessions` (with their users' earlier queries, `valid_histories`,
-    a `data.history.PairHistories`, when the dataset has them), where the threshold is
-    tuned too. `table_for(index)`
-    gives the candidate table function of the model ranked with that index (decoded with
+    a `data.history.PairHistories`, when the dataset has them), where the thresholds are
+    tuned too (one for sessions without a history, one with). `table_for(index)` gives the
+    candidate table function of the model ranked with that index (decoded with
     `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
     model never saw, as the product meets them: held-out sessions of training users, added,
     made a worse ranker (SR@5 0.82 against 0.94 on the AOL dev log's test users, same
@@ -106,31 +112,42 @@ def build_ranking(
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    rows = typed_pairs(valid_sessions, valid_histories)
+    rows, plain = typed_pairs(valid_sessions, valid_histories)
     if valid_histories is not None:
         with_history = sum(bool(history) for _, _, _, history in rows[: len(pairs)])
         progress(f"valid: {with_history:,} of {len(pairs):,} pairs have an earlier query")
     features, labels, groups, keys = candidate_rows(table_for(index), rows)
     progress(
-        f"valid: {len(labels)} candidates of {len(rows)} pairs and typed prefixes, "
-        f"{int(labels.sum())} the next query"
+        f"valid: {len(labels)} candidates of {len(rows)} pairs (with and without histories) "
+        f"and typed prefixes, {int(labels.sum())} the next query"
     )
     ranker = fit_ranker(features, labels, hidden)
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     probabilities = 1.0 / (1.0 + np.exp(-logits))
-    # The threshold holds `suggest` only (completions are not held to it): its own pairs.
-    untyped = groups < len(pairs)
-    curve = threshold_curve(
-        probabilities[untyped],
-        groups[untyped],
-        [key for key, keep in zip(keys, untyped) if keep],
-        labels[untyped],
-        len(pairs),
-        decoding.k,
-    )
-    threshold = choose_threshold(curve)
-    at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
-    all_shown = curve[0][1] if curve else 0.0
+    # The thresholds hold `suggest` only (completions are not held to them): each is tuned
+    # on its own untyped rows, without histories and with them (as the model meets users).
+    chosen = {}
+    spans = {"history": (0, len(pairs)), "plain": (len(pairs), len(pairs) + plain)}
+    if not plain:  # no histories: the pairs are the users' without history
+        spans = {"plain": (0, len(pairs))}
+    for name, (low, high) in spans.items():
+        rows_in = (groups >= low) & (groups < high)
+        curve = threshold_curve(
+            probabilities[rows_in],
+            groups[rows_in],
+            [key for key, keep in zip(keys, rows_in) if keep],
+            labels[rows_in],
+            high - low,
+            decoding.k,
+        )
+        threshold = choose_threshold(curve)
+        at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
+        chosen[name] = (threshold, curve[0][1] if curve else 0.0, at)
+        progress(
+            f"threshold {name} {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown "
+            f"{chosen[name][1]:.2f}%), coverage {at[2]:.1f}% on {high - low:,} validation pairs"
+        )
+    threshold, all_shown, at = chosen["plain"]
     info = {
         "features": list(FEATURES),
         "hidden": hidden,
@@ -138,7 +155,8 @@ def build_ranking(
         "fitted_on": {
             "pairs": len(pairs),
             "histories": valid_histories is not None,
-            "typed_pairs": len(rows) - len(pairs),
+            "pairs_without_history": plain,
+            "typed_pairs": len(rows) - len(pairs) - plain,
             "candidates": len(labels),
             "positives": int(labels.sum()),
         },
@@ -151,8 +169,12 @@ def build_ranking(
             "filters": list(decoding.filters),
         },
     }
-    progress(
-        f"threshold {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown {all_shown:.2f}%), "
-        f"coverage {at[2]:.1f}% on the validation pairs"
-    )
-    return Ranking(index, ranker, threshold, info)
+    history_threshold = None
+    if "history" in chosen:
+        history_threshold, shown, point = chosen["history"]
+        info["with_history"] = {
+            f"sr@{decoding.k}_all_shown": shown,
+            f"sr@{decoding.k}": point[1],
+            "coverage": point[2],
+        }
+    return Ranking(index, ranker, threshold, info, history_threshold)

@@ -47,15 +47,20 @@ class HybridRanker(tf.Module):
             possible). Completions are not held to it: typed words say more of the next
             query than the threshold, chosen on untyped pairs, does.
         history: the `HistoryLookup` that reads the user's earlier queries.
+        history_threshold: the threshold for a session with the user's history (None:
+            `threshold`).
     """
 
-    def __init__(self, ranking, threshold, history):
+    def __init__(self, ranking, threshold, history, history_threshold=None):
         super().__init__()
         self.lookup = LogLookup(ranking.index)
         self.history = history
         self.prefixes = PrefixLookup(ranking.index, self.lookup.queries, self.lookup.counts)
         self.ranker = ranking.ranker
         self.threshold = float(threshold)
+        self.history_threshold = float(
+            threshold if history_threshold is None else history_threshold
+        )
 
     def table(self, inputs, beam, log, check, known_words):
         """Every candidate of the three sources, once: texts [B, M], words, features
@@ -126,7 +131,9 @@ class HybridRanker(tf.Module):
         `typed` [B]: the row's candidates complete typed words."""
         found = self.table(inputs, beam, log, check, known_words)
         probs = self.probabilities(found["features"])
-        threshold = tf.where(typed, 0.0, self.threshold)[:, None]
+        with_history = tf.reduce_any(log["history"] != "", axis=-1)
+        untyped = tf.where(with_history, self.history_threshold, self.threshold)
+        threshold = tf.where(typed, 0.0, untyped)[:, None]
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
         return top(scores, k, found["texts"], found["sources"], found["copied"])

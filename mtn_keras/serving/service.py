@@ -86,8 +86,10 @@ class SuggestionService(tf.Module):
         self.history = HistoryLookup()
         self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
-            threshold = ranking.threshold if decoding.threshold is None else decoding.threshold
-            self.hybrid = HybridRanker(ranking, threshold, self.history)
+            given = decoding.threshold
+            threshold = ranking.threshold if given is None else given
+            history_threshold = ranking.history_threshold if given is None else given
+            self.hybrid = HybridRanker(ranking, threshold, self.history, history_threshold)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
