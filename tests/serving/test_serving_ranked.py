@@ -291,3 +291,14 @@ def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, exported, t
         timeout=300,
     )
     assert done.returncode == 2 and "no query of user 9" in done.stderr
+
+
+def test_a_session_with_history_is_held_to_its_own_threshold(ranked):
+    from dataclasses import replace
+
+    assert 0 <= ranked.ranking.history_threshold <= 1  # tuned on the validation users' rows
+    ranking = replace(ranked.ranking, threshold=1.0, history_threshold=0.0)
+    service = service_of(ranked, ranking)
+    alone = texts(service.suggest(tensor(SESSIONS[:1])))
+    mine = texts(service.suggest_with_history(tensor(SESSIONS[:1]), history_tensor(HISTORY[:1])))
+    assert not any(alone[0]) and any(mine[0])
