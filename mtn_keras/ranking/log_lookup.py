@@ -37,7 +37,8 @@ class LogLookup(tf.Module):
         self.size = len(index.queries)
         self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
         self.queries = saved_array(index.queries + [""], tf.string)
-        self.query_ids = SavedTable(index.queries, tf.range(self.size, dtype=tf.int64), -1)
+        # int32 ids in the tables (half the bytes), int64 once looked up (pair keys need it)
+        self.query_ids = SavedTable(index.queries, tf.range(self.size, dtype=tf.int32), -1)
         self.counts = saved_array(index.counts)
         self.follow_totals = saved_array(index.follow_totals)
         self.follow = SavedTable(index.follow_keys, index.follow_counts, 0.0)
@@ -45,13 +46,13 @@ class LogLookup(tf.Module):
         # Rows of neighbours and of each word's queries as padded matrices (-1 pads), one
         # empty row past the end for unknown queries and words: a row is one gather.
         self.neighbour_rows = saved_array(padded_rows(index.neighbour_splits, index.neighbours))
-        self.word_ids = SavedTable(index.words, tf.range(len(index.words), dtype=tf.int64), -1)
+        self.word_ids = SavedTable(index.words, tf.range(len(index.words), dtype=tf.int32), -1)
         self.word_idf = saved_array(index.word_idf)
         self.word_rows = saved_array(padded_rows(index.word_splits, index.word_queries))
 
     def ids(self, queries):
         """Query ids of strings (any shape); -1 for queries the log never saw."""
-        return self.query_ids.lookup(queries)
+        return tf.cast(self.query_ids.lookup(queries), tf.int64)
 
     def candidates(self, queries, rare=None):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
@@ -106,7 +107,7 @@ class LogLookup(tf.Module):
         `candidates` and `evidence` take them as `rare` when the caller has them already."""
         words = tf.strings.split(queries[:, -1]).to_tensor("")
         pad = [[0, 0], [0, self.rare_words]]
-        ids = tf.pad(self.word_ids.lookup(words), pad, constant_values=-1)
+        ids = tf.pad(tf.cast(self.word_ids.lookup(words), tf.int64), pad, constant_values=-1)
         idf = tf.where(ids >= 0, tf.gather(self.word_idf, tf.maximum(ids, 0)), -1.0)
         top, at = tf.math.top_k(idf, self.rare_words)
         return tf.where(top >= 0, tf.gather(ids, at, batch_dims=1), -1)

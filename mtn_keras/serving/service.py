@@ -301,13 +301,11 @@ class SuggestionService(tf.Module):
         ]
     )
     def complete(self, session, prefix):
+        # `complete_with_history` with an empty history, which answers exactly as no history:
+        # one graph and one compilation for every suggestion signature.
         session, prefix = checked_inputs(session, prefix)
-        return unless_empty(
-            session,
-            lambda: self.outputs(self.decode(session, prefix), SUGGEST_OUTPUTS),
-            SUGGEST_OUTPUTS,
-            self.output_sizes(session),
-        )
+        empty = tf.zeros([tf.shape(session)[0], 0], tf.string)
+        return self.outputs(self.complete_with_history(session, prefix, empty), SUGGEST_OUTPUTS)
 
     @tf.function(
         input_signature=[
