@@ -177,7 +177,7 @@ def make_reference(model, jit_compile=False):
 
     @tf.function(jit_compile=jit_compile)
     def reference(tokens, ext):
-        codes, token_mask, _ = model.encode(tokens)
+        codes, token_mask, *_ = model.encode(tokens)
         batch, d = tf.shape(codes)[0], tf.shape(codes)[3]
 
         def tile(x):
