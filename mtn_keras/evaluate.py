@@ -497,6 +497,15 @@ def main(argv=None):
             f"pairs {report['pairs']}  perplexity {report['perplexity']:.2f}  "
             f"size {report['size_mb']:.1f} MB"
         )
+    write_report(report, table, args)
+    if args.chart:
+        bleu_chart(rows, args.chart)
+    return 0
+
+
+def write_report(report, table, args):
+    """Prints the intervals' line and writes the report and its table where --json and
+    --markdown say."""
     if note := bootstrap_line(report):
         print(note)
     if args.json:
@@ -504,9 +513,6 @@ def main(argv=None):
     if args.markdown:
         with open(args.markdown, "w") as handle:
             handle.write(table + (f"\n{note}\n" if note else ""))
-    if args.chart:
-        bleu_chart(rows, args.chart)
-    return 0
 
 
 def write_completions(report, args):
@@ -515,13 +521,7 @@ def write_completions(report, args):
 
     table = completion_table({case: rows for case, rows in report.items() if case != "bootstrap"})
     print(table, end="")
-    if note := bootstrap_line(report):
-        print(note)
-    if args.json:
-        write_json(report, args.json)
-    if args.markdown:
-        with open(args.markdown, "w") as handle:
-            handle.write(table + (f"\n{note}\n" if note else ""))
+    write_report(report, table, args)
     return 0
 
 

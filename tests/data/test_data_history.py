@@ -8,7 +8,8 @@ from mtn_keras.data.prepare import load_split, load_users, prepare
 from mtn_keras.data.sessions import Protocol
 
 
-def test_each_line_sits_at_its_start_in_its_users_history(tmp_path):
+def prepared(tmp_path):
+    """A made-up log of 20 users prepared under `all` (windows of 4), 4 + 4 users held out."""
     out = tmp_path / "prepared"
     prepare(
         [write_log(tmp_path / "log.txt", users=20)],
@@ -18,6 +19,11 @@ def test_each_line_sits_at_its_start_in_its_users_history(tmp_path):
         split_users=(4, 4),
         progress=False,
     )
+    return out
+
+
+def test_each_line_sits_at_its_start_in_its_users_history(tmp_path):
+    out = prepared(tmp_path)
     histories = load_history(out)
     # per user: sessions of 3, 1 and 6 queries, all in the history, the session of 1 too
     assert {len(queries) for queries in histories.values()} == {10}
@@ -31,15 +37,7 @@ def test_each_line_sits_at_its_start_in_its_users_history(tmp_path):
 
 
 def test_a_pairs_history_is_its_own_users_earlier_queries(tmp_path):
-    out = tmp_path / "prepared"
-    prepare(
-        [write_log(tmp_path / "log.txt", users=20)],
-        str(out),
-        protocol=Protocol.named("all", max_queries=4),
-        split_by="user",
-        split_users=(4, 4),
-        progress=False,
-    )
+    out = prepared(tmp_path)
     histories, train_users = load_history(out), set(load_users(out, "train"))
     pairs = PairHistories.load(str(out), "test", size=5)
     lines, users = load_split(out, "test"), load_users(out, "test")
