@@ -4,16 +4,16 @@ earlier queries), the threshold tuned there too."""
 
 import numpy as np
 
+from mtn_keras.data.history import HISTORY_SIZE
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
-from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
 from mtn_keras.scorecard.pairs import session_pairs
 
-HISTORY = HistoryLookup().size  # the history columns fed to the candidate table
+HISTORY = HISTORY_SIZE  # the history columns fed to the candidate table
 
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice

@@ -104,9 +104,7 @@ class SuggestionService(tf.Module):
         """Suggestions for each session, completing `prefix` [B] when given, with the
         user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
         body of every suggestion signature."""
-        if history is None:
-            history = tf.zeros([tf.shape(session)[0], 0], tf.string)
-        kept = self.history.kept(self.encoder.normalise(history))
+        kept = self.kept_history(session, history)
         inputs, beam, log, typed, attention = self.candidates(session, prefix, kept)
         batch = tf.shape(session)[0]
         vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
@@ -149,7 +147,7 @@ class SuggestionService(tf.Module):
         inputs = self.encoder.prepare(session, prefix)
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
         if history is None:
-            history = self.history.kept(tf.zeros([tf.shape(session)[0], 0], tf.string))
+            history = self.kept_history(session)
         args, typed_tokens, log = self.search_inputs(inputs, typed, history)
         found = self.search(**args)
         beam = {
@@ -172,6 +170,13 @@ class SuggestionService(tf.Module):
             log = {**log, **scored}
         return inputs, beam, log, typed, found["session_attention"]
 
+    def kept_history(self, session, history=None):
+        """The earlier queries the graph reads (HistoryLookup.kept), normalised as the
+        session's are; none without a `history` [B, H]."""
+        if history is None:
+            history = tf.zeros([tf.shape(session)[0], 0], tf.string)
+        return self.history.kept(self.encoder.normalise(history))
+
     def check(self, inputs, typed):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
         -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)."""
@@ -188,8 +193,9 @@ class SuggestionService(tf.Module):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table)
         after the typed `prefix` [B] ("" for none), with the user's earlier queries
         `history` [B, H], for fitting the ranker."""
-        history = self.history.kept(self.encoder.normalise(history))
-        inputs, beam, log, typed, _ = self.candidates(session, prefix, history)
+        inputs, beam, log, typed, _ = self.candidates(
+            session, prefix, self.kept_history(session, history)
+        )
         return self.hybrid.table(
             inputs, beam, log, self.check(inputs, typed["any"]), self.encoder.known_words(inputs)
         )
