@@ -109,39 +109,67 @@ def left_padded(rows):
     return [[""] * (width - len(row)) + list(row) for row in rows]
 
 
-def model_completer(complete_strings, k):
+def model_completer(complete_strings, k, history=False):
     """A batch completer over a complete graph (the service's, or a SavedModel's signature):
-    (contexts, prefixes) -> lists of the first `k` texts."""
+    (contexts, prefixes) -> lists of the first `k` texts; with `history`, the graph is a
+    `complete_with_history` and the completer takes the rows' histories too (their last
+    HISTORY queries)."""
     import tensorflow as tf
 
+    def texts(result):
+        return [[t.decode() for t in row[:k] if t] for row in np.asarray(result["suggestions"])]
+
     def complete(contexts, prefixes):
-        width = max(len(c) for c in contexts)
-        padded = [[""] * (width - len(c)) + list(c) for c in contexts]
-        session = tf.constant(padded, tf.string, [len(contexts), width])
-        texts = np.asarray(
-            complete_strings(session, tf.constant(prefixes, tf.string))["suggestions"]
-        )
-        return [[t.decode() for t in row[:k] if t] for row in texts]
+        session = tf.constant(left_padded(contexts), tf.string)
+        return texts(complete_strings(session, tf.constant(prefixes, tf.string)))
 
-    return complete
+    def complete_with_history(contexts, prefixes, histories):
+        session = tf.constant(left_padded(contexts), tf.string)
+        earlier = tf.constant(left_padded([h[-HISTORY:] for h in histories]), tf.string)
+        return texts(complete_strings(session, tf.constant(prefixes, tf.string), earlier))
+
+    return complete_with_history if history else complete
 
 
-def completions(model_path, trained, decoding, sessions, train_sessions, users, chars, args):
+def completions(
+    model_path, trained, decoding, sessions, train_sessions, users, chars, args, histories=None
+):
     """The `--prefix` report (scorecard.completion) of a run folder's service (`trained`)
-    or of the SavedModel at `model_path`, through `complete`."""
+    or of the SavedModel at `model_path`, through `complete`; with the sessions' `histories`
+    (their users' earlier queries) also through `complete_with_history`."""
     from mtn_keras.scorecard.completion import completion_report
 
     if trained is not None:
         from mtn_keras.serving.service import SuggestionService
 
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-        name, complete = trained.name, service.complete
+        name, complete, with_history = trained.name, service.complete, None
+        if histories is not None:
+            if trained.ranking is None:
+                raise ValueError(f"{trained.name} has no ranking: history needs one (`rank`)")
+            with_history = service.complete_with_history
     else:
-        loaded, _ = load(model_path, ["complete"])
+        wanted = ["complete"] + (["complete_with_history"] if histories is not None else [])
+        loaded, _ = load(model_path, wanted)
+        if histories is not None and "complete_with_history" not in loaded.signatures:
+            raise SavedModelError(
+                f"{model_path} has no complete_with_history signature (export it again to "
+                "use --history)"
+            )
         name = savedmodel_name(model_path)
 
         def complete(session, prefix):
             return call(loaded, model_path, "complete", session=session, prefix=prefix)
+
+        def with_history(session, prefix, history):
+            return call(
+                loaded,
+                model_path,
+                "complete_with_history",
+                session=session,
+                prefix=prefix,
+                history=history,
+            )
 
     if not train_sessions:
         raise ValueError("--prefix needs the training split that MPC counts (--train-data)")
@@ -157,6 +185,8 @@ def completions(model_path, trained, decoding, sessions, train_sessions, users, 
         args.batch_size,
         args.bootstrap,
         BOOTSTRAP_SEED,
+        histories,
+        model_completer(with_history, decoding.k, history=True) if histories is not None else None,
     )
 
 
@@ -381,8 +411,9 @@ def main(argv=None):
         "--history",
         action="store_true",
         help="replay each user in time order with their earlier queries as history: every "
-        "figure with and without it (NAME + history, through suggest_with_history), and the "
-        "model-free history anchor",
+        "figure with and without it (NAME + history, through suggest_with_history, or "
+        "complete_with_history with --prefix), and the model-free history anchor (with "
+        "--prefix: history then MPC)",
     )
     parser.add_argument(
         "--prefix",
@@ -413,7 +444,7 @@ def main(argv=None):
                 check_writable(getattr(args, flag), f"--{flag}")
         trained = None if exported else load_trained(args.model)
         config = trained.config if trained else None
-        histories = None
+        histories = earlier = None
         if args.data:
             sessions = load_split(args.data, args.split)
             users = load_users(args.data, args.split)
@@ -455,6 +486,7 @@ def main(argv=None):
                 users,
                 args.prefix,
                 args,
+                earlier,
             )
         elif exported:
             name = savedmodel_name(resolve(args.model))

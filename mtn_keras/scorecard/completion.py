@@ -1,7 +1,8 @@
 """Scoring completions (`evaluate --prefix`): the first characters of the real next query are
 typed, and SR@5 and MRR@5 say how often the query is among the five completions shown; beside
 them the most popular completion anchor (MPC) on the same pairs, with and without the
-session's own queries, and every figure's 95% interval from a bootstrap over users."""
+session's own queries, with the users' histories also `complete_with_history` and the
+history-then-MPC anchor, and every figure's 95% interval from a bootstrap over users."""
 
 import heapq
 from bisect import bisect_left
@@ -9,7 +10,7 @@ from collections import Counter
 
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
-from mtn_keras.scorecard.pairs import pair_groups, session_pairs
+from mtn_keras.scorecard.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.report import _cell
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
@@ -36,20 +37,44 @@ class MostPopularCompletion:
         return heapq.nsmallest(k, found, key=lambda query: (-self.counts[query], query))
 
 
-def completion_cases(sessions, users=None, chars=(2, 4, 6)):
-    """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units): every pair
-    with the first `chars` characters of its next query typed, and each session's first
-    query with its first FIRST_QUERY_CHARS typed after an empty session. The units (users,
-    else sessions) are what the bootstrap resamples."""
+class HistoryThenMPC:
+    """The user's own earlier queries that start with the typed prefix (most often typed
+    first, ties latest first), then MPC's completions: the model-free anchor of
+    `complete_with_history`, matched as MPC matches."""
+
+    def __init__(self, mpc):
+        self.mpc = mpc
+
+    def complete(self, prefix, history, k=5):
+        """Up to k completions of `prefix` for a user whose earlier queries are `history`."""
+        if not prefix:
+            return []
+        counts = Counter(history)
+        latest = [q for q in dict.fromkeys(reversed(history)) if (q + " ").startswith(prefix)]
+        own = sorted(latest, key=lambda query: -counts[query])  # stable: latest first
+        return list(dict.fromkeys(own + self.mpc.complete(prefix, k)))[:k]
+
+
+def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None):
+    """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units, histories):
+    every pair with the first `chars` characters of its next query typed, and each session's
+    first query with its first FIRST_QUERY_CHARS typed after an empty session. The units
+    (users, else sessions) are what the bootstrap resamples; the histories (each case's
+    rows' earlier queries) are None without the sessions' `histories` (one per session)."""
     pairs = session_pairs(sessions)
     groups = pair_groups(sessions, users)
-    cases = {f"{size} characters": (pairs, [q[:size] for _, q in pairs], groups) for size in chars}
+    earlier = pair_histories(sessions, histories) if histories is not None else None
+    cases = {
+        f"{size} characters": (pairs, [q[:size] for _, q in pairs], groups, earlier)
+        for size in chars
+    }
     units = users if users is not None else [str(i) for i in range(len(sessions))]
     firsts = [([], session[0]) for session in sessions]
     cases[f"first query, {FIRST_QUERY_CHARS} characters, empty session"] = (
         firsts,
         [query[:FIRST_QUERY_CHARS] for _, query in firsts],
         units,
+        [histories[i] for i in range(len(sessions))] if histories is not None else None,
     )
     return cases
 
@@ -65,22 +90,39 @@ def completion_report(
     batch_size=64,
     resamples=1000,
     seed=0,
+    histories=None,
+    complete_with_history=None,
 ):
     """Case -> suggester -> {pairs, sr@5, mrr@5 and with `resamples` their `_ci`} for the
     model's `complete(contexts, prefixes) -> lists of texts` (row `name`), MPC and MPC
-    without the session's queries, all on the same pairs."""
+    without the session's queries, all on the same pairs. With the sessions' `histories`
+    (each session's user's earlier queries) and `complete_with_history(contexts, prefixes,
+    histories)`, also "NAME + history" and the history-then-MPC anchor."""
     mpc = MostPopularCompletion().fit(train_sessions)
+    own = HistoryThenMPC(mpc)
     report = {}
-    for case, (pairs, prefixes, groups) in completion_cases(sessions, users, chars).items():
+    cases = completion_cases(sessions, users, chars, histories)
+    for case, (pairs, prefixes, groups, earlier) in cases.items():
         contexts = [context for context, _ in pairs]
         lists = {name: []}
         for start in range(0, len(pairs), batch_size):
             end = start + batch_size
             lists[name] += complete(contexts[start:end], prefixes[start:end])
+        if earlier is not None:
+            with_history = lists[f"{name} + history"] = []
+            for start in range(0, len(pairs), batch_size):
+                end = start + batch_size
+                with_history += complete_with_history(
+                    contexts[start:end], prefixes[start:end], earlier[start:end]
+                )
         lists["MPC"] = [mpc.complete(prefix, k) for prefix in prefixes]
         lists["MPC without the session's queries"] = [
             mpc.complete(prefix, k, set(context)) for context, prefix in zip(contexts, prefixes)
         ]
+        if earlier is not None:
+            lists["history then MPC"] = [
+                own.complete(prefix, list(history), k) for prefix, history in zip(prefixes, earlier)
+            ]
         references = [reference for _, reference in pairs]
         report[case] = {}
         for row, found in lists.items():

@@ -302,3 +302,24 @@ def test_a_session_with_history_is_held_to_its_own_threshold(ranked):
     alone = texts(service.suggest(tensor(SESSIONS[:1])))
     mine = texts(service.suggest_with_history(tensor(SESSIONS[:1]), history_tensor(HISTORY[:1])))
     assert not any(alone[0]) and any(mine[0])
+
+
+def test_evaluate_prefix_with_history_scores_complete_with_history_beside_its_anchor(
+    exported, prepared_data, tmp_path
+):
+    from mtn_keras.evaluate import main
+
+    report = tmp_path / "prefix.json"
+    args = ["--model", str(exported), "--data", str(prepared_data), "--prefix", "2"]
+    assert main([*args, "--history", "--bootstrap", "0", "--json", str(report)]) == 0
+    result = json.loads(report.read_text())
+    for case in ("2 characters", "first query, 4 characters, empty session"):
+        rows = result[case]
+        assert set(rows) == {
+            "ranked",
+            "ranked + history",
+            "MPC",
+            "MPC without the session's queries",
+            "history then MPC",
+        }
+        assert rows["ranked + history"]["pairs"] == rows["history then MPC"]["pairs"] > 0
