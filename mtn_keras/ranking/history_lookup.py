@@ -21,6 +21,16 @@ HISTORY_EVIDENCE = (
 )
 
 
+# Which earlier queries become candidates: a linear score of log(1 + times it followed the
+# session's last query), log(1 + times it followed any session query), log(1 + times typed),
+# recency 1 / (1 + later entries / 10), the share of its words in the session and its word
+# count. Fitted (logistic regression) on the paper-protocol pairs of the AOL dev log's 90
+# validation users: of the test users' pairs, its 16 best hold the next query for 20.6%
+# against 19.7% for the previous lexicographic order (followers, shared words, counts).
+PRIORITY = (0.64, 0.60, 0.88, 1.70, 1.19, -0.14)
+NEG_INF = float("-inf")
+
+
 class HistoryLookup:
     """Candidates and evidence from a user's history.
 
@@ -56,11 +66,9 @@ class HistoryLookup:
 
     def candidates(self, history, queries, session_words, allowed=None):
         """History [B, T] (`kept`), the session's queries [B, S] and words [B, S, n] ->
-        candidates [B, C] ("" padding), best first: what followed the session's last query
-        in the history, then what followed its other queries, then earlier queries sharing
-        words with the session, then the most frequent, then the latest; each once, never a
-        query of the session; only entries `allowed` [B, T] (those that start with what was
-        typed) when given."""
+        candidates [B, C] ("" padding), best first by PRIORITY; each once, never a query of
+        the session; only entries `allowed` [B, T] (those that start with what was typed)
+        when given."""
         real, follows_last, follows_session, later = self.positions(history, queries)
         same = (history[:, :, None] == history[:, None, :]) & real[:, None, :]  # [B, T, T]
         position = tf.range(tf.shape(history)[1])
@@ -70,21 +78,24 @@ class HistoryLookup:
             return tf.reduce_sum(tf.cast(same & mask[:, None, :], tf.float32), axis=-1)
 
         words = tf.strings.split(history).to_tensor("")
+        count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
         shared = tf.reduce_sum(tf.cast(in_session(words, session_words), tf.float32), axis=-1)
-        priority = (
-            1000.0 * tf.minimum(total(follows_last), 9.0)
-            + 100.0 * tf.minimum(total(follows_session), 9.0)
-            + 10.0 * tf.minimum(shared, 9.0)
-            + tf.minimum(total(real), 9.0)
-            + 1.0 / (1.0 + later)
-        )
+        signals = [
+            tf.math.log1p(total(follows_last)),
+            tf.math.log1p(total(follows_session)),
+            tf.math.log1p(total(real)),
+            1.0 / (1.0 + later / 10.0),
+            tf.math.divide_no_nan(shared, count),
+            count,
+        ]
+        priority = tf.add_n([weight * signal for weight, signal in zip(PRIORITY, signals)])
         repeat = tf.reduce_any(history[:, :, None] == queries[:, None, :], axis=-1)
         offered = real & latest & ~repeat
         if allowed is not None:
             offered &= allowed
         width = tf.minimum(self.num_candidates, tf.shape(history)[1])
-        top, at = tf.math.top_k(tf.where(offered, priority, -1.0), width)
-        found = tf.where(top >= 0, tf.gather(history, at, batch_dims=1), "")
+        top, at = tf.math.top_k(tf.where(offered, priority, NEG_INF), width)
+        found = tf.where(top > NEG_INF, tf.gather(history, at, batch_dims=1), "")
         return tf.pad(found, [[0, 0], [0, self.num_candidates - width]])
 
     def evidence(self, history, queries, texts, words):
