@@ -5,7 +5,6 @@ It uses only the signatures of docs/contracts.md, so any export that follows the
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
+from mtn_keras.xla_cache import keep_xla_compilations
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
@@ -118,7 +118,7 @@ class Backend:
             self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
-        _cache_xla_compilations()
+        keep_xla_compilations()
         began = time.perf_counter()
         self._tf = import_tensorflow()
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
@@ -244,14 +244,3 @@ class Backend:
             suggestions.history = [query.decode() for query in out["history"][0][read]]
             suggestions.history_attention = out["history_attention"][0][read]
         return suggestions
-
-
-def _cache_xla_compilations() -> None:
-    """Keep the XLA-compiled search on disk (~/.cache/mtn-keras/xla), unless TF_XLA_FLAGS is
-    set: the next start's warm-up then takes about 2 s instead of 5 s per signature."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mtn-keras" / "xla"
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return  # no writable cache: compile at every start
-    os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache}")

@@ -39,7 +39,16 @@ from app.tui import MtnApp  # noqa: E402
 from tools.app_pilot import settle  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
-QUERIES = ["lisbon old town hotels", "tram 28 lisbon", "best pastel de nata", "sintra day trip"]
+QUERIES = [
+    "lisbon old town hotels",
+    "tram 28 lisbon",
+    "best pastel de nata",
+    "sintra day trip",
+    "porto train times",
+    "douro valley wine tour",
+    "algarve beaches",
+    "fado show tickets",
+]
 
 
 def median_ms(values):
@@ -113,7 +122,7 @@ def seeded_store(folder: Path, count: int) -> tuple[Path, float, float]:
     path = folder / "history.db"
     store, _ = open_store(path)
     start = time.time() - 60 * count - 3600
-    store.add_many([(f"{QUERIES[n % 4]} {n}", start + 60 * n) for n in range(count)])
+    store.add_many([(f"{QUERIES[n % len(QUERIES)]} {n}", start + 60 * n) for n in range(count)])
     began = time.perf_counter()
     store.recent(200, before=time.time())
     cold = time.perf_counter() - began
