@@ -24,7 +24,7 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
-from mtn_keras.xla_cache import keep_xla_compilations
+from mtn_keras.xla_setup import set_up_xla
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
@@ -118,7 +118,7 @@ class Backend:
             self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
-        keep_xla_compilations()
+        set_up_xla()
         began = time.perf_counter()
         self._tf = import_tensorflow()
         self.start_seconds["TensorFlow"] = time.perf_counter() - began

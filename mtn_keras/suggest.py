@@ -30,7 +30,7 @@ from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
-from mtn_keras.xla_cache import keep_xla_compilations
+from mtn_keras.xla_setup import set_up_xla
 
 MODEL_HELP = (
     "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
@@ -94,7 +94,7 @@ def answerer(model, exported, decoding, history=None):
     (`suggestions`, `scores`, `sources`), from an exported SavedModel with plain TensorFlow
     or from a run folder's service; loaded once, so many batches pay one start-up. With a
     `history` (the user's earlier queries), through the `_with_history` signatures."""
-    keep_xla_compilations()
+    set_up_xla()
     tf = import_tensorflow()
     suffix = "" if history is None else "_with_history"
     if exported:
