@@ -10,6 +10,7 @@ TAB-separated, and each gets one line back: its suggestions, TAB-separated, best
 empty line when none passes), so that a script pays the start-up once."""
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -255,5 +256,17 @@ def print_each_line(answer, sessions, prefix, k):
     return 0
 
 
+def exit_now(code):
+    """End the process with `code` once the output is written, skipping the interpreter's
+    teardown: unloading TensorFlow and the model took about 1.5 s after the answer (measured
+    alternating with a plain exit, 2-core CPU), and nothing is left to save."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader stopped reading (`| head`): nothing left to say
+        pass
+    os._exit(code or 0)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())
