@@ -5,7 +5,6 @@ It uses only the signatures of docs/contracts.md, so any export that follows the
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
+from mtn_keras.xla_setup import set_up_xla
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
@@ -118,7 +118,7 @@ class Backend:
             self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
-        _cache_xla_compilations()
+        set_up_xla()
         began = time.perf_counter()
         self._tf = import_tensorflow()
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
@@ -133,24 +133,21 @@ class Backend:
         self.history_size = int(export_settings(self.path).get("history_size", HISTORY_SIZE))
         # An export whose `suggest` also gives the session attention answers both at once.
         self._attention_in_suggest = "session_attention" in outputs
+        # One signature answers every request: `suggest` is `complete` with an empty prefix,
+        # and the history signatures with an empty history answer as those (docs/contracts.md).
+        # Each signature is a graph of its own to prepare at the first call (about 2 s), so
+        # only this one is.
+        self._signature = "complete_with_history" if self.has_history else "complete"
         self._lock = threading.RLock()  # one model call at a time; the workers share it
         self._last_suggest = None  # ((session, history), outputs) of the latest `suggest` call
         self._warm_up(progress)
 
     def _warm_up(self, progress: Callable[[str], None]) -> None:
-        """Call each signature once: TensorFlow's first call of a graph compiles it, which
-        would otherwise land on the user's first keystroke."""
-        # complete first: typing the first query needs it
-        steps = [
-            ("complete", lambda: self.complete(["a"], "a")),
-            ("suggest", lambda: self.suggest(["a"])),
-            ("session_attention", lambda: self.attention(["a"])),
-        ]
-        if self.has_history:
-            steps[2:2] = [
-                ("complete_with_history", lambda: self.complete(["a"], "a", ("b",))),
-                ("suggest_with_history", lambda: self.suggest(["a"], ("b",))),
-            ]
+        """Call the one suggestion signature once: TensorFlow's first call of a graph compiles
+        it, which would otherwise land on the user's first keystroke."""
+        steps = [(self._signature, lambda: self.complete(["a"], "a"))]
+        if not self._attention_in_suggest:  # an older export: its own attention graph
+            steps.append(("session_attention", lambda: self.attention(["a"])))
         for name, call_it in steps:
             progress(f"Compiling {name} (cached on disk for the next start)…")
             began = time.perf_counter()
@@ -169,14 +166,7 @@ class Backend:
         history = self._read(history)
         with self._lock:
             if self._last_suggest is None or self._last_suggest[0] != (tuple(session), history):
-                if history:
-                    out = self._call(
-                        "suggest_with_history",
-                        session=self._session(session),
-                        history=self._session(history),
-                    )
-                else:
-                    out = self._call("suggest", session=self._session(session))
+                out = self._outputs(session, "", history)
                 self._last_suggest = ((tuple(session), history), out)
             return self._last_suggest[1]
 
@@ -185,13 +175,21 @@ class Backend:
     ) -> Suggestions:
         """Suggestions for the query after `session` that start with the words of `prefix`,
         reading `history` if the model can."""
+        return self._suggestions(
+            self._outputs(session, prefix, self._read(history)), session, prefix
+        )
+
+    def _outputs(
+        self, session: list[str], prefix: str, history: tuple[str, ...]
+    ) -> dict[str, np.ndarray]:
+        """The outputs of the one suggestion signature for `session`, `prefix` and `history`
+        (already cut to what the model reads)."""
         inputs = {"session": self._session(session), "prefix": self._tf.constant([prefix])}
-        history = self._read(history)
-        if history:
-            out = self._call("complete_with_history", **inputs, history=self._session(history))
-        else:
-            out = self._call("complete", **inputs)
-        return self._suggestions(out, session, prefix)
+        if self.has_history:
+            inputs["history"] = self._tf.constant(
+                [list(history)], self._tf.string, [1, len(history)]
+            )
+        return self._call(self._signature, **inputs)
 
     def _read(self, history: tuple[str, ...]) -> tuple[str, ...]:
         """The part of `history` the model reads: its last `history_size` queries, or none for
@@ -246,14 +244,3 @@ class Backend:
             suggestions.history = [query.decode() for query in out["history"][0][read]]
             suggestions.history_attention = out["history_attention"][0][read]
         return suggestions
-
-
-def _cache_xla_compilations() -> None:
-    """Keep the XLA-compiled search on disk (~/.cache/mtn-keras/xla), unless TF_XLA_FLAGS is
-    set: the next start's warm-up then takes about 2 s instead of 5 s per signature."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mtn-keras" / "xla"
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return  # no writable cache: compile at every start
-    os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache}")

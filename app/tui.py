@@ -274,6 +274,10 @@ class MtnApp(App):
 
     def watch_session(self, session: tuple[str, ...]) -> None:
         self.query_one(SessionPanel).queries = session
+        # The list on screen answers the session before (often the query just added): clear
+        # it at once rather than leave it up until the model answers.
+        self.query_one(SuggestionList).show_message("Suggestions for the new session…")
+        self.query_one(CopyPanel).suggestion = None
         self.request_suggestions()
         self.request_attention()
 

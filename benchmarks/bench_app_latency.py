@@ -6,10 +6,12 @@ requests). The app asks the model at once on each keystroke, one call at a time;
 typed while a call runs are asked for together when it returns.
 
 How: the app runs headless (Textual's Pilot) on the model; after a session of two
-made-up queries, QUERIES are typed key by key, one key every --pace seconds, the input
-cleared between them. A keystroke's latency runs from the moment the key is sent to the
-moment the list shows suggestions for the text typed with that key or after it (a call
-can answer several keys at once). Also printed: the model calls per keystroke (at most 1:
+made-up queries, QUERIES are typed key by key, one key every --pace seconds, and each is
+added with enter at the same pace (the last key's call may still run). A keystroke's
+latency runs from the moment the key is sent to the moment the list shows suggestions for
+the text typed with that key or after it (a call can answer several keys at once); an
+enter's, to the list for the new session (issue 25: the finished query's list is cleared
+at once, and the new one follows). Also printed: the model calls per keystroke (at most 1:
 no pile-up) and the model's own time per call. The app's history store is a temporary one
 holding --history earlier queries (never the user's own), and the time to read the last
 ones from it, cold and cached, is printed too.
@@ -37,7 +39,16 @@ from app.tui import MtnApp  # noqa: E402
 from tools.app_pilot import settle  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
-QUERIES = ["lisbon old town hotels", "tram 28 lisbon", "best pastel de nata", "sintra day trip"]
+QUERIES = [
+    "lisbon old town hotels",
+    "tram 28 lisbon",
+    "best pastel de nata",
+    "sintra day trip",
+    "porto train times",
+    "douro valley wine tour",
+    "algarve beaches",
+    "fado show tickets",
+]
 
 
 def median_ms(values):
@@ -49,16 +60,19 @@ def percentile_ms(values, share):
 
 
 async def measure(pilot, pace):
-    """Per keystroke latencies (s), model calls, and the model's seconds per call."""
+    """Per keystroke and per enter latencies (s), model calls, the model's seconds per call
+    and the median gap between keys."""
     app = pilot.app
-    shown = []  # (time, prefix) of each suggestion list shown
+    shown = []  # (time, (session, prefix)) of each suggestion list shown
     app.watch(
         app,
         "suggestions",
-        lambda result: result and shown.append((time.perf_counter(), result.prefix)),
+        lambda result: (
+            result and shown.append((time.perf_counter(), (result.session, result.prefix)))
+        ),
         init=False,
     )
-    calls = []
+    calls = []  # the seconds of each call for typed words
     complete = app.backend.complete
 
     def timed_complete(session, prefix, history):
@@ -73,29 +87,33 @@ async def measure(pilot, pace):
         query.insert_text_at_cursor(text)
         await pilot.press("enter")
         await settle(pilot)
-    keys = []  # (time sent, index of the query typed, prefix after the key)
+    keys = []  # (time sent, index of the query typed, (session, prefix) after the key)
+    enters = []  # (time sent, the session it makes)
     for number, text in enumerate(QUERIES):
         for end in range(1, len(text) + 1):
             sent = time.perf_counter()
             # as a terminal delivers a key: into the input's queue, without waiting for it
             query.post_message(events.Key(text[end - 1], text[end - 1]))
-            keys.append((sent, number, typed_prefix(text[:end])))
+            keys.append((sent, number, (app.session, typed_prefix(text[:end]))))
             await asyncio.sleep(max(0.0, sent + pace - time.perf_counter()))
-        await settle(pilot)
-        shown.append((time.perf_counter(), None))  # a separator between queries
-        await pilot.press("ctrl+u")
+        enters.append((time.perf_counter(), (*app.session, text)))
+        await pilot.press("enter")  # at the typing pace: the last key's call may still run
         await settle(pilot)
     latencies = []
     for index, (sent, number, _) in enumerate(keys):
         # the later prefixes of the same query: a list for any of them answers this key
-        answers = {prefix for _, n, prefix in keys[index:] if n == number}
-        done = next((at for at, prefix in shown if at >= sent and prefix in answers), None)
+        answers = {wanted for _, n, wanted in keys[index:] if n == number}
+        done = next((at for at, wanted in shown if at >= sent and wanted in answers), None)
         if done is not None:
             latencies.append(done - sent)
+    entered = [
+        next(at for at, wanted in shown if at >= sent and wanted == (session, "")) - sent
+        for sent, session in enters
+    ]
     gaps = [
         later[0] - earlier[0] for earlier, later in zip(keys, keys[1:]) if later[1] == earlier[1]
     ]
-    return latencies, len(keys), calls, statistics.median(gaps)
+    return latencies, entered, len(keys), calls, statistics.median(gaps)
 
 
 def seeded_store(folder: Path, count: int) -> tuple[Path, float, float]:
@@ -104,7 +122,7 @@ def seeded_store(folder: Path, count: int) -> tuple[Path, float, float]:
     path = folder / "history.db"
     store, _ = open_store(path)
     start = time.time() - 60 * count - 3600
-    store.add_many([(f"{QUERIES[n % 4]} {n}", start + 60 * n) for n in range(count)])
+    store.add_many([(f"{QUERIES[n % len(QUERIES)]} {n}", start + 60 * n) for n in range(count)])
     began = time.perf_counter()
     store.recent(200, before=time.time())
     cold = time.perf_counter() - began
@@ -142,12 +160,16 @@ def main(argv=None):
     app.run(headless=True, size=(160, 48), auto_pilot=run)
     if "measured" not in result:
         raise SystemExit(f"No model: {result['started']}")
-    latencies, keys, calls, gap = result["measured"]
+    latencies, entered, keys, calls, gap = result["measured"]
     print(f"model: {result['started']}")
     print(f"keystrokes {keys}, one per {gap:.3f} s (median); answered {len(latencies)}")
     print(
         f"keystroke to suggestions: median {median_ms(latencies)}, "
         f"p90 {percentile_ms(latencies, 0.9)}, max {percentile_ms(latencies, 1.0)}"
+    )
+    print(
+        f"enter to the new session's suggestions ({len(entered)}): median {median_ms(entered)}, "
+        f"p90 {percentile_ms(entered, 0.9)}, max {percentile_ms(entered, 1.0)}"
     )
     print(
         f"model calls {len(calls)} ({len(calls) / keys:.2f} per keystroke), "

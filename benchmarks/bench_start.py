@@ -1,11 +1,13 @@
 """What a person waits for before the first answer, in fresh processes: the app's model
-backend until ready (importing TensorFlow, reading the model, compiling its signatures: the
+backend until ready (importing TensorFlow, reading the model, compiling its signature: the
 app's own `start_seconds`) and one `python -m mtn_keras.suggest` command, each with a cold
-XLA cache (an empty folder) and a warm one.
+XLA cache (an empty folder) and then a warm one.
 
-Run: python benchmarks/bench_start.py [--model default] [--reference PATH] [--rounds 3].
-With --reference, the two models alternate round by round, so the ratio holds on a noisy
-machine; the medians are printed.
+Run: python benchmarks/bench_start.py [--model default] [--reference PATH]
+[--reference-code DIR] [--rounds 3]. With --reference (another SavedModel) or
+--reference-code (another checkout of this repository, e.g. `git archive main | tar -x -C
+DIR`, run on the same model), the two alternate round by round, so the ratio holds on a
+noisy machine; the medians are printed.
 """
 
 import argparse
@@ -25,36 +27,36 @@ from app.model import Backend
 backend = Backend(sys.argv[1])
 print(json.dumps({"ready": time.perf_counter() - began, **backend.start_seconds}))
 """
+WHAT = ("app cold", "app warm", "suggest cold", "suggest warm")
 
 
-def backend_start(model, cache):
-    """The backend's start in a fresh process, split as the app reports it (seconds)."""
-    env = {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+def environment(cache):
+    """A fresh process's environment: the caches (XLA's included) under `cache`."""
+    return {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+
+
+def backend_start(model, code, cache):
+    """The backend's start in a fresh process running the checkout `code`, split as the app
+    reports it (seconds)."""
     done = subprocess.run(
         [sys.executable, "-c", BACKEND, model],
         capture_output=True,
         text=True,
-        cwd=ROOT,
-        env=env,
+        cwd=code,
+        env=environment(cache),
         check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def suggest_command(model, cache):
-    """Wall seconds of one `suggest` command in a fresh process."""
-    env = {
-        "XDG_CACHE_HOME": cache,
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(Path.home()),
-        "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache}/mtn-keras/xla",
-    }
+def suggest_command(model, code, cache):
+    """Wall seconds of one `suggest` command in a fresh process running the checkout `code`."""
     began = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "mtn_keras.suggest", "--model", model, "cheap flights"],
         capture_output=True,
-        cwd=ROOT,
-        env=env,
+        cwd=code,
+        env=environment(cache),
         check=True,
     )
     return {"wall": time.perf_counter() - began}
@@ -64,24 +66,35 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default=str(ROOT / "saved_models" / "default"))
     parser.add_argument("--reference", help="another SavedModel, timed alternately")
+    parser.add_argument(
+        "--reference-code", help="another checkout of this repository, timed alternately"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    models = {"model": args.model} | ({"reference": args.reference} if args.reference else {})
-    times = {(name, what): [] for name in models for what in ("app cold", "app warm", "suggest")}
+    if args.reference_code and not (Path(args.reference_code) / "app" / "model.py").is_file():
+        parser.error(f"--reference-code {args.reference_code} is not a checkout of mtn-keras")
+    runs = {"model": (args.model, ROOT)}
+    if args.reference or args.reference_code:
+        runs["reference"] = (args.reference or args.model, args.reference_code or ROOT)
+    times = {(name, what): [] for name in runs for what in WHAT}
     for _ in range(args.rounds):
-        for name, path in models.items():
+        for name, (path, code) in runs.items():
             with tempfile.TemporaryDirectory() as cache:
-                times[name, "app cold"].append(backend_start(path, cache))
-                times[name, "app warm"].append(backend_start(path, cache))
-                times[name, "suggest"].append(suggest_command(path, cache))
+                times[name, "suggest cold"].append(suggest_command(path, code, cache))
+                times[name, "suggest warm"].append(suggest_command(path, code, cache))
+            with tempfile.TemporaryDirectory() as cache:
+                times[name, "app cold"].append(backend_start(path, code, cache))
+                times[name, "app warm"].append(backend_start(path, code, cache))
     medians = {}
-    for (name, what), runs in times.items():
-        medians[name, what] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+    for (name, what), found in times.items():
+        medians[name, what] = {
+            key: statistics.median(run[key] for run in found) for key in found[0]
+        }
         parts = ", ".join(f"{key} {value:.1f} s" for key, value in medians[name, what].items())
         print(f"{name} {what}: {parts}")
-    if args.reference:
-        for what in ("app cold", "app warm", "suggest"):
-            key = "wall" if what == "suggest" else "ready"
+    if len(runs) == 2:
+        for what in WHAT:
+            key = "wall" if what.startswith("suggest") else "ready"
             ratio = medians["model", what][key] / medians["reference", what][key]
             print(f"{what}: model / reference = {ratio:.2f}")
     return 0

@@ -22,7 +22,9 @@ def build_fake_model(sources=False):
     last WINDOW slots of [padding, queries with words]; with `sources`, `suggest` and
     `complete` also say where each suggestion came from. Its history signatures put first
     the latest kept history query that shares a word with the session's last query (for
-    `suggest`) or starts with the prefix (for `complete`), from "history".
+    `suggest`, or a prefix without words) or starts with the prefix (for `complete`), from
+    "history": `suggest_with_history` is `complete_with_history` with empty prefixes, as in
+    the real export.
     """
     import tensorflow as tf
 
@@ -113,25 +115,24 @@ def build_fake_model(sources=False):
 
         @tf.function(input_signature=[session_spec, history_spec])
         def suggest_with_history(self, session, history):
-            last = self._last_query(session)
-            words = tf.strings.split(last).to_tensor("")  # [B, L]
-
-            def shares_a_word(kept):
-                kept_words = tf.strings.split(kept).to_tensor("")  # [B, H', W]
-                same = kept_words[:, :, :, None] == words[:, None, None, :]
-                return tf.reduce_any(same & (kept_words[:, :, :, None] != ""), axis=[2, 3])
-
-            return self._with_history(self.suggest(session), history, shares_a_word)
+            # as the real export: `complete_with_history` with empty prefixes
+            return self.complete_with_history(session, tf.fill([tf.shape(session)[0]], ""), history)
 
         @tf.function(input_signature=[session_spec, prefix_spec, history_spec])
         def complete_with_history(self, session, prefix, history):
             typed = normalise(prefix)
+            words = tf.strings.split(self._last_query(session)).to_tensor("")  # [B, L]
 
-            def starts_with_prefix(kept):
+            def matches(kept):
+                """Starts with the typed words; without any, shares a word with the last query."""
                 length = tf.strings.length(typed)[:, None]
-                return tf.strings.substr(kept, tf.zeros_like(length), length) == typed[:, None]
+                starts = tf.strings.substr(kept, tf.zeros_like(length), length) == typed[:, None]
+                kept_words = tf.strings.split(kept).to_tensor("")  # [B, H', W]
+                same = kept_words[:, :, :, None] == words[:, None, None, :]
+                shares = tf.reduce_any(same & (kept_words[:, :, :, None] != ""), axis=[2, 3])
+                return tf.where(typed[:, None] != "", starts, shares)
 
-            return self._with_history(self.complete(session, prefix), history, starts_with_prefix)
+            return self._with_history(self.complete(session, prefix), history, matches)
 
         @tf.function(input_signature=[session_spec])
         def session_attention(self, session):

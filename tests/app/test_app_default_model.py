@@ -6,6 +6,18 @@ import numpy as np
 import pytest
 
 from app.model import DEFAULT_MODEL, Backend
+from mtn_keras.quiet import import_tensorflow
+
+# Made-up sessions, right-aligned as the app and `suggest` send them, and a typed prefix each.
+SESSIONS = [
+    ["", "", "", "cheap flights", "cheap flights to rome"],
+    ["", "", "", "", "weather boston"],
+    ["hotel deals", "rome hotels", "rome museums", "vatican tickets", "colosseum tours"],
+    ["", "", "", "!!", "pizza near me"],
+    ["", "", "", "", "?"],
+]
+PREFIXES = ["hotel", "weather bos", "rome ", "", "pasta"]
+HISTORY = ["", "rome weather", "cheap flights to rome", "pizza dough recipe", "boston marathon"]
 
 
 @pytest.mark.slow
@@ -45,3 +57,35 @@ def test_the_default_model_reads_what_was_typed_by_one_rule():
         plain
         and [(item.text, item.score) for item in backend.complete(session, " ").items] == plain
     )
+
+
+@pytest.mark.slow
+def test_the_apps_one_signature_answers_as_each_of_the_bundled_models_four():
+    """The app asks `complete_with_history` everything (one graph to prepare at start): with an
+    empty prefix it answers as `suggest_with_history`, with an empty history as `complete`,
+    with both empty as `suggest`: the same lists, scores and sources on the same sessions."""
+    tf = import_tensorflow()
+    model = tf.saved_model.load(str(DEFAULT_MODEL))
+    session = tf.constant(SESSIONS)
+    typed, untyped = tf.constant(PREFIXES), tf.fill([len(SESSIONS)], "")
+    history, no_history = (
+        tf.constant([HISTORY] * len(SESSIONS)),
+        tf.zeros([len(SESSIONS), 0], tf.string),
+    )
+
+    def answers(name, **inputs):
+        out = model.signatures[name](**inputs)
+        return {key: out[key].numpy() for key in ("suggestions", "scores", "sources")}
+
+    def one(prefix, earlier):
+        return answers("complete_with_history", session=session, prefix=prefix, history=earlier)
+
+    pairs = [
+        (one(untyped, no_history), answers("suggest", session=session)),
+        (one(typed, no_history), answers("complete", session=session, prefix=typed)),
+        (one(untyped, history), answers("suggest_with_history", session=session, history=history)),
+    ]
+    for found, expected in pairs:
+        assert (found["suggestions"] != b"").any()
+        for key, value in expected.items():
+            np.testing.assert_array_equal(found[key], value, err_msg=key)

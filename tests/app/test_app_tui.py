@@ -1,5 +1,6 @@
 """Pilot tests of the app with the fake SavedModel: session, suggestions, attention, errors."""
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,26 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
         # one call at a time: keys typed while a call runs are asked for together afterwards
         assert calls[0] == "r" and calls[-1] == "rome" and len(calls) <= 4
         assert app.suggestions.prefix == "rome"
+
+
+async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        await type_text(pilot, "rome")
+        await settle(pilot)
+        assert suggested(app)[0] == "rome near me"
+        answer = threading.Event()  # the new session's call waits until the list is checked
+        suggest = app.backend.suggest
+        app.backend.suggest = lambda session, history: answer.wait(30) and suggest(session, history)
+        await pilot.press("enter")
+        try:
+            assert suggestion_texts(app) == ["Suggestions for the new session…"]
+        finally:
+            answer.set()
+        await settle(pilot)
+        assert app.suggestions.session == ("cheap flights", "rome")
+        assert suggested(app)[0] == "rome near me"
 
 
 async def test_attention_labels_are_the_queries_the_model_kept(make_app):

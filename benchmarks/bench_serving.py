@@ -1,0 +1,96 @@
+"""Serving under load: the bundled SavedModel's `suggest` signature answering 1, 8 and 64
+sessions at once (a server batches the sessions that arrive together into one call).
+
+Why: issue 25, item 5: what one process serves, per call and per second, as load grows.
+
+How: sessions of one to three made-up queries from examples/tiny-aol.txt (a user's queries
+in order), right-aligned as the app and `suggest` send them; for each batch size the first
+call (it compiles; kept in the XLA cache as the app's) is left out, then calls run for
+--seconds, each on the next sessions. Printed per batch size: p50 and p99 of a call, and
+sessions answered per second (sessions / the calls' total time).
+
+Usage: python benchmarks/bench_serving.py [--model default] [--seconds 20] [--batches 1,8,64]
+"""
+
+import argparse
+import csv
+import itertools
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from anywhere: `mtn_keras` of this checkout
+
+from mtn_keras.quiet import import_tensorflow  # noqa: E402
+from mtn_keras.serving.savedmodel import load, resolve  # noqa: E402
+from mtn_keras.xla_setup import set_up_xla  # noqa: E402
+
+LOG = ROOT / "examples" / "tiny-aol.txt"
+
+
+def made_up_sessions(path=LOG, longest=3):
+    """Every user's queries in order, cut into sessions of one to `longest` queries, each
+    right-aligned in `longest` slots ("" padding first)."""
+    by_user = {}
+    with open(path, encoding="utf-8", newline="") as rows:
+        for row in csv.DictReader(rows, delimiter="\t"):
+            by_user.setdefault(row["AnonID"], []).append(row["Query"])
+    sessions = []
+    for queries in by_user.values():
+        for end in range(1, len(queries) + 1):
+            kept = queries[max(0, end - longest) : end]
+            sessions.append([""] * (longest - len(kept)) + kept)
+    return sessions
+
+
+def percentile(values, share):
+    return sorted(values)[min(len(values) - 1, int(share * len(values)))]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="timed per batch size")
+    parser.add_argument("--batches", default="1,8,64", help="batch sizes, comma-separated")
+    args = parser.parse_args(argv)
+    try:
+        batches = [int(size) for size in args.batches.split(",")]
+    except ValueError:
+        parser.error(f"--batches {args.batches}: give whole numbers separated by commas")
+    if not batches or min(batches) < 1:
+        parser.error(f"--batches {args.batches}: every batch size must be at least 1")
+    set_up_xla()
+    tf = import_tensorflow()
+    path = resolve(args.model)
+    model, _ = load(path, ["suggest"])
+    suggest = model.signatures["suggest"]
+    sessions = made_up_sessions()
+    pool = itertools.cycle(sessions)
+    print(f"model {path}; {len(sessions)} made-up sessions, cycled")
+    for size in batches:
+
+        def call():
+            suggest(session=tf.constant([next(pool) for _ in range(size)]))["suggestions"].numpy()
+
+        began = time.perf_counter()
+        call()
+        first = time.perf_counter() - began
+        seconds = []
+        until = time.perf_counter() + args.seconds
+        while time.perf_counter() < until:
+            began = time.perf_counter()
+            call()
+            seconds.append(time.perf_counter() - began)
+        p50, p99 = statistics.median(seconds), percentile(seconds, 0.99)
+        print(
+            f"batch {size:3d}: first call {first:.1f} s; {len(seconds)} calls, p50 "
+            f"{1000 * p50:.0f} ms, p99 {1000 * p99:.0f} ms; "
+            f"{size * len(seconds) / sum(seconds):.0f} sessions/s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

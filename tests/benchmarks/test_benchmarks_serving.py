@@ -1,0 +1,51 @@
+"""benchmarks/bench_serving.py: its made-up sessions, its refusals and a short run on the
+bundled model."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_serving.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_serving", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sessions_are_a_users_queries_in_order_right_aligned(bench, tmp_path):
+    log = tmp_path / "log.txt"
+    rows = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
+    rows += [
+        f"{user}\t{query}\t2006-03-01 10:00:00\t\t"
+        for user, query in [(1, "a"), (1, "b"), (2, "x"), (1, "c"), (1, "d")]
+    ]
+    log.write_text("\n".join(rows) + "\n")
+    assert bench.made_up_sessions(log, longest=3) == [
+        ["", "", "a"],
+        ["", "a", "b"],
+        ["a", "b", "c"],
+        ["b", "c", "d"],
+        ["", "", "x"],
+    ]
+
+
+@pytest.mark.parametrize("batches", ["1,x", "0,8", ""])
+def test_bad_batch_sizes_are_refused_with_a_message(bench, batches, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--batches", batches])
+    assert exit_.value.code == 2
+    assert f"--batches {batches}" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_short_run_prints_each_batch_size(bench, capsys):
+    assert bench.main(["--seconds", "0.2", "--batches", "1,2"]) == 0
+    out = capsys.readouterr().out
+    for size in (1, 2):
+        assert f"batch {size:3d}: first call " in out
+    assert out.count("sessions/s") == 2

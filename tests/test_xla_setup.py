@@ -1,0 +1,35 @@
+"""XLA set up for answering: the compilation cache under the user's cache folder, level 1,
+and what the user set left alone."""
+
+import os
+
+from mtn_keras.xla_setup import LEVEL, set_up_xla
+
+
+def test_the_cache_and_the_level_are_set_beside_other_flags(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/dump")
+    set_up_xla()
+    cache = tmp_path / "mtn-keras" / "xla"
+    assert cache.is_dir()
+    assert os.environ["TF_XLA_FLAGS"] == f"--tf_xla_persistent_cache_directory={cache}"
+    assert os.environ["XLA_FLAGS"] == f"--xla_dump_to=/tmp/dump {LEVEL}"
+
+
+def test_flags_the_user_set_are_kept(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=0")
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=3")
+    set_up_xla()
+    assert os.environ["TF_XLA_FLAGS"] == "--tf_xla_auto_jit=0"
+    assert os.environ["XLA_FLAGS"] == "--xla_backend_optimization_level=3"
+
+
+def test_without_a_writable_cache_folder_nothing_is_cached(monkeypatch, tmp_path):
+    (tmp_path / "mtn-keras").write_text("a file where the folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+    monkeypatch.delenv("XLA_FLAGS", raising=False)  # put back after the test
+    set_up_xla()
+    assert "TF_XLA_FLAGS" not in os.environ and os.environ["XLA_FLAGS"] == LEVEL
