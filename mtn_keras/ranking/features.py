@@ -5,6 +5,8 @@
 - `unknown_words`: the share of its words the model cannot write (outside the vocabulary
   and the session), which the model scores as its rarest word;
 - `in_beam`, `from_log`, `from_history`: which source proposed it (1 or 0);
+- `session_return`: in `complete`, 1 / how many queries back the session holds it (1/2 for
+  the query before the last), when the typed prefix returns to it; else 0;
 - the log's evidence (`log_lookup.EVIDENCE`): log(1 + how often it directly followed the
   last query), its share of the last query's followers, log(1 + how often it followed the
   earlier queries), log(1 + in how many sessions it came after a session query), log(1 +
@@ -36,6 +38,7 @@ FEATURES = (
     "in_beam",
     "from_log",
     "from_history",
+    "session_return",
     *EVIDENCE,
     "words",
     "new_words",
@@ -50,9 +53,10 @@ def candidate_features(
     log_probs, lengths, unknown, sources, evidence, words, session, known, history, prefix
 ):
     """Stack the features. log_probs, lengths, unknown [B, M]; sources: in_beam, from_log,
-    from_history, bool [B, M]; evidence [B, M, E]; words [B, M, n] and session words
-    [B, S, n] ("" padding); known: `known_last` and `known_words` [B, 2]; history: the
-    history's evidence [B, M, len(HISTORY_EVIDENCE)]; prefix [B, M, 3]."""
+    from_history, bool [B, M], and session_return, float [B, M]; evidence [B, M, E]; words
+    [B, M, n] and session words [B, S, n] ("" padding); known: `known_last` and
+    `known_words` [B, 2]; history: the history's evidence [B, M, len(HISTORY_EVIDENCE)];
+    prefix [B, M, 3]."""
     count = tf.reduce_sum(tf.cast(words != "", tf.float32), axis=-1)
     new = count - tf.reduce_sum(tf.cast(in_session(words, session), tf.float32), axis=-1)
     per_row = tf.broadcast_to(known[:, None, :], tf.concat([tf.shape(count), [2]], 0))

@@ -2,7 +2,9 @@
 
 Each filter is on by default and can be switched off by name:
 - `session`: a suggestion equal to a query of the session, or whose words all lie inside one
-  of them (a cut-down copy), is no suggestion for the next query;
+  of them (a cut-down copy), is no suggestion for the next query; except, in `complete`, an
+  earlier query of the session (not the last) that starts with what was typed: the searcher
+  is typing it again (A, B, A), as an address bar completes a page already visited;
 - `repeats`: no word twice in a suggestion;
 - `blocked`: no blocked word or phrase (`blocklist.py`);
 - `unrelated`: a suggestion that shares no word with the session needs a witness, or it is a
@@ -55,12 +57,15 @@ def in_session(words, session_words):
     return tf.reduce_any(words[..., None] == flat, axis=-1) & (words != "")
 
 
-def keep(words, texts, session_words, pattern, enabled, vouched):
+def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
     """[B, M] bool: the candidates that pass every `enabled` filter. `vouched` [B, M] marks
-    the candidates with a witness for sharing no word with the session (see `unrelated`)."""
+    the candidates with a witness for sharing no word with the session (see `unrelated`);
+    `revisits` [B, M] the typed returns to an earlier session query that `session` lets
+    pass (none when not given)."""
     kept = texts != ""
     if "session" in enabled:
-        kept &= ~inside_a_query(words, session_words)
+        inside = inside_a_query(words, session_words)
+        kept &= ~inside if revisits is None else ~inside | revisits
     if "repeats" in enabled:
         kept &= ~repeats_a_word(words)
     if "blocked" in enabled:
@@ -68,6 +73,19 @@ def keep(words, texts, session_words, pattern, enabled, vouched):
     if "unrelated" in enabled:
         kept &= vouched | tf.reduce_any(in_session(words, session_words), axis=-1)
     return kept
+
+
+def revisited(texts, queries, typed):
+    """[B, M]: the candidate texts [B, M] that equal an earlier query of the session (queries
+    [B, S], the last at S-1, "" padding), not the last, in rows where words were `typed`
+    [B]: the completions that return to it. A float [B, M] too: 1 / how many queries back
+    it was typed (1/2 for the one before the last; 0 for no return)."""
+    earlier = queries[:, :-1]
+    back = tf.cast(tf.shape(queries)[1] - tf.range(tf.shape(earlier)[1]), tf.float32)
+    same = (texts[:, :, None] == earlier[:, None, :]) & (earlier != "")[:, None, :]
+    same &= typed[:, None, None]
+    recency = tf.reduce_max(tf.where(same, 1.0 / back[None, None, :], 0.0), axis=-1)
+    return recency > 0, recency
 
 
 def same_words_as_better(words, scores):

@@ -5,7 +5,7 @@ threshold."""
 import tensorflow as tf
 
 from mtn_keras.ranking.features import candidate_features
-from mtn_keras.ranking.filters import same_words_as_better
+from mtn_keras.ranking.filters import revisited, same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup
 from mtn_keras.ranking.words import joined
@@ -20,9 +20,9 @@ def top(scores, k, *columns):
 
 
 def source_names(*flags):
-    """Bool masks [B, M] of (in_beam, from_log, from_history) -> "model", "log", "history"
-    or their union ("model+log+history")."""
-    names = ("model", "log", "history")
+    """Bool masks [B, M] of (in_beam, from_log, from_history, from_session) -> "model",
+    "log", "history", "session" or their union ("model+log+history")."""
+    names = ("model", "log", "history", "session")
     parts = [tf.where(flag, name + "+", "") for flag, name in zip(flags, names)]
     return tf.strings.regex_replace(tf.strings.join(parts), r"\+$", "")
 
@@ -65,8 +65,9 @@ class HybridRanker(tf.Module):
     def table(self, inputs, beam, log, check, known_words):
         """Every candidate of the three sources, once: texts [B, M], words, features
         [B, M, F], `valid` (passes the filters), `sources` and `copied` (copy weights).
-        `log` holds the candidates of the log and of the user's history (`from_history`
-        [C] marks their columns) and the history itself (`history`, HistoryLookup.kept)."""
+        `log` holds the candidates of the log, of the session's earlier queries that what was
+        typed returns to (`from_session` [C] marks their columns) and of the user's history
+        (`from_history` [C]), and the history itself (`history`, HistoryLookup.kept)."""
         width = tf.shape(beam["words"])[2]
         log_words = tf.pad(log["words"], [[0, 0], [0, 0], [0, width - tf.shape(log["words"])[2]]])
         words = tf.concat([beam["words"], log_words], axis=1)
@@ -77,11 +78,15 @@ class HybridRanker(tf.Module):
         beam_size = tf.shape(beam["words"])[1]
         beam_part = tf.range(tf.shape(texts)[1]) < beam_size
         history_part = tf.concat([tf.zeros([beam_size], tf.bool), log["from_history"]], axis=0)
+        session_part = tf.concat([tf.zeros([beam_size], tf.bool), log["from_session"]], axis=0)
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
         in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
-        from_log = tf.reduce_any(same & ~(beam_part | history_part)[None, None, :], axis=-1)
+        own = beam_part | history_part | session_part
+        from_log = tf.reduce_any(same & ~own[None, None, :], axis=-1)
         from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
+        # A completion that returns to an earlier session query, whoever proposed it.
+        from_session, returns = revisited(texts, inputs["queries"], log["typed"] != "")
         index = tf.range(tf.shape(texts)[1])
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         last = inputs["queries"][:, -1]
@@ -93,7 +98,7 @@ class HybridRanker(tf.Module):
             log_probs,
             lengths,
             unknown,
-            (in_beam, from_log, from_history),
+            (in_beam, from_log, from_history, returns),
             evidence,
             words,
             inputs["words"],
@@ -108,7 +113,7 @@ class HybridRanker(tf.Module):
             "texts": texts,
             "words": words,
             "features": features,
-            "sources": source_names(in_beam, from_log, from_history),
+            "sources": source_names(in_beam, from_log, from_history, from_session),
             "valid": offered & ~repeated & check(words, texts, logged | from_history),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }

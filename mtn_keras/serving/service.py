@@ -179,7 +179,8 @@ class SuggestionService(tf.Module):
 
     def check(self, inputs, typed):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
-        -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)."""
+        -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)
+        and let a completion return to an earlier query of the session (`session`)."""
         return lambda words, texts, vouched: filters.keep(
             words,
             texts,
@@ -187,6 +188,7 @@ class SuggestionService(tf.Module):
             self.blocked_pattern,
             self.filters,
             vouched | typed[:, None],
+            filters.revisited(texts, inputs["queries"], typed)[0],
         )
 
     def candidate_table(self, session, prefix, history):
@@ -228,8 +230,9 @@ class SuggestionService(tf.Module):
                 typed_chars = self.typed.chars(typed)
             completions = self.hybrid.prefixes.completions(typed_chars)
             log_texts = self.hybrid.with_completions(log_texts, completions)
+            returns = self.returns(inputs["queries"], typed)
             mine = self.history.candidates(history, inputs["queries"], inputs["words"], starting)
-            log_texts = tf.concat([log_texts, mine], axis=1)
+            log_texts = tf.concat([log_texts, returns, mine], axis=1)
             split = tf.strings.split(log_texts)
             log_words = split.to_tensor("", shape=[None, None, self.n])
             log_tokens = self.encoder.tokenise.of_words(split).to_tensor(
@@ -240,9 +243,25 @@ class SuggestionService(tf.Module):
             args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
             columns = tf.range(tf.shape(log_texts)[1])
             from_history = columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1]
+            from_session = ~from_history & (
+                columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1] - tf.shape(returns)[1]
+            )
             log = {"words": log_words, "rare": rare, "completions": completions}
             log |= {"typed": typed_chars, "from_history": from_history, "history": history}
+            log |= {"from_session": from_session}
         return args, tokens, log
+
+    def returns(self, queries, typed):
+        """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
+        left out) that start with what was `typed` (PrefixConstraint.read; none without),
+        as completions that return to them ("" elsewhere; one width for every session, so
+        one compiled shape)."""
+        earlier = queries[:, :-1]
+        if typed is None:
+            earlier = tf.fill(tf.shape(earlier), "")
+        else:
+            earlier = tf.where(self.typed.starts_with_typed(earlier, typed), earlier, "")
+        return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
         """The numeric core of `decode`, XLA-compiled unless switched off: the model's

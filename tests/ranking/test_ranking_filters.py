@@ -54,6 +54,24 @@ def test_each_filter_in_the_graph_and_in_python():
     assert everything.numpy()[0].tolist() == [True] * 6 + [False]
 
 
+def test_a_typed_completion_may_return_to_an_earlier_query_of_the_session_never_the_last():
+    import tensorflow as tf
+
+    from mtn_keras.ranking import filters
+
+    queries = tf.constant([["", "weather boston", "red sox tickets", "boston red sox"]] * 2)
+    texts = tf.constant([["weather boston", "red sox tickets", "boston red sox", "red sox"]] * 2)
+    typed = tf.constant([True, False])
+    returns, recency = filters.revisited(texts, queries, typed)
+    assert returns.numpy().tolist() == [[True, True, False, False], [False] * 4]
+    np.testing.assert_allclose(recency.numpy()[0], [1 / 3, 1 / 2, 0, 0])
+    words = tf.constant([words_of(t.decode() for t in texts.numpy()[0])] * 2)
+    session = tf.constant([words_of(q.decode() for q in queries.numpy()[0])] * 2)
+    kept = filters.keep(words, texts, session, "(?!)", ("session",), None, returns).numpy()
+    # typed: the earlier queries pass, the last and a cut-down copy do not; untyped: none
+    assert kept.tolist() == [[True, True, False, False], [False] * 4]
+
+
 def test_a_suggestion_sharing_no_word_with_the_session_needs_a_witness():
     import tensorflow as tf
 

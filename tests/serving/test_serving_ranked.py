@@ -149,6 +149,27 @@ def test_an_empty_session_gets_the_logs_completions_once_words_are_typed(hybrid,
     assert np.isneginf(nothing["scores"].numpy()).all()
 
 
+def test_typing_an_earlier_query_of_the_session_again_completes_it(hybrid):
+    import tensorflow as tf
+
+    from mtn_keras.ranking.features import FEATURES
+
+    session = tensor([["hotel deals", "used cars"]] * 3)
+    typed = tf.constant(["hot", "us", ""])
+    table = hybrid.candidate_table(session, typed, history_tensor([[]] * 3))
+    candidates, valid = texts(table, "texts"), table["valid"].numpy()
+    sources, features = texts(table, "sources"), table["features"].numpy()
+    at = candidates[0].index("hotel deals")
+    assert valid[0, at] and "session" in sources[0][at]
+    assert features[0, at, FEATURES.index("session_return")] == pytest.approx(0.5)
+    # the query just searched never; nothing typed: a session query is no suggestion
+    assert not any(v for t, v in zip(candidates[1], valid[1]) if t == "used cars")
+    assert not any(v for t, v in zip(candidates[2], valid[2]) if t == "hotel deals")
+    assert not features[1:, :, FEATURES.index("session_return")].any()
+    shown = texts(hybrid.complete(session, typed))
+    assert all(t.startswith("hot") for t in shown[0] if t) and "used cars" not in shown[1]
+
+
 @pytest.fixture(scope="module")
 def exported(ranked, tmp_path_factory):
     from mtn_keras.config import DecodeConfig
