@@ -259,8 +259,9 @@ class SuggestionService(tf.Module):
         earlier = queries[:, :-1]
         if typed is None:
             earlier = tf.fill(tf.shape(earlier), "")
-        else:
-            earlier = tf.where(self.typed.starts_with_typed(earlier, typed), earlier, "")
+        else:  # an empty prefix starts every text, but returns to nothing
+            starts = self.typed.starts_with_typed(earlier, typed) & typed["any"][:, None]
+            earlier = tf.where(starts, earlier, "")
         return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
     def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
