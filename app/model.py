@@ -24,7 +24,7 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
-from mtn_keras.xla_setup import set_up_xla
+from mtn_keras.xla_setup import set_up_xla, skip_graph_rewrites
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
@@ -121,6 +121,7 @@ class Backend:
         set_up_xla()
         began = time.perf_counter()
         self._tf = import_tensorflow()
+        skip_graph_rewrites(self._tf)
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
         progress(f"Reading the model {self.name}…")
         # keep the loaded object: its signatures need its variables

@@ -31,7 +31,7 @@ from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
 from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
-from mtn_keras.xla_setup import set_up_xla
+from mtn_keras.xla_setup import set_up_xla, skip_graph_rewrites
 
 MODEL_HELP = (
     "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
@@ -99,6 +99,7 @@ def answerer(model, exported, decoding, history=None):
     tf = import_tensorflow()
     suffix = "" if history is None else "_with_history"
     if exported:
+        skip_graph_rewrites(tf)
         path = resolve(model)
         loaded, _ = load(path, ["complete"])
         if suffix and "complete_with_history" not in loaded.signatures:

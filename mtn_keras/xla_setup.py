@@ -1,5 +1,5 @@
 """XLA set up for answering, shared by `mtn-tui` and `suggest`: compilations kept on disk,
-and compiled at LLVM's optimisation level 1.
+compiled at LLVM's optimisation level 1, and the SavedModel's graphs run as exported.
 
 The first call of a SavedModel's search compiles it with XLA (seconds); with the cache a later
 process reads the compiled code instead. Level 1 (of 0 to 3, XLA's default 2) took about 1 s
@@ -26,3 +26,11 @@ def set_up_xla() -> None:
     except OSError:
         return
     os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache}")
+
+
+def skip_graph_rewrites(tf) -> None:
+    """Run graphs as they were exported, without Grappler's rewriting; call it before the first
+    call. Grappler rewrote the bundled model's one signature (4,225 nodes) for about 1 s at its
+    first call in every process, cache or not, and bought about 1 ms (5%) a call after that:
+    a person waits on the start, not on the millisecond (benchmarks/bench_start.py)."""
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})

@@ -8,6 +8,7 @@ shared; tests that change it work on a copy.
 import os
 import random
 import shutil
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -50,6 +51,16 @@ def _stamp(seconds):
     import datetime
 
     return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@pytest.fixture(autouse=True)
+def graph_rewrites_back_on():
+    """The app's backend and `suggest` switch Grappler off for their whole process (a faster
+    start); the tests after them run as any other TensorFlow program does."""
+    yield
+    tf = sys.modules.get("tensorflow")
+    if tf is not None and hasattr(tf, "config"):
+        tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": False})
 
 
 def pytest_collection_modifyitems(items):

@@ -1,9 +1,9 @@
 """XLA set up for answering: the compilation cache under the user's cache folder, level 1,
-and what the user set left alone."""
+and what the user set left alone; graphs run as exported, with the same answers."""
 
 import os
 
-from mtn_keras.xla_setup import LEVEL, set_up_xla
+from mtn_keras.xla_setup import LEVEL, set_up_xla, skip_graph_rewrites
 
 
 def test_the_cache_and_the_level_are_set_beside_other_flags(monkeypatch, tmp_path):
@@ -33,3 +33,19 @@ def test_without_a_writable_cache_folder_nothing_is_cached(monkeypatch, tmp_path
     monkeypatch.delenv("XLA_FLAGS", raising=False)  # put back after the test
     set_up_xla()
     assert "TF_XLA_FLAGS" not in os.environ and os.environ["XLA_FLAGS"] == LEVEL
+
+
+def test_graphs_run_as_exported_give_the_same_answers():
+    from mtn_keras.quiet import import_tensorflow
+
+    tf = import_tensorflow()
+
+    def scores(x):
+        return tf.nn.relu(tf.matmul(x, tf.transpose(x)) + 1.0) * 2.0 + 0.0
+
+    x = tf.reshape(tf.range(12, dtype=tf.float32), [3, 4])
+    rewritten = tf.function(scores)(x)
+    skip_graph_rewrites(tf)
+    assert tf.config.optimizer.get_experimental_options()["disable_meta_optimizer"]
+    as_exported = tf.function(scores)(x)
+    assert tf.reduce_all(rewritten == as_exported)
