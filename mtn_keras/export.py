@@ -33,7 +33,8 @@ def export(trained, out, decoding=DecodeConfig()):
         "complete": service.complete,
         "session_attention": service.session_attention,
     }
-    if service.hybrid is not None:  # the history's candidates are ranked with the others
+    # The history's candidates are ranked with the others; a third level reads it too.
+    if service.hybrid is not None or trained.config.history_queries:
         signatures["suggest_with_history"] = service.suggest_with_history
         signatures["complete_with_history"] = service.complete_with_history
     ranking = None

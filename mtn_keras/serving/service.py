@@ -130,10 +130,12 @@ class SuggestionService(tf.Module):
             "sources": tf.where(found_any, sources, ""),
             "copy_attention": tf.reshape(copied, [batch, self.k, size, self.n]),
             "source_tokens": inputs["source"],
-            "session_attention": attention[:, :, :, -size:, -size:],
+            "session_attention": attention["session"][:, :, :, -size:, -size:],
             "queries": inputs["queries"],
             "history": kept,
-            "history_attention": history_weights(kept, inputs["queries"], shown, scores),
+            "history_attention": history_weights(kept, inputs["queries"], shown, scores)
+            if attention["history"] is None
+            else attention["history"],
         }
 
     def candidates(self, session, prefix=None, history=None):
@@ -141,7 +143,8 @@ class SuggestionService(tf.Module):
         the log's and the `history`'s candidates (history: HistoryLookup.kept) with the
         model's scores of them, what was typed (PrefixConstraint.read; None without a
         prefix) and the session attention of the model's encoder [B, layers, heads,
-        max_queries, max_queries]. The candidates are each
+        max_queries, max_queries] with, when the model reads the history (its third
+        level), its attention over the kept history [B, T] (else None). The candidates are each
         a dict of words [B, M, L], log_probs, lengths, unknown (words the model cannot
         write) and copied (copy weights), the beam's with its scores too."""
         inputs = self.encoder.prepare(session, prefix)
@@ -168,7 +171,13 @@ class SuggestionService(tf.Module):
                 found["candidate_hidden"],
             )
             log = {**log, **scored}
-        return inputs, beam, log, typed, found["session_attention"]
+        attention = {"session": found["session_attention"], "history": None}
+        if "history_attention" in found:  # the model's third level read the history
+            read = found["history_attention"]
+            attention["history"] = tf.pad(
+                read, [[0, 0], [tf.shape(history)[1] - tf.shape(read)[1], 0]]
+            )
+        return inputs, beam, log, typed, attention
 
     def kept_history(self, session, history=None):
         """The earlier queries the graph reads (HistoryLookup.kept), normalised as the
@@ -213,6 +222,8 @@ class SuggestionService(tf.Module):
         size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
+        if self.model.config.history_queries:
+            args["history_tokens"] = self.history_tokens(history)
         tokens = log = None
         if typed is not None:
             tokens, allowed, args["allowed_at"] = self.typed.typed_words(typed, inputs)
@@ -251,6 +262,15 @@ class SuggestionService(tf.Module):
             log |= {"from_session": from_session}
         return args, tokens, log
 
+    def history_tokens(self, history):
+        """The kept history [B, T] -> the token ids [B, H, n] of its latest H entries, H the
+        model's `history_queries` (its third level): vocabulary ids and <unk>, as in
+        training (nothing is copied from the history)."""
+        latest = history[:, -self.model.config.history_queries :]
+        split = self.encoder.tokenise.of_words(tf.strings.split(latest))
+        source = split.to_tensor("", shape=[None, None, self.n])
+        return tf.where(source == "", PAD, self.encoder.table.lookup(source))
+
     def returns(self, queries, typed):
         """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
         left out) that start with what was `typed` (PrefixConstraint.read; none without),
@@ -264,12 +284,23 @@ class SuggestionService(tf.Module):
             earlier = tf.where(starts, earlier, "")
         return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
-    def _search(self, tokens, ext, allowed=None, allowed_at=None, forced=None, candidates=None):
+    def _search(
+        self,
+        tokens,
+        ext,
+        allowed=None,
+        allowed_at=None,
+        forced=None,
+        candidates=None,
+        history_tokens=None,
+    ):
         """The numeric core of `decode`, XLA-compiled unless switched off: the model's
-        start, the beam search (with the copy weights of each result as its trace) and the
-        decoder states of the log's candidates (scored outside, see ranking/scoring.py)."""
-        start = self.model.start(tokens, ext)
+        start (reading `history_tokens` when its third level does), the beam search (with
+        the copy weights of each result as its trace) and the decoder states of the log's
+        candidates (scored outside, see ranking/scoring.py)."""
+        start = self.model.start(tokens, ext, history_tokens=history_tokens)
         attention = start["context"].pop("session_attention")  # read by nothing below
+        read = start["context"].pop("history_attention", None)
         state = {"model": start}
         if allowed is not None:
             state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
@@ -291,6 +322,8 @@ class SuggestionService(tf.Module):
         if candidates is not None:
             found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
             found["context"] = start["context"]
+        if read is not None:
+            found["history_attention"] = read
         return {**found, "session_attention": attention}
 
     def constrained_step(self, tokens, state, t):
