@@ -48,8 +48,7 @@ class SessionEncoder(tf.Module):
         queries = tf.gather(queries, order, batch_dims=1)[:, -self.max_queries :]
         split = tf.strings.split(queries)
         words = split.to_tensor("", shape=[None, None, self.n])
-        source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
-        ids = tf.where(source == "", PAD, self.table.lookup(source))
+        source, ids = self.token_ids(split)
         inputs = {
             "queries": queries,
             "words": words,
@@ -58,6 +57,12 @@ class SessionEncoder(tf.Module):
             "ext": self.extend(source, ids),
         }
         return inputs if typed is None else {**inputs, "typed": typed}
+
+    def token_ids(self, split):
+        """Words, ragged [B, S, (words)] -> their tokens [B, S, n] ("" padding) and the
+        tokens' vocabulary ids (<unk> outside it, <pad> for "")."""
+        source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
+        return source, tf.where(source == "", PAD, self.table.lookup(source))
 
     def extend(self, words, ids):
         """Extended ids: the j-th distinct out-of-vocabulary token of a session gets V + j."""

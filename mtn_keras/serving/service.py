@@ -267,9 +267,7 @@ class SuggestionService(tf.Module):
         model's `history_queries` (its third level): vocabulary ids and <unk>, as in
         training (nothing is copied from the history)."""
         latest = history[:, -self.model.config.history_queries :]
-        split = self.encoder.tokenise.of_words(tf.strings.split(latest))
-        source = split.to_tensor("", shape=[None, None, self.n])
-        return tf.where(source == "", PAD, self.encoder.table.lookup(source))
+        return self.encoder.token_ids(tf.strings.split(latest))[1]
 
     def returns(self, queries, typed):
         """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
