@@ -40,6 +40,7 @@ from mtn_keras.data.sessions import (
 )
 from mtn_keras.outputs import OutputError, check_writable
 from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
     Adj,
     CopyLast,
@@ -47,6 +48,7 @@ from mtn_keras.scorecard import (
     batched,
     bleu_chart,
     evaluate_suggesters,
+    history_table,
     markdown_table,
     model_report,
     pair_groups,
@@ -354,6 +356,7 @@ def score_with_anchors(
         resamples=resamples,
         seed=BOOTSTRAP_SEED,
         histories=histories,
+        follows=log_follows(train_sessions or []) if histories is not None else frozenset(),
     )
     anchors = {other: scores.pop(other) for other in list(scores) if other != name}
     return scores[name], anchors
@@ -518,6 +521,8 @@ def main(argv=None):
         return write_completions(report, args)
     rows = table_rows({name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
+    if split := history_table(rows):
+        table += "\n" + split
     print(table, end="")
     if exported:
         print(

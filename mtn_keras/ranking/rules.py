@@ -25,3 +25,31 @@ def word_set(text):
     """The key of a suggestion's words in any order: two suggestions with the same key are
     the same suggestion, and only the better is shown."""
     return " ".join(sorted(text.split()))
+
+
+def relates(text, context, history=(), follows=frozenset(), prefix=""):
+    """The earlier query `text` relates to the session (`context`): it shares a word with a
+    session query, came right after one in the user's `history`, followed one in the log
+    (`follows`: (query, later query of its log session) pairs), or starts with the typed
+    `prefix`. An earlier query that relates to nothing is the user's past, not this session's
+    next step. The graph's twin is `filters.related`."""
+    if prefix and text.startswith(prefix):
+        return True
+    words = set(text.split())
+    if any(words & set(query.split()) for query in context):
+        return True
+    queries = set(context)
+    after_session = any(h == text and p in queries for p, h in zip(history, history[1:]))
+    return after_session or any((query, text) in follows for query in context)
+
+
+def log_follows(sessions):
+    """The (query, later query of the same session) pairs of a log's sessions: what
+    `relates` counts as following in the log."""
+    return {
+        (first, later)
+        for session in sessions
+        for i, first in enumerate(session)
+        for later in session[i + 1 :]
+        if later != first
+    }

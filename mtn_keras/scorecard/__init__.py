@@ -7,6 +7,7 @@ from mtn_keras.scorecard.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.report import (
     bleu_chart,
     evaluate_suggesters,
+    history_table,
     markdown_table,
     model_report,
     quality_table,
@@ -23,6 +24,7 @@ __all__ = [
     "bleu_chart",
     "corpus_scores",
     "evaluate_suggesters",
+    "history_table",
     "markdown_table",
     "model_report",
     "pair_groups",

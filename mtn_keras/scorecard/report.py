@@ -11,6 +11,12 @@ from matplotlib.patches import Patch
 
 from mtn_keras.scorecard.anchors import ANCHORS
 from mtn_keras.scorecard.bootstrap import intervals
+from mtn_keras.scorecard.history_split import (
+    UserResamples,
+    paired_difference,
+    repeat_mask,
+    split_figures,
+)
 from mtn_keras.scorecard.metrics import (
     corpus_scores,
     list_quality,
@@ -29,6 +35,7 @@ def evaluate_suggesters(
     resamples: int = 0,
     seed: int = 0,
     histories=None,
+    follows=frozenset(),
 ) -> dict:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
@@ -39,11 +46,13 @@ def evaluate_suggesters(
     A suggester maps a batch of contexts to lists of (text, score), best first, at most five
     long (what is shown); its top-1 is the BLEU hypothesis ("" when it suggests nothing).
     One marked `reads_history` is also given the pairs' `histories` (one list of the
-    user's earlier queries per pair).
+    user's earlier queries per pair). With `histories`, every suggester's figures are also
+    split into repeat and new pairs (`history_split`; `follows`, the log's pairs that
+    `rules.relates` reads), and "NAME + history" gets `new_difference` against "NAME".
     """
     contexts = [context for context, _ in pairs]
     references = [reference for _, reference in pairs]
-    results = {}
+    results, shown = {}, {}
     for name, suggest in suggesters.items():
         lists = []
         for start in range(0, len(contexts), batch_size):
@@ -68,7 +77,26 @@ def evaluate_suggesters(
         }
         if resamples:
             results[name] |= intervals(hypotheses, lists, pairs, groups, resamples, seed)
+        shown[name] = lists
+    if histories is not None:
+        split_by_history(results, shown, pairs, histories, follows, groups, resamples, seed)
     return results
+
+
+def split_by_history(results, shown, pairs, histories, follows, groups, resamples, seed):
+    """Adds `history_split` (history_split.split_figures) to every result and, to each
+    "NAME + history" whose "NAME" was scored too, `new_difference` on new pairs."""
+    repeat = repeat_mask(pairs, histories)
+    resampled = UserResamples(groups or range(len(pairs)), resamples, seed)
+    for name, lists in shown.items():
+        results[name]["history_split"] = split_figures(
+            lists, pairs, repeat, resampled, histories, follows
+        )
+        base = name.removesuffix(" + history")
+        if base != name and base in shown:
+            results[name]["history_split"]["new_difference"] = paired_difference(
+                lists, shown[base], pairs, ~repeat, resampled
+            )
 
 
 def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float) -> dict:
@@ -143,6 +171,30 @@ def quality_table(rows: dict) -> str:
             cells = (_cell(row[key], row.get(f"{key}_ci")) for key in keys)
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def history_table(rows: dict) -> str:
+    """The history's two jobs, one row per suggester scored with histories (percentages):
+    SR@5 on repeat pairs (the user typed the next query before) and on new pairs, SR@5 with
+    history minus without on new pairs, and the share of shown items that came from the
+    history yet relate to nothing in the session; "" when no row has them."""
+    lines = [
+        "| Model | Repeat pairs | SR@5 repeat | New pairs | SR@5 new for the user "
+        "| New: with − without history | Unrelated history items |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, row in rows.items():
+        if not (split := row.get("history_split")):
+            continue
+        repeat, new = split["repeat"], split["new"]
+        difference = split.get("new_difference")
+        lines.append(
+            f"| {name} | {repeat['pairs']:,} | {_cell(repeat['sr@5'], repeat['sr@5_ci'])} "
+            f"| {new['pairs']:,} | {_cell(new['sr@5'], new['sr@5_ci'])} | "
+            + (_cell(difference["difference"], difference["ci"]) if difference else "")
+            + f" | {_cell(split['unrelated_history'], split['unrelated_history_ci'])} |"
+        )
+    return "\n".join(lines) + "\n" if len(lines) > 2 else ""
 
 
 def _cell(value: float, interval=None, digits: int = 2) -> str:
