@@ -207,14 +207,11 @@ def line_users(sessions: list[Session], protocol: Protocol) -> list[str]:
 
 
 def line_starts(sessions: list[Session], protocol: Protocol) -> list[int]:
-    """Where each line of `protocol_lines` starts in its user's history (Session.start):
-    a window of a long session starts (max_queries - 1) queries after the one before."""
-    step = protocol.max_queries - 1
-    return [
-        s.start + (w * step if protocol.name == "all" else 0)
-        for s in sessions
-        for w in range(len(protocol_lines([s.queries], protocol)))
-    ]
+    """Where each line of `protocol_lines` has its history end in its user's history: its
+    session's start (Session.start), for every window of a long session too, so that a
+    history is the user's earlier sessions only, as the app sends it (never earlier queries
+    of the same session)."""
+    return [s.start for s in sessions for _ in protocol_lines([s.queries], protocol)]
 
 
 def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[tuple[int, str]]]]:

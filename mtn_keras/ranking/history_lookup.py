@@ -43,13 +43,23 @@ class HistoryLookup:
         self.size, self.num_candidates = size, candidates
 
     def kept(self, history):
-        """Normalised history [B, H] -> [B, size]: its real queries, oldest first, the last
-        `size` of them, right-aligned behind "" padding."""
+        """Normalised history [B, H] -> [B, size]: its real queries, oldest first, a query
+        repeated right after itself once (a second enter, a next page), the last `size` of
+        them, right-aligned behind "" padding. The one rule that cleans a history: the app's
+        store, an imported log, a file and `prepare`'s histories all reach the model
+        through it."""
+        history = self.aligned(history)
+        previous = tf.pad(history[:, :-1], [[0, 0], [1, 0]])
+        history = self.aligned(tf.where(history == previous, "", history))
+        padded = tf.pad(history, [[0, 0], [self.size, 0]])
+        return padded[:, -self.size :]
+
+    @staticmethod
+    def aligned(history):
+        """[B, H] -> [B, H]: the real ("" is none) entries in their order, right-aligned."""
         real = history != ""
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
-        aligned = tf.gather(history, order, batch_dims=1)
-        padded = tf.pad(aligned, [[0, 0], [self.size, 0]])
-        return padded[:, -self.size :]
+        return tf.gather(history, order, batch_dims=1)
 
     def positions(self, history, queries):
         """What each history entry [B, T] did, as [B, T] masks and numbers: `real`,

@@ -69,3 +69,11 @@ def test_the_evidence_counts_what_the_user_did():
     np.testing.assert_allclose(found["history_recency"], [1 / 1.4, 1.0, 1 / 1.2, 0.0], rtol=1e-6)
     np.testing.assert_allclose(found["history_words"], [1, 1, 1, 0])
     np.testing.assert_allclose(found["history_size"], np.log1p(len(HISTORY)))
+
+
+def test_a_query_repeated_right_after_itself_is_kept_once():
+    lookup = HistoryLookup(size=4)
+    history = ["pizza hut", "", "pizza hut", "weather boston", "pizza hut", "pizza hut"]
+    found = [t.decode() for t in kept(lookup, history).numpy()[0]]
+    # the gap ("") between two "pizza hut" is no query: they are one, as the last two are
+    assert found == ["", "pizza hut", "weather boston", "pizza hut"]
