@@ -10,7 +10,7 @@ from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepare import load_split
+from mtn_keras.data.prepare import load_split, load_users
 from mtn_keras.outputs import OutputError
 
 
@@ -22,10 +22,12 @@ def rank(
     hidden=16,
     progress=print,
     valid_histories=None,
+    valid_users=None,
 ):
     """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking), its
     candidates scored by the serving graph itself; `valid_histories` (PairHistories) are
-    the validation users' earlier queries."""
+    the validation users' earlier queries, `valid_users` each validation line's user (the
+    thresholds are cross-fitted over them)."""
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.build import build_ranking
     from mtn_keras.serving.service import SuggestionService
@@ -35,7 +37,14 @@ def rank(
         return service.candidate_table
 
     return build_ranking(
-        table_for, train_sessions, valid_sessions, decoding, hidden, progress, valid_histories
+        table_for,
+        train_sessions,
+        valid_sessions,
+        decoding,
+        hidden,
+        progress,
+        valid_histories,
+        valid_users,
     )
 
 
@@ -75,6 +84,7 @@ def main(argv=None):
         valid_data = args.valid_data or data
         train, valid = load_split(data, "train"), load_split(valid_data, "valid")
         histories = PairHistories.load(valid_data, "valid")
+        users = load_users(valid_data, "valid")
         if not valid:
             raise ValueError(
                 f"{valid_data}: the validation split is empty; the ranker is fitted on it"
@@ -84,7 +94,7 @@ def main(argv=None):
     if histories is None:
         print(f"ranking: {valid_data} keeps no users' histories (prepare it again to fit on them)")
     ranking = rank(
-        trained, train, valid, DecodeConfig(threshold=0.0), args.hidden, print, histories
+        trained, train, valid, DecodeConfig(threshold=0.0), args.hidden, print, histories, users
     )
     try:
         ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 
-
 # The ranker's weights in the SavedModel's checkpoint, in `ranker.get_weights()` order.
 RANKER_KEY = "hybrid/ranker/_operations/%s/.ATTRIBUTES/VARIABLE_VALUE"
 RANKER_WEIGHTS = (

@@ -2,6 +2,8 @@
 candidates of the validation split (with and without typed prefixes, each with its user's
 earlier queries), the threshold tuned there too."""
 
+import zlib
+
 import numpy as np
 
 from mtn_keras.data.history import HISTORY_SIZE
@@ -23,6 +25,7 @@ PLAIN_EVERY = 2  # one pair in two again without its history, for users without 
 # the AOL dev log's test users, keeping 0.95 with history gave SR@5 16.42% at coverage 76.5%,
 # 0.99 gave 17.24% at 93.3% (all shown: 17.38%). Without history 0.95 (0.76%, 96.8%).
 KEEP = {"plain": 0.95, "history": 0.99}
+FOLDS = 3  # the thresholds are tuned on users the ranker that scores them was not fitted on
 
 
 def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
@@ -32,24 +35,37 @@ def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
     pair in PLAIN_EVERY again without them (as a newcomer meets `suggest`); then one in
     TYPED_EVERY again with the first 2, 4 or 6 characters of its next query typed (the
     lengths in turn), and of the sessions' first queries so typed after an empty session
-    (as `complete` meets them). Returns the rows and how many untyped rows have histories."""
+    (as `complete` meets them). Returns the rows, how many untyped rows have histories, and
+    each row's line (its session's index)."""
     earlier = (lambda i: histories[i]) if histories is not None else (lambda i: [])
     pairs = [
-        (session[: t + 1], session[t + 1], earlier(i))
+        (session[: t + 1], session[t + 1], earlier(i), i)
         for i, session in enumerate(sessions)
         for t in range(len(session) - 1)
     ]
-    firsts = [([], session[0], earlier(i)) for i, session in enumerate(sessions) if session]
+    firsts = [([], session[0], earlier(i), i) for i, session in enumerate(sessions) if session]
     plain = []
     if histories is not None:
-        plain = [(c, q, "", []) for n, (c, q, _) in enumerate(pairs) if n % PLAIN_EVERY == 0]
+        plain = [(c, q, "", [], i) for n, (c, q, _, i) in enumerate(pairs) if n % PLAIN_EVERY == 0]
     typed = [
-        (context, query, query[: chars[n // TYPED_EVERY % len(chars)]], history)
-        for n, (context, query, history) in enumerate(pairs + firsts)
+        (context, query, query[: chars[n // TYPED_EVERY % len(chars)]], history, i)
+        for n, (context, query, history, i) in enumerate(pairs + firsts)
         if n % TYPED_EVERY == 0
     ]
-    untyped = [(context, query, "", history) for context, query, history in pairs]
-    return untyped + plain + typed, len(plain)
+    untyped = [(context, query, "", history, i) for context, query, history, i in pairs]
+    rows = untyped + plain + typed
+    return [row[:4] for row in rows], len(plain), [row[4] for row in rows]
+
+
+def user_folds(units, folds=FOLDS):
+    """The fold (0 .. folds-1) of each row's unit (user), by a stable hash of its name."""
+    return np.array([zlib.crc32(str(unit).encode()) % folds for unit in units])
+
+
+def probability(ranker, features):
+    """The ranker's probabilities [N] of candidates' features [N, F]."""
+    logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
+    return 1.0 / (1.0 + np.exp(-logits))
 
 
 def candidate_rows(candidate_table, rows, batch_size=64):
@@ -103,11 +119,15 @@ def build_ranking(
     hidden=16,
     progress=print,
     valid_histories=None,
+    valid_users=None,
 ):
     """A model's `Ranking`: the index of `train_sessions`, and the ranker fitted on the
     candidates of `valid_sessions` (with their users' earlier queries, `valid_histories`,
     a `data.history.PairHistories`, when the dataset has them), where the thresholds are
-    tuned too (one for sessions without a history, one with). `table_for(index)` gives the
+    tuned too (one for sessions without a history, one with), each on out-of-fold
+    probabilities: rankers fitted on FOLDS - 1 folds of the users (`valid_users`, one per
+    session; else sessions) score the held-out fold, so the thresholds and the figures in
+    ranking.json are not in-sample. `table_for(index)` gives the
     candidate table function of the model ranked with that index (decoded with
     `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
     model never saw, as the product meets them: held-out sessions of training users, added,
@@ -117,7 +137,7 @@ def build_ranking(
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
     pairs = session_pairs(valid_sessions)
-    rows, plain = typed_pairs(valid_sessions, valid_histories)
+    rows, plain, lines = typed_pairs(valid_sessions, valid_histories)
     if valid_histories is not None:
         with_history = sum(bool(history) for _, _, _, history in rows[: len(pairs)])
         progress(f"valid: {with_history:,} of {len(pairs):,} pairs have an earlier query")
@@ -127,8 +147,14 @@ def build_ranking(
         f"and typed prefixes, {int(labels.sum())} the next query"
     )
     ranker = fit_ranker(features, labels, hidden)
-    logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
-    probabilities = 1.0 / (1.0 + np.exp(-logits))
+    units = valid_users if valid_users is not None else range(len(valid_sessions))
+    folds = user_folds([units[lines[group]] for group in groups])
+    probabilities = np.zeros(len(labels))
+    for fold in range(FOLDS):
+        held = folds == fold
+        fitted = fit_ranker(features[~held], labels[~held], hidden)
+        probabilities[held] = probability(fitted, features[held])
+    progress(f"thresholds: tuned on out-of-fold probabilities ({FOLDS} folds of the users)")
     # The thresholds hold `suggest` only (completions are not held to them): each is tuned
     # on its own untyped rows, without histories and with them (as the model meets users).
     chosen = {}

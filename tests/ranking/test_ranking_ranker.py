@@ -37,3 +37,22 @@ def test_lists_thresholds_and_the_chosen_one():
     assert choose_threshold(curve, keep=0.95) == 0.2
     assert choose_threshold(curve, keep=0.5) == 0.8
     assert choose_threshold([(0.1, 0.0, 75.0), (0.9, 0.0, 25.0)]) == 0.0  # no hit to keep
+
+
+def test_the_folds_keep_a_users_rows_together_and_use_every_fold():
+    from mtn_keras.ranking.build import FOLDS, user_folds
+
+    users = [f"user{i}" for i in range(60)]
+    folds = user_folds(users + users[::-1])
+    assert (folds[:60] == folds[60:][::-1]).all()  # a user's rows share a fold
+    assert set(folds.tolist()) == set(range(FOLDS))
+
+
+def test_every_fitting_row_knows_its_line():
+    from mtn_keras.ranking.build import typed_pairs
+
+    sessions = [["a b", "c d", "e f"], ["g h", "i j"]]
+    rows, plain, lines = typed_pairs(sessions, [["x y"], []])
+    assert len(rows) == len(lines) and plain == 2
+    for (context, query, _, _), line in zip(rows, lines):
+        assert query in sessions[line] and all(q in sessions[line] for q in context)
