@@ -49,6 +49,12 @@ FEATURES = (
 )
 
 
+def without_history(features):
+    """Features [..., F] as they would be without the user's history."""
+    keep = [name not in ("from_history", *HISTORY_EVIDENCE) for name in FEATURES]
+    return features * tf.constant(keep, tf.float32)
+
+
 def candidate_features(
     log_probs, lengths, unknown, sources, evidence, words, session, known, history, prefix
 ):

@@ -57,6 +57,16 @@ def in_session(words, session_words):
     return tf.reduce_any(words[..., None] == flat, axis=-1) & (words != "")
 
 
+def related(words, session_words, followed, typed):
+    """[B, M]: the candidate (words [B, M, n]) relates to the session: it shares a word with
+    a session query (session_words [B, S, n]), `followed` [B, M] a session query in the
+    user's history or in the log, or completes what was `typed` [B]. The twin of
+    `rules.relates`; an earlier query that relates to nothing is the user's past, not this
+    session's next step."""
+    shares = tf.reduce_any(in_session(words, session_words), axis=-1)
+    return shares | followed | typed[:, None]
+
+
 def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
     """[B, M] bool: the candidates that pass every `enabled` filter. `vouched` [B, M] marks
     the candidates with a witness for sharing no word with the session (see `unrelated`);

@@ -1,16 +1,28 @@
 """The suggestion lists: the beam's n-best alone, or the candidates of the beam, the log and
 the user's history ranked together by the ranker, after the filters, above the confidence
-threshold."""
+threshold.
+
+The user's history has two jobs, to bring back what they searched before and to leave room
+for what is new to them (three next queries in four on AOL). Ranked by probability alone,
+their recent queries filled every list whatever the session (SR@5 on new pairs 0.00 against
+0.34 without history, 54% of shown items unrelated, on the AOL dev log's validation users).
+So while nothing is typed: the session's own candidates (the beam's and the log's) are
+scored and held to the threshold as without a history, and their RESERVED best are always
+shown; an earlier query that relates to nothing in the session (`filters.related`) comes
+after every related suggestion, at most LOOSE of them. Typed words relate every completion,
+and there the ranker's order stands (pinning cost completions with history 3 points)."""
 
 import tensorflow as tf
 
-from mtn_keras.ranking.features import candidate_features
-from mtn_keras.ranking.filters import revisited, same_words_as_better
+from mtn_keras.ranking.features import candidate_features, without_history
+from mtn_keras.ranking.filters import related, revisited, same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
+RESERVED = 2  # the session's own best always shown beside a history (nothing typed)
+LOOSE = 2  # at most this many earlier queries that relate to nothing in the session
 
 
 def top(scores, k, *columns):
@@ -109,7 +121,10 @@ class HybridRanker(tf.Module):
         # The witness for `unrelated`: it followed a session query in the log (follow_last,
         # follow_earlier, later_session), or the user typed it before.
         logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
+        followed = logged | tf.reduce_any(history[..., :2] > 0, axis=-1)
         return {
+            "in_history": history[..., 2] > 0,  # the user typed it before
+            "related": related(words, inputs["words"], followed, log["typed"] != ""),
             "texts": texts,
             "words": words,
             "features": features,
@@ -136,9 +151,32 @@ class HybridRanker(tf.Module):
         `typed` [B]: the row's candidates complete typed words."""
         found = self.table(inputs, beam, log, check, known_words)
         probs = self.probabilities(found["features"])
-        with_history = tf.reduce_any(log["history"] != "", axis=-1)
-        untyped = tf.where(with_history, self.history_threshold, self.threshold)
-        threshold = tf.where(typed, 0.0, untyped)[:, None]
+        mine = found["in_history"] & ~typed[:, None]  # the history's, while nothing is typed
+        own = self.probabilities(without_history(found["features"]))
+        probs = tf.where(mine | typed[:, None], probs, own)
+        untyped = tf.where(mine, self.history_threshold, self.threshold)
+        threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
-        return top(scores, k, found["texts"], found["sources"], found["copied"])
+        loose = mine & ~found["related"]
+        scores = tf.where(loose & (rank_among(scores, loose) >= LOOSE), NEG_INF, scores)
+        session = ~mine & ~typed[:, None]
+        reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
+        # Which k are shown: the reserved, then the best; in what order: by score, loose last.
+        lowered = tf.where(loose, scores - 4.0, scores)
+        _, chosen = tf.math.top_k(tf.where(reserved, scores + 2.0, lowered), k)
+        ordered = tf.gather(tf.where(loose, scores - 2.0, scores), chosen, batch_dims=1)
+        _, order = tf.math.top_k(ordered, k)
+        chosen = tf.gather(chosen, order, batch_dims=1)
+        columns = (scores, found["texts"], found["sources"], found["copied"])
+        return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
+
+
+def rank_among(scores, members):
+    """[B, M]: each member's rank (0: best) by score among the `members` [B, M] of its row;
+    M for the others."""
+    width = tf.shape(scores)[1]
+    ranked = tf.where(members, scores, NEG_INF)
+    order = tf.argsort(ranked, axis=1, direction="DESCENDING", stable=True)
+    rank = tf.argsort(order, axis=1, stable=True)
+    return tf.where(members, rank, width)
