@@ -76,13 +76,12 @@ class HistoryStore:
         self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
     def close(self) -> bool:
-        """Write what waits in memory, waiting longer for a locked store than a keystroke
-        can, and close the file; False if queries were left unwritten (still in `pending`).
-        A read-only store keeps nothing of this run: that was said when it opened."""
-        self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
+        """Write what waits in memory (`flush(wait=True)`) and close the file; False if queries
+        were left unwritten (still in `pending`). A read-only store keeps nothing of this run:
+        that was said when it opened."""
         if self.read_only:
             self.pending.clear()
-        written = self.flush()
+        written = self.flush(wait=True)
         self._db.close()
         return written
 
@@ -96,15 +95,17 @@ class HistoryStore:
         self.pending.extend((query[:MAX_QUERY_CHARS], when) for query, when in timed)
         self.flush()
 
-    def flush(self) -> bool:
-        """Write the queries waiting in memory; False if they could not be (the store is
+    def flush(self, wait: bool = False) -> bool:
+        """Write the queries waiting in memory, waiting up to OPEN_WAIT_S for a locked store if
+        `wait` (longer than a keystroke can); False if they could not be written (the store is
         locked or read-only, or the disk is full: `failure` says which)."""
         if not self.pending:
             return True
         if self.read_only:
-            self.failure = "is read-only"
+            self.failure = "the store is read-only"
             return False
         try:
+            self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000 if wait else BUSY_MS}")
             with self._db:
                 self._db.executemany(
                     "INSERT INTO queries (query, time) VALUES (?, ?)", self.pending
@@ -113,6 +114,8 @@ class HistoryStore:
             # locked by another instance: they wait for the next write; else say why
             self.failure = "stayed locked" if _locked(error) else _reason(error)
             return False
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending.clear()
         self._recent = None
         return True

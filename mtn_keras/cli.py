@@ -10,6 +10,7 @@ Exit codes, one convention for every command:
 Anything else is a defect and keeps Python's own traceback (exit 1).
 """
 
+import argparse
 import math
 import os
 import sys
@@ -133,6 +134,14 @@ def decode_config(args):
         filters=filters,
         threshold=args.threshold,
     )
+
+
+def file_name(text):
+    """A file or folder name, for argparse: an empty one is refused (given, it is no name, and
+    taken as "not given" it would do something else)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name is no file: give one")
+    return text
 
 
 def positive_int(text):

@@ -215,8 +215,9 @@ async def test_a_delete_on_a_locked_store_is_refused_not_crashed(fake_model, sto
 
 
 async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, store_path):
-    store_path.parent.mkdir(mode=0o700)
-    store_path.write_bytes(b"garbage " * 100)
+    seeded(store_path, "lisbon zoo")
+    store_path.write_bytes(store_path.read_bytes()[:1000])  # truncated: still ours by its header
+    damaged = store_path.read_bytes()
     app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "after the damage")
@@ -224,7 +225,7 @@ async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, sto
         assert "kept as history.db.damaged-" in note
     assert stored(store_path) == ["after the damage"]
     [aside] = store_path.parent.glob("history.db.damaged-*")
-    assert aside.read_bytes() == b"garbage " * 100
+    assert aside.read_bytes() == damaged
 
 
 def test_import_and_export_work_without_the_interface(monkeypatch, tmp_path, store_path, capsys):
@@ -249,4 +250,4 @@ def test_import_and_export_work_without_the_interface(monkeypatch, tmp_path, sto
         cli.main(
             ["--history", str(store_path), "--import-history", str(tmp_path / "no"), "--user", "4"]
         )
-    assert done.value.code == 1 and "no such file" in capsys.readouterr().err
+    assert done.value.code == 2 and "no such file" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from app.history_files import export_tsv, import_log
+from app.history_files import export_tsv, import_queries, user_queries
 from app.history_store import (
     MAX_QUERY_CHARS,
     MIGRATIONS,
@@ -349,8 +349,8 @@ def test_import_one_user_of_an_aol_log_and_export(store, tmp_path):
         file.write("8\tsomeone else\t2006-03-01 07:18:00\t\t\n")
         file.write("7\t-\t2006-03-01 07:19:00\t\t\n")
         file.write("7\tlisbon trams\t2006-03-01 07:20:00\t1\thttp://x\n")
-    assert import_log(store, log, "7") == 2
-    assert import_log(store, log, "7") == 0  # run twice: nothing twice
+    assert import_queries(store, user_queries(log, "7")) == 2
+    assert import_queries(store, user_queries(log, "7")) == 0  # run twice: nothing twice
     assert store.recent(5) == ("lisbon hotels", "lisbon trams")
     out = tmp_path / "out.tsv"
     assert export_tsv(store, out) == 2
