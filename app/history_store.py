@@ -19,8 +19,6 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
-from mtn_keras.data.sessions import sessionize
-
 GAP_SECONDS = 30 * 60  # a session ends after 30 minutes without a query, as in `prepare`
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
@@ -151,10 +149,43 @@ class HistoryStore:
     def sessions(self, search: str = "") -> list[list[Entry]]:
         """The stored queries cut into sessions at 30-minute gaps, newest session first, each
         oldest first; with `search`, the sessions holding a query that contains it, whole."""
-        timed = [(entry.time, entry.id, entry) for entry in self.entries()]
-        cut = [[entry for _, _, entry in session] for session in sessionize(timed, GAP_SECONDS)]
+        return self.newest_sessions(search, math.inf)[0]
+
+    def newest_sessions(self, search: str, rows: float) -> tuple[list[list[Entry]], bool]:
+        """`sessions(search)` read newest first until they hold `rows` queries (the oldest one
+        listed may then be its session's newest part), so that a large store answers at once;
+        and whether older queries were left unread."""
         needle = search.lower()
-        return [s for s in reversed(cut) if any(needle in e.query.lower() for e in s)]
+        found: list[list[Entry]] = []
+        session: list[Entry] = []
+        held = 0
+
+        def keep() -> None:
+            nonlocal held
+            if any(needle in entry.query.lower() for entry in session):
+                found.append(session[::-1])
+                held += len(session)
+
+        with self._named():
+            cursor = self._db.execute(
+                "SELECT id, query, time FROM queries ORDER BY time DESC, id DESC"
+            )
+            try:
+                for row in cursor:
+                    entry = Entry(*row)
+                    if session and (
+                        session[-1].time - entry.time > GAP_SECONDS or held + len(session) >= rows
+                    ):
+                        keep()
+                        session = []
+                        if held >= rows:
+                            return found, True
+                    session.append(entry)
+            finally:
+                cursor.close()
+        if session:
+            keep()
+        return found, False
 
     def delete(self, ids: list[int]) -> bool:
         """Delete the queries with these row ids, their text overwritten in the file; False if

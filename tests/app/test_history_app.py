@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from app import main as cli
-from app.history_screen import ConfirmScreen, HistoryScreen
+from app.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
 from app.history_store import HistoryStore, open_store
 from app.suggestion_list import HISTORY_GLYPH, SuggestionList
 from app.tui import MtnApp
@@ -175,15 +175,24 @@ async def test_the_history_screen_searches_and_deletes(fake_model_with_history, 
             "porto trams",
             "lisbon castle",
         ]
+        await pilot.press("down", "down")
+        assert screen.highlighted()[0].query == "porto trams"
         await pilot.press(*"castle")  # the sessions that hold it, whole
+        await pilot.pause()
         assert [row[0].query for row in screen.rows if row] == [
             "lisbon zoo",
             "porto trams",
             "lisbon castle",
         ]
+        assert screen.highlighted()[0].query == "lisbon zoo"  # the first result, not row 3
         await pilot.press("down", "down")
         assert screen.highlighted()[0].query == "lisbon castle"
-        await pilot.press("f7")
+        await pilot.press("f7")  # asks first, naming the query
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "“lisbon castle”" in app.screen.question
+        await pilot.press("n")
+        assert "lisbon castle" in stored(store_path)
+        await pilot.press("f7", "y")
         assert "lisbon castle" not in stored(store_path)
         await pilot.press("escape")
         await settle(pilot)
@@ -206,12 +215,45 @@ async def test_a_delete_on_a_locked_store_is_refused_not_crashed(fake_model, sto
         await pilot.press("f5")
         other = sqlite3.connect(store_path, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
-        await pilot.press("f7")
+        await pilot.press("f7", "y")
         assert "Not deleted: the store is busy" in [n.message for n in app._notifications][-1]
         other.execute("ROLLBACK")
         other.close()
-        await pilot.press("f7")
+        await pilot.press("f7", "y")
     assert stored(store_path) == []
+
+
+async def test_the_history_screen_lists_a_large_store_from_its_newest_queries(
+    fake_model, store_path
+):
+    store, _ = open_store(store_path)
+    store.add("zanzibar ferry", LONG_AGO - 10)
+    store.add_many([(f"made up query {n}", LONG_AGO + n) for n in range(20_000)])  # one session
+    store.close()
+    app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        screen = app.screen
+        listed = [row[0].query for row in screen.rows if row]
+        assert len(listed) == ROWS_SHOWN and listed[-1] == "made up query 19999"
+        assert "20001 stored queries" in str(screen.query_one("#history-title").render())
+        await pilot.press(*"zanzibar")  # searching reaches the older ones
+        await pilot.pause()
+        assert screen.highlighted()[0].query == "zanzibar ferry"
+
+
+async def test_a_damaged_store_is_named_on_the_history_screen(fake_model, store_path):
+    seeded(store_path, *[f"query number {n} " * 5 for n in range(2000)])
+    data = bytearray(store_path.read_bytes())
+    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
+    store_path.write_bytes(bytes(data))
+    app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        title = str(app.screen.query_one("#history-title").render())
+        assert title.startswith("History unreadable:") and "the store is damaged" in title
 
 
 async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, store_path):
