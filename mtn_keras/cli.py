@@ -31,18 +31,30 @@ def fail(prefix, error, verbose=False):
 
 
 def run(main, prog):
-    """Exits with `main()`'s code; Ctrl-C is one line and exit 130 (staged outputs are
-    removed on the way), and a closed pipe on stdout (`| head -1`) ends quietly."""
+    """Exits with `guarded(main, prog)`."""
+    sys.exit(guarded(main, prog))
+
+
+def guarded(main, prog):
+    """`main()`'s exit code; Ctrl-C is one line and 130 (staged outputs are removed on the
+    way; those already in place are named, whole), and a closed pipe on stdout (`| head -1`)
+    ends quietly with 141."""
+    from mtn_keras.outputs import written
+
     try:
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
+        if written:
+            done = ", ".join(written)
+            print(f"{prog}: interrupted after {done} was written whole", file=sys.stderr)
+        else:
+            print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
         code = 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         code = 141
-    sys.exit(code)
+    return code
 
 
 def describe(error):

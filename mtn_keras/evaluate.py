@@ -22,6 +22,7 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    guarded,
     needs_tensorflow,
     non_negative_int,
     positive_int,
@@ -558,4 +559,4 @@ def write_completions(report, args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main, "evaluate"))
