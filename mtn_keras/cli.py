@@ -41,6 +41,7 @@ def guarded(main, prog):
     ends quietly with 141."""
     from mtn_keras.outputs import written
 
+    written.clear()  # those of this run only
     try:
         code = main()
         sys.stdout.flush()

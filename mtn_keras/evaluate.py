@@ -477,6 +477,12 @@ def main(argv=None):
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
             print(f"evaluate: warning: {warning}", file=sys.stderr)
+        if not train_sessions:
+            print(
+                "evaluate: no adj row: the adj anchor is fitted on a prepared train split, and "
+                "none is at hand (give --train-data DIR)",
+                file=sys.stderr,
+            )
         if args.prefix:
             report = completions(
                 resolve(args.model) if exported else None,

@@ -10,11 +10,6 @@ import pytest
 from mtn_keras import cli, outputs, suggest
 
 
-@pytest.fixture(autouse=True)
-def nothing_written(monkeypatch):
-    monkeypatch.setattr(outputs, "written", [])
-
-
 def test_ctrl_c_is_one_line_and_130(capsys):
     def interrupted():
         raise KeyboardInterrupt

@@ -72,13 +72,21 @@ class PairHistories:
 
     @classmethod
     def load(cls, directory: str, name: str, size: int = 200) -> "PairHistories | None":
-        """The histories of a prepared split; None if the dataset has none."""
+        """The histories of a prepared split; None if the dataset has none. Raises ValueError
+        naming the first user of the split that history.tsv does not hold."""
         from mtn_keras.data.prepare import load_users
 
         histories, starts = load_history(directory), load_starts(directory, name)
         if histories is None or starts is None:
             return None
-        return cls(histories, load_users(directory, name), starts, size)
+        users = load_users(directory, name)
+        for number, user in enumerate(users, 1):
+            if user not in histories:
+                raise ValueError(
+                    f"{os.path.join(directory, 'history.tsv')} holds no query of user {user} "
+                    f"({name}.users line {number}): prepare the dataset again"
+                )
+        return cls(histories, users, starts, size)
 
 
 def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[str]:
