@@ -22,6 +22,7 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    file_name,
     guarded,
     needs_tensorflow,
     non_negative_int,
@@ -378,10 +379,12 @@ def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
-    parser.add_argument("--model", required=True, help=MODEL_HELP)
+    parser.add_argument("--model", type=file_name, required=True, help=MODEL_HELP)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--data", help="a prepared dataset directory")
-    source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
+    source.add_argument("--data", type=file_name, help="a prepared dataset directory")
+    source.add_argument(
+        "--input", type=file_name, nargs="+", help="raw log file(s), put through the same protocol"
+    )
     parser.add_argument("--split", default="test", help="split of --data (default test)")
     parser.add_argument(
         "--format", default="aol", choices=["aol", "excite"], help="format of --input"
@@ -395,6 +398,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--train-data",
+        type=file_name,
         help="prepared dataset whose train split fits adj "
         "(default: --data, else the data the model was trained on)",
     )
@@ -424,9 +428,9 @@ def main(argv=None):
         "(and a session's first query's first 4 after an empty session), beside MPC; "
         "no chart",
     )
-    parser.add_argument("--json", help="write the report as JSON here")
-    parser.add_argument("--markdown", help="write the Table 2 style table here")
-    parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
+    parser.add_argument("--json", type=file_name, help="write the report as JSON here")
+    parser.add_argument("--markdown", type=file_name, help="write the Table 2 style table here")
+    parser.add_argument("--chart", type=file_name, help="write the BLEU bar chart (PNG) here")
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)

@@ -25,6 +25,7 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    file_name,
     guarded,
     needs_tensorflow,
 )
@@ -201,6 +202,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
     parser.add_argument(
         "--model",
+        type=file_name,
         required=True,
         help=MODEL_HELP + "; a SavedModel's decoding "
         "was fixed at export, so it refuses the options below that differ from "
@@ -210,6 +212,7 @@ def main(argv=None):
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument(
         "--history",
+        type=file_name,
         metavar="FILE",
         help="the searcher's earlier queries, oldest first: one a line, or with --user an "
         "AOL-format log; ranked with the model's and the log's candidates",

@@ -61,3 +61,24 @@ def test_a_history_file_is_cut_to_the_models_query_length():
         "red sox tickets",
         " ".join(["word"] * 10),
     ]
+
+
+@pytest.mark.parametrize(
+    "command, argv",
+    [
+        ("suggest", ["--model", "default", "--history", "", "red sox"]),
+        ("suggest", ["--model", "", "red sox"]),
+        ("evaluate", ["--model", "default", "--input", "log.txt", "--json", ""]),
+        ("export", ["--model", "runs/tiny", "--out", ""]),
+        ("rank", ["--model", ""]),
+        ("data.__main__", ["prepare", "--input", "", "--out", "data/x"]),
+    ],
+)
+def test_every_command_refuses_an_empty_file_name(capsys, command, argv):
+    import importlib
+
+    main = importlib.import_module(f"mtn_keras.{command}").main
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    assert refused.value.code == 2
+    assert "an empty name is no file" in capsys.readouterr().err
