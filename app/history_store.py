@@ -223,8 +223,8 @@ class HistoryStore:
         try:
             yield
         except sqlite3.DatabaseError as error:
-            if _locked(error):
-                raise
+            if _locked(error) or isinstance(error, sqlite3.ProgrammingError):
+                raise  # a closed connection is a defect, not the file's state
             raise StoreError(f"{self.path}: {_reason(error)}") from None
 
 
