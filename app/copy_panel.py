@@ -1,4 +1,5 @@
-"""The copy panel: the session words the highlighted suggestion copied, strongest first."""
+"""The copy panel: the session words the highlighted suggestion copied, strongest first; only
+words the suggestion holds (the copy head also weighs words it did not write)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,23 @@ from .suggestion_list import score_label
 ROWS = 8  # words listed
 
 
-def copy_table(weights: np.ndarray, tokens: list[list[str]], numbers: list[int]) -> Table:
-    """The source words with the largest copy weights, with the session number of their query."""
+def copied_words(
+    text: str, weights: np.ndarray, tokens: list[list[str]], numbers: list[int]
+) -> list[tuple[float, int, str]]:
+    """(weight, session number, word) of the source words the suggestion `text` holds,
+    largest weight first."""
+    held = set(text.split())
     words = [
         (float(weight), number, word)
         for number, row_weights, row_tokens in zip(numbers, weights, tokens)
         for weight, word in zip(row_weights, row_tokens)
-        if word
+        if word and word in held
     ]
-    words.sort(key=lambda item: -item[0])
+    return sorted(words, key=lambda item: -item[0])
+
+
+def copy_table(words: list[tuple[float, int, str]]) -> Table:
+    """The copied words (`copied_words`) with the session number of their query."""
     top = max([weight for weight, _, _ in words] + [1e-9])
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     for name in ("word", "query", "weight", ""):
@@ -54,7 +63,7 @@ class CopyPanel(Static):
         self.border_title = f"Copied by suggestion {rank}"
         source = f" · from {item.source}" if item.source else ""
         self.border_subtitle = score_label(item.score, self.confidences) + source
-        if item.copy_attention is None or not self.tokens:
-            self.update(Text("Nothing copied.", style="dim"))
-            return
-        self.update(copy_table(item.copy_attention, self.tokens, self.numbers))
+        words = []
+        if item.copy_attention is not None and self.tokens:
+            words = copied_words(item.text, item.copy_attention, self.tokens, self.numbers)
+        self.update(copy_table(words) if words else Text("Nothing copied.", style="dim"))

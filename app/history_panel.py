@@ -14,8 +14,19 @@ from .cells import bar, short, weight_label
 ROWS = 6  # earlier queries listed, those that counted most first
 
 
+def merged(queries: list[str], weights: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Each distinct query once, in order of first reading, with the summed weight of its
+    readings: a query typed three times is one row, not three."""
+    distinct = list(dict.fromkeys(queries))
+    at = {query: index for index, query in enumerate(distinct)}
+    summed = np.zeros(len(distinct), dtype=np.float64)
+    np.add.at(summed, [at[query] for query in queries], np.asarray(weights, dtype=np.float64))
+    return distinct, summed
+
+
 def history_table(queries: list[str], weights: np.ndarray, width: int) -> Table:
-    """The earlier queries that counted most, with their weights and bars."""
+    """The earlier queries that counted most, each once, with their weights and bars."""
+    queries, weights = merged(queries, weights)
     table = Table(box=None, padding=(0, 1), show_edge=False, show_header=False)
     table.add_column(justify="right", no_wrap=True)
     table.add_column(no_wrap=True)

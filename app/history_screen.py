@@ -1,5 +1,6 @@
 """The history screen: the stored queries by session, newest session first, searchable, with
-deletes of one query, one session or everything (after a confirmation)."""
+deletes of one query, one session or everything, each after a confirmation that names it.
+A large store is listed from its newest queries, ROWS_SHOWN at a time."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .history_store import Entry, HistoryStore
+from .history_store import Entry, HistoryStore, StoreError
 
-SESSIONS_SHOWN = 300  # newest sessions listed; searching reaches the older ones
+ROWS_SHOWN = 500  # newest queries listed; searching reaches the older ones
 
 
 def session_label(session: list[Entry]) -> Text:
@@ -88,28 +89,39 @@ class HistoryScreen(ModalScreen[None]):
         self.refresh_list()
 
     @on(Input.Changed, "#history-search")
-    def refresh_list(self) -> None:
-        """List the sessions holding the searched text, newest first; keep the highlight's place."""
+    def searched(self) -> None:
+        """A new search: its first result is highlighted, the row f7 acts on."""
+        self.refresh_list(keep_place=False)
+
+    def refresh_list(self, keep_place: bool = True) -> None:
+        """List the sessions holding the searched text, newest first; keep the highlight's place
+        (after a delete) or highlight the first query."""
         options = self.query_one("#history-list", OptionList)
-        was = options.highlighted
+        was = options.highlighted if keep_place else None
         search = self.query_one("#history-search", Input).value.strip()
-        sessions = self.store.sessions(search)
-        total = self.store.count()
+        try:
+            sessions, more = self.store.newest_sessions(search, ROWS_SHOWN)
+            total = self.store.count()
+        except StoreError as error:
+            self.query_one("#history-title", Static).update(f"History unreadable: {error}")
+            options.clear_options()
+            self.rows = []
+            return
         found = f" · {len(sessions)} sessions hold “{search}”" if search else ""
         self.query_one("#history-title", Static).update(
             f"History: {total} stored quer{'y' if total == 1 else 'ies'}{found}"
         )
         options.clear_options()
         self.rows = []
-        for session in sessions[:SESSIONS_SHOWN]:
+        for session in sessions:
             options.add_option(Option(session_label(session), disabled=True))
             self.rows.append(None)
             for entry in session:
                 options.add_option(Option(query_label(entry)))
                 self.rows.append((entry, session))
-        if len(sessions) > SESSIONS_SHOWN:
-            more = f"… {len(sessions) - SESSIONS_SHOWN} older sessions: search to find them"
-            options.add_option(Option(Text(more, style="dim"), disabled=True))
+        if more:
+            older = "… older queries not listed: search to find them"
+            options.add_option(Option(Text(older, style="dim"), disabled=True))
             self.rows.append(None)
         if not self.rows:
             empty = "Nothing found." if search else "No stored queries."
@@ -133,36 +145,66 @@ class HistoryScreen(ModalScreen[None]):
         else:
             options.action_cursor_up()
 
-    def _change(self, change: Callable[[], None], done: str) -> None:
-        """Make `change` to the store and say `done`; a store locked by another instance
-        is said instead, and nothing changes."""
+    def _change(self, change: Callable[[], bool], done: str) -> None:
+        """Make `change` to the store and say `done`; a store locked by another instance is
+        said instead, and nothing changes; deleted text another program's read keeps in the
+        -wal file is said too."""
         try:
-            change()
+            scrubbed = change()
         except sqlite3.OperationalError as error:
             self.notify(f"Not deleted: the store is busy ({error}); try again.", severity="error")
             return
+        except StoreError as error:
+            self.notify(f"Not deleted: {error}.", severity="error")
+            return
         self.notify(done)
+        if not scrubbed:
+            self.notify(
+                f"Another program has {self.store.path.name} open: the deleted text stays in its "
+                "-wal file until that program closes it.",
+                severity="warning",
+                timeout=15,
+            )
         self.refresh_list()
 
+    def _confirmed(self, question: str, change: Callable[[], bool], done: str) -> None:
+        """Ask `question`, and make `change` once the person says yes."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._change(change, done)
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
     def action_delete_query(self) -> None:
-        """Delete the highlighted query from the store."""
+        """Delete the highlighted query from the store, once the person confirms."""
         if row := self.highlighted():
-            self._change(lambda: self.store.delete([row[0].id]), f"Deleted “{row[0].query}”.")
+            query = row[0].query
+            self._confirmed(
+                f"Delete “{query}” for good?",
+                lambda: self.store.delete([row[0].id]),
+                f"Deleted “{query}”.",
+            )
 
     def action_delete_session(self) -> None:
-        """Delete the session of the highlighted query from the store."""
+        """Delete the session of the highlighted query from the store, once the person confirms."""
         if row := self.highlighted():
             ids = [entry.id for entry in row[1]]
-            self._change(
-                lambda: self.store.delete(ids), f"Deleted a session of {len(ids)} queries."
+            began = session_label(row[1]).plain.split(" · ")[0]
+            self._confirmed(
+                f"Delete the {began}, {len(ids)} queries, for good?",
+                lambda: self.store.delete(ids),
+                f"Deleted a session of {len(ids)} queries.",
             )
 
     def action_delete_all(self) -> None:
         """Delete every stored query, once the person confirms."""
-
-        def clear(yes: bool | None) -> None:
-            if yes:
-                self._change(self.store.clear, "Deleted every stored query.")
-
-        count = self.store.count()
-        self.app.push_screen(ConfirmScreen(f"Delete all {count} stored queries for good?"), clear)
+        try:
+            every = f"all {self.store.count()}"
+        except StoreError:
+            every = "every one of the"
+        self._confirmed(
+            f"Delete {every} stored queries for good?",
+            self.store.clear,
+            "Deleted every stored query.",
+        )

@@ -2,7 +2,8 @@
 
 The store is the person's: it lives in the platform's user-data folder, 0600 in a 0700 folder,
 deletes overwrite the deleted text (secure_delete), and a query is never dropped: when the file
-is locked it waits in memory and is written later.
+is locked it waits in memory and is written later. Only a store of the app's own making is
+opened (its header says so); anything else is refused and left as it is.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ import os
 import sqlite3
 import stat
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_data_path
 
-from mtn_keras.data.sessions import sessionize
-
 GAP_SECONDS = 30 * 60  # a session ends after 30 minutes without a query, as in `prepare`
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
 LOCKED = ("SQLITE_BUSY", "SQLITE_LOCKED")
+APP_ID = 0x4D544E48  # "MTNH" in the file's header (PRAGMA application_id): a store of ours
+TABLES = {"queries", "schema_version"}  # a store made before APP_ID was written has these
+MAX_QUERY_CHARS = 512  # a longer entry is cut: no stored text may slow a keystroke's call
 
 # MIGRATIONS[v] takes a store of schema version v to v + 1; version 0 is an empty file.
 MIGRATIONS = [
@@ -56,21 +59,27 @@ class Entry:
 
 
 class HistoryStore:
-    """One person's stored queries. Open with `open_store`, which also copes with damage."""
+    """One person's stored queries. Open with `open_store`, which also copes with damage.
 
-    def __init__(self, path: Path):
-        self.path = path
-        self._db = _connect(path)
+    A read-only store (`read_only`) is read; this run's queries stay in memory, unwritten.
+    """
+
+    def __init__(self, path: Path, read_only: bool = False):
+        self.path, self.read_only = path, read_only
+        self._db = _connect(path, read_only)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending: list[tuple[str, float]] = []  # queries a locked store could not take yet
+        self.failure = "stayed locked"  # why `pending` is not written, for the closing line
         # (data version, size, before, queries) of the latest `recent`
         self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
     def close(self) -> bool:
-        """Write what waits in memory, waiting longer for a locked store than a keystroke
-        can, and close the file; False if queries were left unwritten (still in `pending`)."""
-        self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
-        written = self.flush()
+        """Write what waits in memory (`flush(wait=True)`) and close the file; False if queries
+        were left unwritten (still in `pending`). A read-only store keeps nothing of this run:
+        that was said when it opened."""
+        if self.read_only:
+            self.pending.clear()
+        written = self.flush(wait=True)
         self._db.close()
         return written
 
@@ -80,21 +89,31 @@ class HistoryStore:
         self.add_many([(query, time.time() if when is None else when)])
 
     def add_many(self, timed: list[tuple[str, float]]) -> None:
-        """Store these (query, time) pairs, as `add` does."""
-        self.pending.extend(timed)
+        """Store these (query, time) pairs, as `add` does, each cut to MAX_QUERY_CHARS."""
+        self.pending.extend((query[:MAX_QUERY_CHARS], when) for query, when in timed)
         self.flush()
 
-    def flush(self) -> bool:
-        """Write the queries waiting in memory; False if the store is still locked."""
+    def flush(self, wait: bool = False) -> bool:
+        """Write the queries waiting in memory, waiting up to OPEN_WAIT_S for a locked store if
+        `wait` (longer than a keystroke can); False if they could not be written (the store is
+        locked or read-only, or the disk is full: `failure` says which)."""
         if not self.pending:
             return True
+        if self.read_only:
+            self.failure = "the store is read-only"
+            return False
         try:
+            self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000 if wait else BUSY_MS}")
             with self._db:
                 self._db.executemany(
                     "INSERT INTO queries (query, time) VALUES (?, ?)", self.pending
                 )
-        except sqlite3.OperationalError:
-            return False  # locked by another instance: they wait for the next write
+        except sqlite3.OperationalError as error:
+            # locked by another instance: they wait for the next write; else say why
+            self.failure = "stayed locked" if _locked(error) else _reason(error)
+            return False
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending.clear()
         self._recent = None
         return True
@@ -105,58 +124,146 @@ class HistoryStore:
 
         One indexed query, read again only when this or another instance changed the store.
         """
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if self._recent is None or self._recent[:3] != (version, size, before):
-            rows = self._db.execute(
-                "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC LIMIT ?",
-                (before, size),
-            ).fetchall()
-            self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
+        with self._named():
+            version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            if self._recent is None or self._recent[:3] != (version, size, before):
+                rows = self._db.execute(
+                    "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC LIMIT ?",
+                    (before, size),
+                ).fetchall()
+                self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
         kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
         return kept[max(len(kept) - size, 0) :] if size else ()
 
     def count(self) -> int:
         """How many queries the file holds."""
-        return self._db.execute("SELECT count(*) FROM queries").fetchone()[0]
+        with self._named():
+            return self._db.execute("SELECT count(*) FROM queries").fetchone()[0]
 
     def entries(self) -> list[Entry]:
         """The stored queries, oldest first."""
-        rows = self._db.execute("SELECT id, query, time FROM queries ORDER BY time, id")
-        return [Entry(*row) for row in rows.fetchall()]
+        with self._named():
+            rows = self._db.execute("SELECT id, query, time FROM queries ORDER BY time, id")
+            return [Entry(*row) for row in rows.fetchall()]
 
     def sessions(self, search: str = "") -> list[list[Entry]]:
         """The stored queries cut into sessions at 30-minute gaps, newest session first, each
         oldest first; with `search`, the sessions holding a query that contains it, whole."""
-        timed = [(entry.time, entry.id, entry) for entry in self.entries()]
-        cut = [[entry for _, _, entry in session] for session in sessionize(timed, GAP_SECONDS)]
+        return self.newest_sessions(search, math.inf)[0]
+
+    def newest_sessions(self, search: str, rows: float) -> tuple[list[list[Entry]], bool]:
+        """`sessions(search)` read newest first until they hold `rows` queries (the oldest one
+        listed may then be its session's newest part), so that a large store answers at once;
+        and whether older queries were left unread."""
         needle = search.lower()
-        return [s for s in reversed(cut) if any(needle in e.query.lower() for e in s)]
+        found: list[list[Entry]] = []
+        session: list[Entry] = []
+        held = 0
 
-    def delete(self, ids: list[int]) -> None:
-        """Delete the queries with these row ids, their text overwritten in the file."""
-        with self._db:
-            self._db.executemany("DELETE FROM queries WHERE id = ?", [(i,) for i in ids])
-        self._scrub()
+        def keep() -> None:
+            nonlocal held
+            if any(needle in entry.query.lower() for entry in session):
+                found.append(session[::-1])
+                held += len(session)
 
-    def clear(self) -> None:
-        """Delete every stored query (and those waiting in memory)."""
+        with self._named():
+            cursor = self._db.execute(
+                "SELECT id, query, time FROM queries ORDER BY time DESC, id DESC"
+            )
+            try:
+                for row in cursor:
+                    entry = Entry(*row)
+                    if session and (
+                        session[-1].time - entry.time > GAP_SECONDS or held + len(session) >= rows
+                    ):
+                        keep()
+                        session = []
+                        if held >= rows:
+                            return found, True
+                    session.append(entry)
+            finally:
+                cursor.close()
+        if session:
+            keep()
+        return found, False
+
+    def delete(self, ids: list[int]) -> bool:
+        """Delete the queries with these row ids, their text overwritten in the file; False if
+        another program's open read kept the deleted text in the -wal file (`scrub` again)."""
+        with self._named():
+            with self._db:
+                self._db.executemany("DELETE FROM queries WHERE id = ?", [(i,) for i in ids])
+        return self.scrub()
+
+    def clear(self) -> bool:
+        """Delete every stored query (and those waiting in memory), as `delete` does."""
         self.pending.clear()
-        with self._db:
-            self._db.execute("DELETE FROM queries")
-        self._scrub()
+        with self._named():
+            with self._db:
+                self._db.execute("DELETE FROM queries")
+        return self.scrub()
 
-    def _scrub(self) -> None:
+    def scrub(self) -> bool:
         """Move the write-ahead log into the file and empty it, so that deleted text (zeroed by
-        secure_delete in the file) is left nowhere."""
+        secure_delete in the file) is left nowhere; waits up to OPEN_WAIT_S for another
+        connection's read to end. False if one still holds it (the -wal file keeps the text)."""
         self._recent = None
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
+        try:
+            with self._named():
+                busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        return not busy
+
+    @contextmanager
+    def _named(self):
+        """Turn a damaged file, a full disk or a read-only store into a StoreError naming the
+        store; a locked one stays sqlite3.OperationalError (the caller waits or retries)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            if _locked(error) or isinstance(error, sqlite3.ProgrammingError):
+                raise  # a closed connection is a defect, not the file's state
+            raise StoreError(f"{self.path}: {_reason(error)}") from None
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A connection to the store at `path` in WAL mode with secure_delete, migrated to VERSION.
+def _locked(error: sqlite3.Error) -> bool:
+    """Whether `error` is another connection holding the file."""
+    return getattr(error, "sqlite_errorname", "") in LOCKED
+
+
+def _damaged(error: sqlite3.Error) -> bool:
+    """Whether `error` is a damaged file (or one that is no database)."""
+    name = getattr(error, "sqlite_errorname", "")
+    return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+
+
+def _reason(error: sqlite3.Error) -> str:
+    """What went wrong with the file, in a few words."""
+    name = getattr(error, "sqlite_errorname", "")
+    if _damaged(error):
+        return f"the store is damaged ({error})"
+    if name == "SQLITE_FULL":
+        return "the disk is full"
+    if name.startswith("SQLITE_READONLY"):
+        return "the store is read-only"
+    return str(error)
+
+
+def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the store at `path` in WAL mode with secure_delete, migrated to VERSION
+    (read-only: as it is, and it must be at VERSION).
 
     Raises sqlite3.DatabaseError for a file that is not a store.
     """
+    if read_only:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        version = db.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+        if version != VERSION:
+            db.close()
+            raise StoreError(f"read-only, at schema version {version}: make it writable once")
+        return db
     db = sqlite3.connect(path, timeout=OPEN_WAIT_S, isolation_level=None)
     try:
         db.execute("PRAGMA secure_delete = ON")
@@ -183,6 +290,7 @@ def _migrate(db: sqlite3.Connection) -> None:
                 db.execute(statement)
         db.execute("DELETE FROM schema_version")
         db.execute("INSERT INTO schema_version VALUES (?)", (VERSION,))
+        db.execute(f"PRAGMA application_id = {APP_ID}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -191,8 +299,26 @@ def _migrate(db: sqlite3.Connection) -> None:
 
 def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]]:
     """The store at `path` (default: the user-data one) and what the person should hear about
-    it, one line each: a damaged file set aside, permissions too wide, or why there is none."""
-    path = Path(path) if path is not None else default_path()
+    it, one line each: a damaged file set aside, permissions too wide, or why there is none.
+
+    Only a store of the app's own making is opened; a file that is not one is refused and left
+    as it is, except in the default place, where an unreadable file can only be a damaged
+    store. A store the person cannot write is opened read-only."""
+    given = path is not None
+    path = Path(path) if given else default_path()
+    if path.exists() and not path.is_file():
+        return None, [f"History off: {path} is not a file: give the path of a history store."]
+    kind = _kind(path)
+    if kind == "foreign":
+        return None, [f"History off: {path} is a database this app did not make: left as it is."]
+    if kind == "unreadable" and given:
+        return None, [f"History off: {path} is not a history store: left as it is."]
+    if kind == "ours" and not _writable(path):
+        try:
+            store = HistoryStore(path, read_only=True)
+        except (StoreError, sqlite3.DatabaseError) as error:
+            return None, [f"History off: {path}: {error}."]
+        return store, [f"History store {path} is read-only: read, and this run's queries not kept."]
     try:
         _make_private(path)
     except OSError as error:
@@ -202,8 +328,10 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     except StoreError as error:
         return None, [f"History off: {path}: {error}."]
     except sqlite3.DatabaseError as error:
-        if getattr(error, "sqlite_errorname", "") in LOCKED:
+        if _locked(error):
             return None, [f"History off: {path} is locked by another program."]
+        if not _damaged(error):
+            return None, [f"History off: {path}: {_reason(error)}."]
         aside = _set_aside(path)
         notes = [f"History store {path} was unreadable ({error}): kept as {aside.name}."]
     try:
@@ -211,6 +339,37 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
         return HistoryStore(path), notes
     except (OSError, sqlite3.DatabaseError) as error:
         return None, [*notes, f"History off: cannot make a new store at {path} ({error})."]
+
+
+def _kind(path: Path) -> str:
+    """What the file at `path` is: `new` (none, or empty), `ours` (a store of this app: its
+    header's application id, or the tables of a store made before the id was written),
+    `foreign` (a SQLite database of another program) or `unreadable`."""
+    if not path.exists() or path.stat().st_size == 0:
+        return "new"
+    try:
+        with open(path, "rb") as file:
+            header = file.read(100)
+    except OSError:
+        return "unreadable"
+    if not header.startswith(b"SQLite format 3\x00") or len(header) < 100:
+        return "unreadable"
+    if int.from_bytes(header[68:72], "big") == APP_ID:
+        return "ours"
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return "unreadable"
+    return "ours" if tables <= TABLES | {"queries_by_time"} else "foreign"
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the store and its folder (where SQLite puts -wal)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def _wide_permissions(path: Path) -> list[str]:

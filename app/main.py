@@ -7,11 +7,12 @@ import os
 import sys
 from pathlib import Path
 
+from mtn_keras.cli import BAD_INPUT, describe, file_name
 from mtn_keras.data.logs import InputError
 from mtn_keras.quiet import native_stderr_silenced
 
-from .history_files import export_tsv, import_log
-from .history_store import default_path, open_store
+from .history_files import export_refusal, export_tsv, import_queries, user_queries
+from .history_store import StoreError, default_path, open_store
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 
@@ -24,12 +25,14 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="PATH",
+        type=file_name,
         help="a SavedModel directory, one containing savedmodel/, or `default`, the bundled "
         f"model (the default: {DEFAULT_MODEL})",
     )
     parser.add_argument(
         "--history",
         metavar="PATH",
+        type=file_name,
         help=f"the history store to use (the default: {default_path()})",
     )
     parser.add_argument(
@@ -40,13 +43,18 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--import-history",
         metavar="LOG",
+        type=file_name,
         help="add the queries of one user (--user) of an AOL-format log to the store, and exit",
     )
     parser.add_argument("--user", metavar="ID", help="the AnonID to import (--import-history)")
     parser.add_argument(
         "--export-history",
         metavar="FILE",
-        help="write the store's queries to FILE, one a line: query TAB time (UTC); and exit",
+        type=file_name,
+        help="write the store's queries to FILE (0600), one a line: query TAB time (UTC); and exit",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="let --export-history replace an existing FILE"
     )
     return parser
 
@@ -54,10 +62,16 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args_parser = parser()
     args = args_parser.parse_args(argv)
-    if args.import_history or args.export_history:
+    if args.import_history is not None or args.export_history is not None:
         if args.import_history and not args.user:
             args_parser.error("--import-history needs --user ID")
-        sys.exit(history_files(args))
+        if args.no_history:
+            args_parser.error("--no-history opens no store to import into or export from")
+        try:
+            sys.exit(history_files(args))
+        except KeyboardInterrupt:  # an import is one transaction; an export's part is removed
+            print("mtn-tui: interrupted; nothing half-written is left", file=sys.stderr)
+            sys.exit(130)
     # TensorFlow's native log lines would garble the screen: they go to a log file, where a
     # native abort also leaves its words. Inside: Textual takes sys.__stderr__ when the app
     # is made.
@@ -66,14 +80,28 @@ def main(argv: list[str] | None = None) -> None:
         app.run()
     if app.store is not None and app.store.pending:  # the store stayed locked to the end
         print(
-            f"mtn-tui: {app.store.path} stayed locked: {len(app.store.pending)} queries of this "
-            "run could not be written.",
+            f"mtn-tui: {app.store.path}: {app.store.failure}: {len(app.store.pending)} queries "
+            "of this run could not be written.",
             file=sys.stderr,
         )
 
 
 def history_files(args: argparse.Namespace) -> int:
-    """Import into and/or export from the store, saying what was done; the exit status."""
+    """Import into and/or export from the store, saying what was done; the exit status: 2 for
+    bad input (checked before the store is opened, so that a failed import creates nothing),
+    1 for a store that cannot be used or could not take every query."""
+    try:
+        if args.export_history is not None:
+            store_path = Path(args.history) if args.history else default_path()
+            refusal = export_refusal(
+                args.export_history, store_path, args.import_history, args.force
+            )
+            if refusal:
+                raise InputError(refusal)
+        timed = user_queries(args.import_history, args.user) if args.import_history else []
+    except InputError as error:
+        print(f"mtn-tui: {error}", file=sys.stderr)
+        return BAD_INPUT
     store, notes = open_store(args.history)
     for note in notes:
         print(note, file=sys.stderr)
@@ -81,22 +109,21 @@ def history_files(args: argparse.Namespace) -> int:
         return 1
     try:
         if args.import_history:
-            added = import_log(store, args.import_history, args.user)
+            added = import_queries(store, timed)
+            if not store.flush(wait=True):
+                raise StoreError(
+                    f"{store.path}: {store.failure}: {len(store.pending)} queries not written"
+                )
             print(f"Imported {added} queries of user {args.user} into {store.path}.")
         if args.export_history:
             written = export_tsv(store, args.export_history)
             print(f"Exported {written} queries to {args.export_history}.")
-    except (InputError, OSError) as error:
-        print(f"mtn-tui: {error}", file=sys.stderr)
+    except (StoreError, OSError) as error:
+        print(f"mtn-tui: {describe(error)}", file=sys.stderr)
         return 1
     finally:
-        all_written = store.close()
-    if not all_written:
-        print(
-            f"mtn-tui: {store.path} stayed locked: {len(store.pending)} queries not written.",
-            file=sys.stderr,
-        )
-        return 1
+        store.pending.clear()  # said above: nothing to keep trying at close
+        store.close()
     return 0
 
 

@@ -24,7 +24,7 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
-from mtn_keras.xla_setup import set_up_xla, skip_graph_rewrites
+from mtn_keras.xla_setup import compiled_before, mark_compiled, set_up_xla, skip_graph_rewrites
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
@@ -150,10 +150,14 @@ class Backend:
         if not self._attention_in_suggest:  # an older export: its own attention graph
             steps.append(("session_attention", lambda: self.attention(["a"])))
         for name, call_it in steps:
-            progress(f"Compiling {name} (cached on disk for the next start)…")
+            if compiled_before(self.path, name):
+                progress(f"Preparing {name} (compiled at an earlier start, read from disk)…")
+            else:
+                progress(f"Compiling {name} (cached on disk for the next start)…")
             began = time.perf_counter()
             call_it()
             self.start_seconds[name] = time.perf_counter() - began
+            mark_compiled(self.path, name)
 
     def suggest(self, session: list[str], history: tuple[str, ...] = ()) -> Suggestions:
         """Suggestions for the query after `session`, reading `history` if the model can."""

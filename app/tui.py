@@ -23,7 +23,7 @@ from .copy_panel import CopyPanel
 from .heat_map import HeatMap
 from .history_panel import HistoryPanel
 from .history_screen import HistoryScreen
-from .history_store import open_store
+from .history_store import StoreError, open_store
 from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
 from .query_input import QueryInput, continue_typed, typed_prefix
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
@@ -231,8 +231,8 @@ class MtnApp(App):
             return ()
         try:
             return self.store.recent(self.backend.history_size, before=self._session_began)
-        except sqlite3.Error:
-            return ()  # the file went away meanwhile: suggest without it
+        except (sqlite3.Error, StoreError):
+            return ()  # the file went away or was damaged meanwhile: suggest without it
 
     def _write_pending(self) -> None:
         """Write the queries a locked store could not take yet."""

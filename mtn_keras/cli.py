@@ -10,6 +10,7 @@ Exit codes, one convention for every command:
 Anything else is a defect and keeps Python's own traceback (exit 1).
 """
 
+import argparse
 import math
 import os
 import sys
@@ -30,18 +31,31 @@ def fail(prefix, error, verbose=False):
 
 
 def run(main, prog):
-    """Exits with `main()`'s code; Ctrl-C is one line and exit 130 (staged outputs are
-    removed on the way), and a closed pipe on stdout (`| head -1`) ends quietly."""
+    """Exits with `guarded(main, prog)`."""
+    sys.exit(guarded(main, prog))
+
+
+def guarded(main, prog):
+    """`main()`'s exit code; Ctrl-C is one line and 130 (staged outputs are removed on the
+    way; those already in place are named, whole), and a closed pipe on stdout (`| head -1`)
+    ends quietly with 141."""
+    from mtn_keras.outputs import written
+
+    written.clear()  # those of this run only
     try:
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
+        if written:
+            done = ", ".join(written)
+            print(f"{prog}: interrupted after {done} was written whole", file=sys.stderr)
+        else:
+            print(f"{prog}: interrupted; no half-written output is left", file=sys.stderr)
         code = 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         code = 141
-    sys.exit(code)
+    return code
 
 
 def describe(error):
@@ -133,6 +147,14 @@ def decode_config(args):
         filters=filters,
         threshold=args.threshold,
     )
+
+
+def file_name(text):
+    """A file or folder name, for argparse: an empty one is refused (given, it is no name, and
+    taken as "not given" it would do something else)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name is no file: give one")
+    return text
 
 
 def positive_int(text):

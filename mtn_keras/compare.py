@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from mtn_keras.cli import add_verbose, fail, needs_tensorflow
+from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow
 from mtn_keras.config import MODEL_NAMES, PRESETS
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
@@ -42,8 +42,10 @@ def parse_args(argv=None):
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data", required=True, help="prepared dataset directory")
-    parser.add_argument("--out", required=True, help="output directory, one folder per row")
+    parser.add_argument("--data", type=file_name, required=True, help="prepared dataset directory")
+    parser.add_argument(
+        "--out", type=file_name, required=True, help="output directory, one folder per row"
+    )
     parser.add_argument(
         "--quick",
         action="store_true",

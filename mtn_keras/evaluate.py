@@ -22,6 +22,8 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    file_name,
+    guarded,
     needs_tensorflow,
     non_negative_int,
     positive_int,
@@ -380,10 +382,12 @@ def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
-    parser.add_argument("--model", required=True, help=MODEL_HELP)
+    parser.add_argument("--model", type=file_name, required=True, help=MODEL_HELP)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--data", help="a prepared dataset directory")
-    source.add_argument("--input", nargs="+", help="raw log file(s), put through the same protocol")
+    source.add_argument("--data", type=file_name, help="a prepared dataset directory")
+    source.add_argument(
+        "--input", type=file_name, nargs="+", help="raw log file(s), put through the same protocol"
+    )
     parser.add_argument("--split", default="test", help="split of --data (default test)")
     parser.add_argument(
         "--format", default="aol", choices=["aol", "excite"], help="format of --input"
@@ -397,6 +401,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--train-data",
+        type=file_name,
         help="prepared dataset whose train split fits adj "
         "(default: --data, else the data the model was trained on)",
     )
@@ -426,9 +431,9 @@ def main(argv=None):
         "(and a session's first query's first 4 after an empty session), beside MPC; "
         "no chart",
     )
-    parser.add_argument("--json", help="write the report as JSON here")
-    parser.add_argument("--markdown", help="write the Table 2 style table here")
-    parser.add_argument("--chart", help="write the BLEU bar chart (PNG) here")
+    parser.add_argument("--json", type=file_name, help="write the report as JSON here")
+    parser.add_argument("--markdown", type=file_name, help="write the Table 2 style table here")
+    parser.add_argument("--chart", type=file_name, help="write the BLEU bar chart (PNG) here")
     add_verbose(parser)
     args = parser.parse_args(argv)
     decoding = decode_config(args)
@@ -479,6 +484,12 @@ def main(argv=None):
         train_sessions = load_split(train_dir, "train") if train_dir else None
         if warning := overlap_warning(sessions, train_sessions, train_dir):
             print(f"evaluate: warning: {warning}", file=sys.stderr)
+        if not train_sessions:
+            print(
+                "evaluate: no adj row: the adj anchor is fitted on a prepared train split, and "
+                "none is at hand (give --train-data DIR)",
+                file=sys.stderr,
+            )
         if args.prefix:
             report = completions(
                 resolve(args.model) if exported else None,
@@ -563,4 +574,4 @@ def write_completions(report, args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main, "evaluate"))

@@ -12,6 +12,7 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    file_name,
     needs_tensorflow,
     run,
 )
@@ -92,8 +93,12 @@ def check_out(out, model, force):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.export", description=__doc__)
-    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
-    parser.add_argument("--out", required=True, help="SavedModel directory to create")
+    parser.add_argument(
+        "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"
+    )
+    parser.add_argument(
+        "--out", type=file_name, required=True, help="SavedModel directory to create"
+    )
     add_decode_arguments(parser, fixed=True)
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
     add_verbose(parser)

@@ -138,6 +138,10 @@ def _staging_lock(parent: str, kind: str, target: str):
         lock.close()
 
 
+# The outputs renamed into place by this process: what an interrupt after them leaves whole.
+written: list[str] = []
+
+
 @contextlib.contextmanager
 def staged_directory(out: str, kind: str):
     """Yields a temporary sibling of `out` to fill; on success it replaces `out` (whose old
@@ -152,9 +156,11 @@ def staged_directory(out: str, kind: str):
                 old = temp + ".old"
                 os.rename(out, old)
                 os.rename(temp, out)
+                written.append(out)
                 shutil.rmtree(old)
             else:
                 os.rename(temp, out)
+                written.append(out)
         except BaseException:
             shutil.rmtree(temp, ignore_errors=True)
             raise
@@ -171,6 +177,7 @@ def staged_file(path: str):
             yield temp
             os.chmod(temp, 0o666 & ~_umask())
             os.replace(temp, path)
+            written.append(path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.remove(temp)

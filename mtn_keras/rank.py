@@ -6,7 +6,7 @@ import argparse
 import os
 
 from mtn_keras.artifacts import ModelDirError, load_trained
-from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
+from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
 from mtn_keras.config import DecodeConfig
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
@@ -58,12 +58,17 @@ def non_negative_int(text):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
-    parser.add_argument("--model", required=True, help="a directory written by mtn_keras.train")
     parser.add_argument(
-        "--data", help="the prepared dataset (default: the one the model was trained on)"
+        "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"
+    )
+    parser.add_argument(
+        "--data",
+        type=file_name,
+        help="the prepared dataset (default: the one the model was trained on)",
     )
     parser.add_argument(
         "--valid-data",
+        type=file_name,
         help="the prepared dataset whose validation split fits the "
         "ranker (default: --data's; its users must be unseen by the model and the index)",
     )

@@ -1,9 +1,11 @@
 """`python -m mtn_keras.suggest --model DIR QUERY [QUERY ...]`: print the k best next
 queries for a session (oldest query first), one `score<TAB>suggestion<TAB>source` line each
 (the ranker's confidence and model/log/history or their union with a ranking, else the
-length-normalised log-probability and model; no source for an export that has none).
-`--history FILE` passes the searcher's earlier queries (`--user ID` picks them from an
-AOL-format log).
+length-normalised log-probability and model; no source for an export that has none), under a
+header line that names the columns when the output is a terminal. `--history FILE` passes the
+searcher's earlier queries: one a line, or `query<TAB>time` as `mtn-tui --export-history`
+writes them (`--user ID` picks them from an AOL-format log); each is cut to the model's query
+length, as the session's queries are.
 
 Without QUERY, the sessions come from standard input, one a line with its queries
 TAB-separated, and each gets one line back: its suggestions, TAB-separated, best first (an
@@ -23,6 +25,8 @@ from mtn_keras.cli import (
     add_verbose,
     decode_config,
     fail,
+    file_name,
+    guarded,
     needs_tensorflow,
 )
 from mtn_keras.config import DecodeConfig
@@ -134,6 +138,14 @@ def answerer(model, exported, decoding, history=None):
         def run(name, **inputs):
             return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
 
+    if history is not None:
+        n = (
+            export_settings(path).get("max_query_tokens")
+            if exported
+            else trained.model.config.max_query_tokens
+        )
+        history = cut_queries(history, n)
+
     def answer(sessions, prefix):
         width = max(len(queries) for queries in sessions)
         padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
@@ -157,6 +169,22 @@ def answerer(model, exported, decoding, history=None):
     return answer
 
 
+def cut_queries(queries, max_tokens):
+    """The queries normalised and cut to their first `max_tokens` words (all for None), as
+    the model cuts the session's: no earlier query may make a call slower than a typed one."""
+    cut = (" ".join(normalise(query).split()[:max_tokens]) for query in queries)
+    return [query for query in cut if query]
+
+
+def header(scores, sources):
+    """The line that names the printed columns: the ranker's confidence (probabilities) or
+    the model's length-normalised log probability, the suggestion and, if given, its source."""
+    finite = [score for score in scores if np.isfinite(score)]
+    confidence = bool(finite) and 0 <= min(finite) and max(finite) <= 1 and max(finite) > 0
+    names = ["confidence" if confidence else "log prob", "suggestion"]
+    return "\t".join(names + (["source"] if any(sources) else []))
+
+
 def stdin_sessions():
     """The sessions on standard input, one a line, queries TAB-separated. Raises ValueError
     naming the first line that is not UTF-8 text."""
@@ -174,6 +202,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
     parser.add_argument(
         "--model",
+        type=file_name,
         required=True,
         help=MODEL_HELP + "; a SavedModel's decoding "
         "was fixed at export, so it refuses the options below that differ from "
@@ -183,6 +212,7 @@ def main(argv=None):
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
     parser.add_argument(
         "--history",
+        type=file_name,
         metavar="FILE",
         help="the searcher's earlier queries, oldest first: one a line, or with --user an "
         "AOL-format log; ranked with the model's and the log's candidates",
@@ -244,6 +274,8 @@ def main(argv=None):
             file=sys.stderr,
         )
         return NOTHING_TO_SHOW
+    if sys.stdout.isatty():
+        lines.insert(0, header(scores, sources))
     print("\n".join(lines))
     return 0
 
@@ -270,4 +302,4 @@ def exit_now(code):
 
 
 if __name__ == "__main__":
-    exit_now(main())
+    exit_now(guarded(main, "suggest"))

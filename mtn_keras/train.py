@@ -17,7 +17,7 @@ import os
 import sys
 
 from mtn_keras.artifacts import CONFIG, run_config
-from mtn_keras.cli import fail, positive_int, run
+from mtn_keras.cli import fail, file_name, positive_int, run
 from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, preset
 from mtn_keras.data.prepare import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
@@ -34,10 +34,12 @@ class TrainInputError(Exception):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.train", description=__doc__)
-    parser.add_argument("--data", required=True, help="prepared dataset directory")
+    parser.add_argument("--data", type=file_name, required=True, help="prepared dataset directory")
     parser.add_argument("--model", default="mtn", choices=sorted(MODEL_NAMES))
     parser.add_argument("--preset", default="small", help="paper, small or tiny")
-    parser.add_argument("--out", required=True, help="output directory, e.g. saved_models/NAME")
+    parser.add_argument(
+        "--out", type=file_name, required=True, help="output directory, e.g. saved_models/NAME"
+    )
     parser.add_argument("--epochs", type=positive_int)
     parser.add_argument("--batch-size", type=positive_int)
     parser.add_argument("--seed", type=int)

@@ -49,3 +49,23 @@ def test_graphs_run_as_exported_give_the_same_answers():
     assert tf.config.optimizer.get_experimental_options()["disable_meta_optimizer"]
     as_exported = tf.function(scores)(x)
     assert tf.reduce_all(rewritten == as_exported)
+
+
+def test_a_compilation_is_said_only_until_a_start_has_cached_it(monkeypatch, tmp_path):
+    from mtn_keras.xla_setup import compiled_before, mark_compiled
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+    set_up_xla()
+    model, other = tmp_path / "model", tmp_path / "other"
+    for folder, fingerprint in ((model, b"one"), (other, b"two")):
+        folder.mkdir()
+        (folder / "fingerprint.pb").write_bytes(fingerprint)
+    assert not compiled_before(model, "complete")
+    mark_compiled(model, "complete")
+    assert compiled_before(model, "complete")
+    assert not compiled_before(model, "session_attention") and not compiled_before(
+        other, "complete"
+    )
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=0")  # no cache kept: every start compiles
+    assert not compiled_before(model, "complete")

@@ -5,7 +5,7 @@ import math
 import os
 import sys
 
-from mtn_keras.cli import add_verbose, fail, run
+from mtn_keras.cli import add_verbose, fail, file_name, run
 from mtn_keras.data.logs import FORMATS, InputError
 from mtn_keras.data.prepare import PrepareError, format_stats, load_stats, prepare
 from mtn_keras.data.sessions import PROTOCOLS, Protocol
@@ -50,10 +50,19 @@ def _parser() -> argparse.ArgumentParser:
         "the vocabulary from the training split, write DIR (see docs/contracts.md).",
     )
     p.add_argument(
-        "--input", nargs="+", required=True, metavar="LOG", help="log files, plain or .gz"
+        "--input",
+        type=file_name,
+        nargs="+",
+        required=True,
+        metavar="LOG",
+        help="log files, plain or .gz",
     )
     p.add_argument(
-        "--out", required=True, metavar="DIR", help="the prepared dataset directory to write"
+        "--out",
+        type=file_name,
+        required=True,
+        metavar="DIR",
+        help="the prepared dataset directory to write",
     )
     p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
     p.add_argument(

@@ -5,6 +5,7 @@ its session, is a slice of one list per user, never a copy per pair; for trainin
 of rows of one encoded matrix of every user's queries (`LineHistories`)."""
 
 import os
+from datetime import datetime
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -71,33 +72,82 @@ class PairHistories:
 
     @classmethod
     def load(cls, directory: str, name: str, size: int = 200) -> "PairHistories | None":
-        """The histories of a prepared split; None if the dataset has none."""
+        """The histories of a prepared split; None if the dataset has none. Raises ValueError
+        naming the first user of the split that history.tsv does not hold."""
         from mtn_keras.data.prepare import load_users
 
         histories, starts = load_history(directory), load_starts(directory, name)
         if histories is None or starts is None:
             return None
-        return cls(histories, load_users(directory, name), starts, size)
+        users = load_users(directory, name)
+        for number, user in enumerate(users, 1):
+            if user not in histories:
+                raise ValueError(
+                    f"{os.path.join(directory, 'history.tsv')} holds no query of user {user} "
+                    f"({name}.users line {number}): prepare the dataset again"
+                )
+        return cls(histories, users, starts, size)
 
 
 def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[str]:
-    """A user's earlier queries, oldest first: the lines of a text file (one query a line,
-    empty lines skipped), or with `user` that user's queries in a log of `fmt`, normalised,
-    in time order, consecutive duplicates dropped. Raises InputError (an unreadable file)
-    or ValueError (a user the log does not hold)."""
+    """A user's earlier queries, oldest first: those of a history file (`history_file`), or
+    with `user` that user's queries in a log of `fmt`, normalised, in time order, consecutive
+    duplicates dropped. Raises InputError (an unreadable file, or one not in the format) or
+    ValueError (a user the log does not hold)."""
     from mtn_keras.data.logs import Tally, check_inputs, read_log
     from mtn_keras.data.sessions import user_queries
 
     check_inputs([path])
     if user is None:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return [line.strip() for line in file if line.strip()]
+        return history_file(path)
     tally = Tally()
     for who, timed in user_queries(read_log(path, fmt, tally, False), tally):
         if who == user:
             queries = [query for _, query in sorted(timed, key=itemgetter(0))]
             return [q for i, q in enumerate(queries) if i == 0 or q != queries[i - 1]]
     raise ValueError(f"{path}: no query of user {user}")
+
+
+def history_file(path: str) -> list[str]:
+    """The queries of a history file, in file order: one a line, or `query TAB time` as
+    `mtn-tui --export-history` writes them; empty lines skipped. Raises InputError, with how
+    many lines were not text or not in the format and the first, rather than read them as
+    queries."""
+    from mtn_keras.data.logs import InputError
+
+    queries, bad, first = [], 0, ""
+    with open(path, "rb") as file:
+        for number, raw in enumerate(file, 1):
+            try:
+                fields = raw.decode("utf-8").rstrip("\r\n").split("\t")
+            except UnicodeDecodeError:
+                fields = None
+            if fields is None or "\x00" in fields[0]:
+                why = "not UTF-8 text" if fields is None else "a NUL byte: not text"
+            elif len(fields) == 1 or (len(fields) == 2 and _is_time(fields[1])):
+                if fields[0].strip():
+                    queries.append(fields[0].strip())
+                continue
+            else:
+                why = "TAB-separated, but not query TAB time"
+            bad += 1
+            first = first or f"line {number}: {why}"
+    if bad:
+        raise InputError(
+            f"{path}: {bad} of {number} lines are not history, the first at {first}; a "
+            "history file holds one query a line, or query TAB time (mtn-tui "
+            "--export-history); an AOL-format log needs --user"
+        )
+    return queries
+
+
+def _is_time(text: str) -> bool:
+    """Whether `text` is a time as the AOL log and the app's export write it."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class LineHistories(NamedTuple):

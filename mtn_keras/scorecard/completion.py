@@ -60,8 +60,15 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None):
     every pair with the first `chars` characters of its next query typed, and each session's
     first query with its first FIRST_QUERY_CHARS typed after an empty session. The units
     (users, else sessions) are what the bootstrap resamples; the histories (each case's
-    rows' earlier queries) are None without the sessions' `histories` (one per session)."""
+    rows' earlier queries) are None without the sessions' `histories` (one per session).
+    Raises ValueError for a size no next query is longer than (every one typed whole)."""
     pairs = session_pairs(sessions)
+    longest = max((len(query) for _, query in pairs), default=0)
+    if too_long := [size for size in chars if size >= longest]:
+        raise ValueError(
+            f"--prefix {too_long[0]}: no next query is longer than {longest} characters, so it "
+            "would be typed whole, not completed"
+        )
     groups = pair_groups(sessions, users)
     earlier = pair_histories(sessions, histories) if histories is not None else None
     cases = {

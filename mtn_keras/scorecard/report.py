@@ -54,7 +54,7 @@ def evaluate_suggesters(
     references = [reference for _, reference in pairs]
     results, shown = {}, {}
     for name, suggest in suggesters.items():
-        lists = []
+        lists, said = [], 0
         for start in range(0, len(contexts), batch_size):
             batch_contexts = contexts[start : start + batch_size]
             if getattr(suggest, "reads_history", False):
@@ -63,8 +63,8 @@ def evaluate_suggesters(
                 batch = suggest(batch_contexts)
             lists.extend([text for text, _ in suggestions] for suggestions in batch)
             if progress:
-                print(f"\r{name}: {len(lists)}/{len(contexts)} pairs", end="", file=sys.stderr)
-        if progress:
+                said = show_progress(name, len(lists), len(contexts), said)
+        if progress and sys.stderr.isatty():
             print(file=sys.stderr)
         hypotheses = [texts[0] if texts else "" for texts in lists]
         results[name] = {
@@ -97,6 +97,18 @@ def split_by_history(results, shown, pairs, histories, follows, groups, resample
             results[name]["history_split"]["new_difference"] = paired_difference(
                 lists, shown[base], pairs, ~repeat, resampled
             )
+
+
+def show_progress(name: str, done: int, total: int, said: int) -> int:
+    """Says `name: done/total pairs` on stderr: redrawn in place on a terminal, else one line
+    at each tenth done (a log file reads lines, not carriage returns); returns the tenths said."""
+    if sys.stderr.isatty():
+        print(f"\r{name}: {done}/{total} pairs", end="", file=sys.stderr)
+        return said
+    tenths = done * 10 // max(total, 1)
+    if tenths > said:
+        print(f"{name}: {done}/{total} pairs", file=sys.stderr)
+    return max(tenths, said)
 
 
 def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float) -> dict:

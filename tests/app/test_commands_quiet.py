@@ -102,8 +102,10 @@ def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_
     from mtn_keras import evaluate
 
     assert evaluate.main(["--model", str(fake_model.parent), "--input", str(made_up_log)]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "| tiny |" in out and "| copy-last |" in out
+    assert "evaluate: no adj row: the adj anchor is fitted on a prepared train split" in err
+    assert "\r" not in err and "tiny: " in err  # progress as lines a log file reads
     assert "perplexity: only for a run folder of train" in out
 
 

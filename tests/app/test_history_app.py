@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from app import main as cli
-from app.history_screen import ConfirmScreen, HistoryScreen
+from app.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
 from app.history_store import HistoryStore, open_store
 from app.suggestion_list import HISTORY_GLYPH, SuggestionList
 from app.tui import MtnApp
@@ -175,15 +175,24 @@ async def test_the_history_screen_searches_and_deletes(fake_model_with_history, 
             "porto trams",
             "lisbon castle",
         ]
+        await pilot.press("down", "down")
+        assert screen.highlighted()[0].query == "porto trams"
         await pilot.press(*"castle")  # the sessions that hold it, whole
+        await pilot.pause()
         assert [row[0].query for row in screen.rows if row] == [
             "lisbon zoo",
             "porto trams",
             "lisbon castle",
         ]
+        assert screen.highlighted()[0].query == "lisbon zoo"  # the first result, not row 3
         await pilot.press("down", "down")
         assert screen.highlighted()[0].query == "lisbon castle"
-        await pilot.press("f7")
+        await pilot.press("f7")  # asks first, naming the query
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "“lisbon castle”" in app.screen.question
+        await pilot.press("n")
+        assert "lisbon castle" in stored(store_path)
+        await pilot.press("f7", "y")
         assert "lisbon castle" not in stored(store_path)
         await pilot.press("escape")
         await settle(pilot)
@@ -206,17 +215,51 @@ async def test_a_delete_on_a_locked_store_is_refused_not_crashed(fake_model, sto
         await pilot.press("f5")
         other = sqlite3.connect(store_path, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
-        await pilot.press("f7")
+        await pilot.press("f7", "y")
         assert "Not deleted: the store is busy" in [n.message for n in app._notifications][-1]
         other.execute("ROLLBACK")
         other.close()
-        await pilot.press("f7")
+        await pilot.press("f7", "y")
     assert stored(store_path) == []
 
 
+async def test_the_history_screen_lists_a_large_store_from_its_newest_queries(
+    fake_model, store_path
+):
+    store, _ = open_store(store_path)
+    store.add("zanzibar ferry", LONG_AGO - 10)
+    store.add_many([(f"made up query {n}", LONG_AGO + n) for n in range(20_000)])  # one session
+    store.close()
+    app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        screen = app.screen
+        listed = [row[0].query for row in screen.rows if row]
+        assert len(listed) == ROWS_SHOWN and listed[-1] == "made up query 19999"
+        assert "20001 stored queries" in str(screen.query_one("#history-title").render())
+        await pilot.press(*"zanzibar")  # searching reaches the older ones
+        await pilot.pause()
+        assert screen.highlighted()[0].query == "zanzibar ferry"
+
+
+async def test_a_damaged_store_is_named_on_the_history_screen(fake_model, store_path):
+    seeded(store_path, *[f"query number {n} " * 5 for n in range(2000)])
+    data = bytearray(store_path.read_bytes())
+    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
+    store_path.write_bytes(bytes(data))
+    app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        title = str(app.screen.query_one("#history-title").render())
+        assert title.startswith("History unreadable:") and "the store is damaged" in title
+
+
 async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, store_path):
-    store_path.parent.mkdir(mode=0o700)
-    store_path.write_bytes(b"garbage " * 100)
+    seeded(store_path, "lisbon zoo")
+    store_path.write_bytes(store_path.read_bytes()[:1000])  # truncated: still ours by its header
+    damaged = store_path.read_bytes()
     app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "after the damage")
@@ -224,7 +267,7 @@ async def test_a_corrupt_store_is_kept_aside_and_the_app_goes_on(fake_model, sto
         assert "kept as history.db.damaged-" in note
     assert stored(store_path) == ["after the damage"]
     [aside] = store_path.parent.glob("history.db.damaged-*")
-    assert aside.read_bytes() == b"garbage " * 100
+    assert aside.read_bytes() == damaged
 
 
 def test_import_and_export_work_without_the_interface(monkeypatch, tmp_path, store_path, capsys):
@@ -249,4 +292,4 @@ def test_import_and_export_work_without_the_interface(monkeypatch, tmp_path, sto
         cli.main(
             ["--history", str(store_path), "--import-history", str(tmp_path / "no"), "--user", "4"]
         )
-    assert done.value.code == 1 and "no such file" in capsys.readouterr().err
+    assert done.value.code == 2 and "no such file" in capsys.readouterr().err

@@ -9,8 +9,16 @@ import stat
 
 import pytest
 
-from app.history_files import export_tsv, import_log
-from app.history_store import MIGRATIONS, VERSION, HistoryStore, default_path, open_store
+from app.history_files import export_tsv, import_queries, user_queries
+from app.history_store import (
+    MAX_QUERY_CHARS,
+    MIGRATIONS,
+    VERSION,
+    HistoryStore,
+    StoreError,
+    default_path,
+    open_store,
+)
 
 HOUR = 3600
 
@@ -174,18 +182,139 @@ def test_closing_a_store_locked_to_the_end_says_what_was_not_written(monkeypatch
     store._db = sqlite3.connect(store.path)  # for the fixture's own close
 
 
-def test_a_corrupt_store_is_set_aside_and_a_new_one_made(tmp_path):
-    path = tmp_path / "history.db"
+def test_a_corrupt_store_in_the_default_place_is_set_aside_and_a_new_one_made(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    path = default_path()
+    path.parent.mkdir()
     path.write_bytes(b"this is not a database, " * 200)
     os.chmod(path, 0o600)
-    store, notes = open_store(path)
+    store, notes = open_store()
     assert store is not None and store.count() == 0
-    [aside] = tmp_path.glob("history.db.damaged-*")
+    [aside] = path.parent.glob("history.db.damaged-*")
     assert aside.read_bytes() == b"this is not a database, " * 200
     assert len(notes) == 1 and aside.name in notes[0]
     store.add("after", 1)
     assert store.recent(1) == ("after",)
     store.close()
+
+
+def test_a_truncated_store_of_ours_is_set_aside_wherever_it_is(tmp_path):
+    path = tmp_path / "history.db"
+    open_store(path)[0].close()
+    path.write_bytes(path.read_bytes()[:1000])
+    store, notes = open_store(path)
+    assert store is not None and "kept as history.db.damaged-" in notes[0]
+    store.close()
+
+
+def test_a_folder_a_foreign_database_and_other_files_are_refused_and_left_as_they_are(tmp_path):
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    store, notes = open_store(folder)
+    assert store is None and notes == [
+        f"History off: {folder} is not a file: give the path of a history store."
+    ]
+    assert folder.is_dir() and list(tmp_path.iterdir()) == [folder]
+    foreign = tmp_path / "contacts.db"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE people (name TEXT)")
+    db.commit()
+    db.close()
+    before = foreign.read_bytes()
+    store, notes = open_store(foreign)
+    assert store is None and "a database this app did not make: left as it is" in notes[0]
+    assert foreign.read_bytes() == before and not foreign.with_name("contacts.db-wal").exists()
+    letter = tmp_path / "letter.txt"
+    letter.write_text("dear ...\n" * 50)
+    store, notes = open_store(letter)
+    assert store is None and notes == [
+        f"History off: {letter} is not a history store: left as it is."
+    ]
+    assert letter.read_text() == "dear ...\n" * 50
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Documents", "contacts.db", "letter.txt"]
+
+
+def test_a_store_made_before_the_application_id_is_still_ours(tmp_path):
+    path = tmp_path / "history.db"
+    open_store(path)[0].close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA application_id = 0")
+    db.close()
+    store, notes = open_store(path)
+    assert store is not None and notes == []
+    store.close()
+
+
+def test_a_read_only_store_is_read_and_left_unchanged(monkeypatch, tmp_path):
+    path = tmp_path / "history.db"
+    store, _ = open_store(path)
+    store.add("lisbon trams", 1)
+    store.close()
+    before = path.read_bytes()
+    monkeypatch.setattr("app.history_store._writable", lambda path: False)
+    store, notes = open_store(path)
+    assert store.read_only and "is read-only" in notes[0]
+    store.add("this run", 2)
+    assert store.recent(5) == ("lisbon trams", "this run")
+    with pytest.raises(StoreError, match="read-only"):
+        store.delete([1])
+    assert store.close()
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_page_is_named_when_read(tmp_path):
+    path = tmp_path / "history.db"
+    store, _ = open_store(path)
+    store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])
+    store.close()
+    data = bytearray(path.read_bytes())
+    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
+    path.write_bytes(bytes(data))
+    store, _ = open_store(path)
+    with pytest.raises(StoreError, match="history.db: the store is damaged"):
+        store.entries()
+    store.close()
+
+
+def test_a_full_disk_is_named_not_called_locked(store):
+    store.add("first", 1)
+    store._db.execute("PRAGMA max_page_count = 1")  # every further page: SQLITE_FULL
+    store.add_many([(f"query number {n} " * 20, n) for n in range(500)])
+    assert store.pending and store.failure == "the disk is full"
+
+
+def test_a_stored_entry_is_cut_to_the_length_cap(store):
+    store.add("word " * 100_000, 1)
+    [entry] = store.entries()
+    assert len(entry.query) == MAX_QUERY_CHARS
+
+
+def test_a_delete_with_another_connection_open_leaves_the_text_in_no_file(store):
+    store.add("keep", 1)
+    store.add("zanzibar secret", 2)
+    other = sqlite3.connect(store.path)  # a second app, idle
+    assert other.execute("SELECT count(*) FROM queries").fetchone() == (2,)
+    assert store.delete([e.id for e in store.entries() if e.query == "zanzibar secret"])
+    assert b"zanzibar" not in file_bytes(store.path)
+    other.close()
+
+
+def test_a_delete_while_another_connection_reads_says_the_text_is_still_in_the_wal(
+    monkeypatch, store
+):
+    monkeypatch.setattr("app.history_store.OPEN_WAIT_S", 0.2)
+    store.add("keep", 1)
+    store.add("zanzibar secret", 2)
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN")
+    other.execute("SELECT * FROM queries").fetchall()  # a read that holds its snapshot
+    assert not store.delete([e.id for e in store.entries() if e.query == "zanzibar secret"])
+    other.execute("COMMIT")
+    assert store.scrub()
+    assert b"zanzibar" not in file_bytes(store.path)
+    other.close()
 
 
 def test_a_folder_that_cannot_be_made_means_no_history(tmp_path):
@@ -220,8 +349,8 @@ def test_import_one_user_of_an_aol_log_and_export(store, tmp_path):
         file.write("8\tsomeone else\t2006-03-01 07:18:00\t\t\n")
         file.write("7\t-\t2006-03-01 07:19:00\t\t\n")
         file.write("7\tlisbon trams\t2006-03-01 07:20:00\t1\thttp://x\n")
-    assert import_log(store, log, "7") == 2
-    assert import_log(store, log, "7") == 0  # run twice: nothing twice
+    assert import_queries(store, user_queries(log, "7")) == 2
+    assert import_queries(store, user_queries(log, "7")) == 0  # run twice: nothing twice
     assert store.recent(5) == ("lisbon hotels", "lisbon trams")
     out = tmp_path / "out.tsv"
     assert export_tsv(store, out) == 2

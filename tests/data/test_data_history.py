@@ -1,6 +1,7 @@
 """Users' histories kept by `prepare`: each line points at its place in its user's history,
 and a pair's history is only what its own user typed before it."""
 
+import pytest
 from test_data_prepare import write_log
 
 from mtn_keras.data.history import PairHistories, load_history, load_starts
@@ -55,3 +56,14 @@ def test_a_dataset_without_histories_says_none(tmp_path):
     prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10), progress=False)
     (out / "history.tsv").unlink()
     assert load_history(out) is None and PairHistories.load(str(out), "test") is None
+
+
+def test_a_user_missing_from_history_tsv_is_named(tmp_path):
+    out = prepared(tmp_path)
+    missing = load_users(out, "test")[0]
+    rows = (out / "history.tsv").read_text().splitlines(keepends=True)
+    (out / "history.tsv").write_text("".join(r for r in rows if r.split("\t")[0] != missing))
+    with pytest.raises(
+        ValueError, match=f"holds no query of user {missing} \\(test.users line 1\\)"
+    ):
+        PairHistories.load(str(out), "test")

@@ -113,3 +113,11 @@ def test_the_block_list_comes_from_the_package_less_everyday_words_plus_adult_on
     assert not blocks("hiv test results", phrases) and not blocks("pawn shop", phrases)
     assert blocks("actor name nude", phrases) and not blocks("nudes are art", ["nude"])
     assert np.all([p == " ".join(p.split()) for p in phrases])
+
+
+def test_adult_phrases_of_innocent_words_are_blocked_and_the_words_alone_are_not():
+    phrases = blocked_phrases()
+    assert blocks("crossdressing forum", phrases) and blocks("diaper punishment", phrases)
+    assert blocks("free adult chat rooms", phrases)
+    for innocent in ("diaper bags", "punishment for theft", "adult education", "chat rooms"):
+        assert not blocks(innocent, phrases), innocent

@@ -1,5 +1,7 @@
 """`evaluate --prefix`: the MPC anchor, the cases and the report, on hand-made sessions."""
 
+import pytest
+
 from mtn_keras.scorecard.completion import (
     HistoryThenMPC,
     MostPopularCompletion,
@@ -114,3 +116,9 @@ def test_with_histories_the_report_adds_the_model_with_history_and_its_anchor():
     first = report["first query, 4 characters, empty session"]
     assert first["toy + history"]["sr@5"] == 50.0  # hotels rome
     assert seen == [earlier[0], earlier[0], earlier[1], earlier[0], earlier[1]]
+
+
+def test_a_prefix_no_next_query_is_longer_than_is_refused():
+    with pytest.raises(ValueError) as refused:
+        completion_cases(TEST, chars=(2, 1000))
+    assert str(refused.value).startswith("--prefix 1000: no next query is longer than 11 ")

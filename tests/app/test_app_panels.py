@@ -1,0 +1,24 @@
+"""The panels' tables without the app: the copy panel lists only words the suggestion holds,
+and the history panel lists a query read more than once in one row."""
+
+import numpy as np
+
+from app.copy_panel import copied_words
+from app.history_panel import ROWS, history_table, merged
+
+
+def test_the_copy_panel_lists_only_words_the_suggestion_holds():
+    tokens = [["dentist", "near", "me"], ["teeth", "whitening", ""]]
+    weights = np.array([[0.3, 0.21, 0.1], [0.05, 0.34, 0.0]])
+    words = copied_words("dentist whitening", weights, tokens, [1, 2])
+    assert words == [(0.34, 2, "whitening"), (0.3, 1, "dentist")]
+    assert copied_words("cheap flights", weights, tokens, [1, 2]) == []
+
+
+def test_a_query_read_three_times_is_one_row_with_its_weights_summed():
+    queries = ["red sox tickets", "fenway park", "red sox tickets", "red sox tickets"]
+    distinct, summed = merged(queries, np.array([0.1, 0.2, 0.3, 0.25], np.float32))
+    assert distinct == ["red sox tickets", "fenway park"]
+    np.testing.assert_allclose(summed, [0.65, 0.2], rtol=1e-6)
+    table = history_table(queries, np.array([0.1, 0.2, 0.3, 0.25]), 60)
+    assert table.row_count == 2 <= ROWS
