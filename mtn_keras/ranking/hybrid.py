@@ -158,18 +158,25 @@ class HybridRanker(tf.Module):
         threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
-        loose = mine & ~found["related"]
-        scores = tf.where(loose & (rank_among(scores, loose) >= LOOSE), NEG_INF, scores)
-        session = ~mine & ~typed[:, None]
-        reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
-        # Which k are shown: the reserved, then the best; in what order: by score, loose last.
-        lowered = tf.where(loose, scores - 4.0, scores)
-        _, chosen = tf.math.top_k(tf.where(reserved, scores + 2.0, lowered), k)
-        ordered = tf.gather(tf.where(loose, scores - 2.0, scores), chosen, batch_dims=1)
-        _, order = tf.math.top_k(ordered, k)
-        chosen = tf.gather(chosen, order, batch_dims=1)
+        chosen = placed(scores, mine, mine & ~found["related"], typed, k)
         columns = (scores, found["texts"], found["sources"], found["copied"])
         return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
+
+
+def placed(scores, mine, loose, typed, k):
+    """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown), best
+    first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
+    them that relate to nothing in the session; `typed` [B]. The session's own RESERVED best
+    are always among them, at most LOOSE loose ones are, after every other."""
+    scores = tf.where(loose & (rank_among(scores, loose) >= LOOSE), NEG_INF, scores)
+    session = ~mine & ~typed[:, None]
+    reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
+    # Which k are shown: the reserved, then the best; in what order: by score, loose last.
+    lowered = tf.where(loose, scores - 4.0, scores)
+    _, chosen = tf.math.top_k(tf.where(reserved, scores + 2.0, lowered), k)
+    ordered = tf.gather(tf.where(loose, scores - 2.0, scores), chosen, batch_dims=1)
+    _, order = tf.math.top_k(ordered, k)
+    return tf.gather(chosen, order, batch_dims=1)
 
 
 def rank_among(scores, members):
