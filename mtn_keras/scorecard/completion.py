@@ -8,10 +8,11 @@ import heapq
 from bisect import bisect_left
 from collections import Counter
 
+from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
 from mtn_keras.scorecard.pairs import pair_groups, pair_histories, session_pairs
-from mtn_keras.scorecard.report import _cell
+from mtn_keras.scorecard.report import _cell, split_by_history
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
 LAST_CHAR = chr(0x10FFFF)
@@ -104,9 +105,11 @@ def completion_report(
     model's `complete(contexts, prefixes) -> lists of texts` (row `name`), MPC and MPC
     without the session's queries, all on the same pairs. With the sessions' `histories`
     (each session's user's earlier queries) and `complete_with_history(contexts, prefixes,
-    histories)`, also "NAME + history" and the history-then-MPC anchor."""
+    histories)`, also "NAME + history" and the history-then-MPC anchor, and every row's
+    figures split into repeat and new pairs (report.split_by_history)."""
     mpc = MostPopularCompletion().fit(train_sessions)
     own = HistoryThenMPC(mpc)
+    follows = log_follows(train_sessions) if histories is not None else frozenset()
     report = {}
     cases = completion_cases(sessions, users, chars, histories)
     for case, (pairs, prefixes, groups, earlier) in cases.items():
@@ -142,15 +145,34 @@ def completion_report(
                 intervals = ratio_intervals(found, pairs, groups, resamples, seed)
                 scores |= {f"{key}_ci": intervals[f"{key}_ci"] for key in ("sr@5", "mrr@5")}
             report[case][row] = scores
+        if earlier is not None:
+            split_by_history(
+                report[case], lists, pairs, earlier, follows, groups, resamples, seed, prefixes
+            )
     return report
 
 
 def completion_table(report):
     """The report of `completion_report` as a markdown table: one row per case and
-    suggester, SR@5 and MRR@5 with their intervals."""
-    lines = ["| Typed | Suggester | Pairs | SR@5 | MRR@5 |", "| --- | --- | ---: | ---: | ---: |"]
+    suggester, SR@5 and MRR@5 with their intervals; with histories, SR@5 on repeat and new
+    pairs, the difference on new pairs and the unrelated history items too."""
+    split = any("history_split" in row for rows in report.values() for row in rows.values())
+    head = "| Typed | Suggester | Pairs | SR@5 | MRR@5 |"
+    rule = "| --- | --- | ---: | ---: | ---: |"
+    if split:
+        head += " SR@5 repeat | SR@5 new | New: with − without | Unrelated history |"
+        rule += " ---: | ---: | ---: | ---: |"
+    lines = [head, rule]
     for case, rows in report.items():
         for name, row in rows.items():
             cells = [_cell(row[key], row.get(f"{key}_ci")) for key in ("sr@5", "mrr@5")]
+            if parts := row.get("history_split"):
+                difference = parts.get("new_difference")
+                cells += [
+                    _cell(parts["repeat"]["sr@5"], parts["repeat"]["sr@5_ci"]),
+                    _cell(parts["new"]["sr@5"], parts["new"]["sr@5_ci"]),
+                    _cell(difference["difference"], difference["ci"]) if difference else "",
+                    _cell(parts["unrelated_history"]),
+                ]
             lines.append(f"| {case} | {name} | {row['pairs']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -83,14 +83,17 @@ def evaluate_suggesters(
     return results
 
 
-def split_by_history(results, shown, pairs, histories, follows, groups, resamples, seed):
-    """Adds `history_split` (history_split.split_figures) to every result and, to each
-    "NAME + history" whose "NAME" was scored too, `new_difference` on new pairs."""
+def split_by_history(
+    results, shown, pairs, histories, follows, groups, resamples, seed, prefixes=None
+):
+    """Adds `history_split` (history_split.split_figures; `prefixes`: what was typed) to
+    every result and, to each "NAME + history" whose "NAME" was scored too,
+    `new_difference` on new pairs."""
     repeat = repeat_mask(pairs, histories)
     resampled = UserResamples(groups or range(len(pairs)), resamples, seed)
     for name, lists in shown.items():
         results[name]["history_split"] = split_figures(
-            lists, pairs, repeat, resampled, histories, follows
+            lists, pairs, repeat, resampled, histories, follows, prefixes
         )
         base = name.removesuffix(" + history")
         if base != name and base in shown:

@@ -116,6 +116,13 @@ def test_with_histories_the_report_adds_the_model_with_history_and_its_anchor():
     first = report["first query, 4 characters, empty session"]
     assert first["toy + history"]["sr@5"] == 50.0  # hotels rome
     assert seen == [earlier[0], earlier[0], earlier[1], earlier[0], earlier[1]]
+    # every row split into repeat pairs (typed before: holiday inn) and new ones
+    split = two["toy + history"]["history_split"]
+    assert split["repeat"] == {**split["repeat"], "pairs": 1, "sr@5": 100.0}
+    assert split["new"]["sr@5"] == 0.0 and split["new_difference"]["difference"] == 0.0
+    assert split["unrelated_history"] == 0.0  # what starts with the typed prefix relates
+    table = completion_table(report)
+    assert "SR@5 repeat" in table and "| 2 characters | toy + history | 3 | 33.33" in table
 
 
 def test_a_prefix_no_next_query_is_longer_than_is_refused():
