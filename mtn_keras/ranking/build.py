@@ -20,10 +20,11 @@ HISTORY = HISTORY_SIZE  # the history columns fed to the candidate table
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
 PLAIN_EVERY = 2  # one pair in two again without its history, for users without one
-# The share of the validation SR@k each threshold keeps (ranker.choose_threshold). A list of
-# the user's own earlier queries costs a searcher little when unsure, so it is cut less: on
-# the AOL dev log's test users, keeping 0.95 with history gave SR@5 16.42% at coverage 76.5%,
-# 0.99 gave 17.24% at 93.3% (all shown: 17.38%). Without history 0.95 (0.76%, 96.8%).
+# The share of the validation SR@k each threshold keeps (ranker.choose_threshold), on
+# out-of-fold probabilities. A list of the user's own earlier queries costs a searcher little
+# when unsure, so it is cut less. (Chosen once by test-user figures, kept; see
+# docs/ranking.md. The session's own candidates are held to the plain threshold, with a
+# history too: HybridRanker.)
 KEEP = {"plain": 0.95, "history": 0.99}
 FOLDS = 3  # the thresholds are tuned on users the ranker that scores them was not fitted on
 
@@ -131,8 +132,7 @@ def build_ranking(
     candidate table function of the model ranked with that index (decoded with
     `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
     model never saw, as the product meets them: held-out sessions of training users, added,
-    made a worse ranker (SR@5 0.82 against 0.94 on the AOL dev log's test users, same
-    candidates; 0.75 on them alone): the model remembers them, and its scores of their
+    made a worse ranker (docs/ranking.md): the model remembers them, and its scores of their
     next queries mislead."""
     index = QueryLogIndex.build(train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
