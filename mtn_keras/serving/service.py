@@ -38,6 +38,7 @@ from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
+from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import SessionEncoder
 from mtn_keras.serving.inputs import (
@@ -63,7 +64,7 @@ class SuggestionService(tf.Module):
 
     def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
         super().__init__()
-        self.model = model
+        track_variables_only(self, "model", model)
         self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
