@@ -1,6 +1,7 @@
 """What the SavedModel's signatures do with odd tensors, apart from the decoding itself:
 input checks that name the input and the shape expected (a signature's declared shape is
-not enforced when it is called), and the answer to a batch of no sessions."""
+not enforced when it is called), an empty session as a session of one empty query, and the
+answer to a batch of no sessions."""
 
 import tensorflow as tf
 
@@ -42,7 +43,7 @@ def check_rank(tensor, name, expected):
 def checked_inputs(session, prefix=None, history=None):
     """`session` (and `prefix`, `history`) after checks that raise InvalidArgumentError,
     naming the input and the shape expected, on a wrong rank or a batch unlike the
-    session's."""
+    session's. A session of no queries [B, 0] comes back as one empty query each [B, 1]."""
     checks = [check_rank(session, "session", "[B, S]")]
     for tensor, name, expected in ((prefix, "prefix", "[B]"), (history, "history", "[B, H]")):
         if tensor is None:
@@ -59,10 +60,18 @@ def checked_inputs(session, prefix=None, history=None):
                 )
             )
     with tf.control_dependencies(checks):
-        session = tf.identity(session)
+        session = at_least_one_query(session)
         prefix = None if prefix is None else tf.identity(prefix)
         history = None if history is None else tf.identity(history)
     return (session, prefix) if history is None else (session, prefix, history)
+
+
+def at_least_one_query(session):
+    """[B, S] -> [B, max(S, 1)]: a session of no queries (what a search box sends before its
+    first query) gets one empty query, so that every signature answers it, shapes included,
+    exactly as [[""]]: the first query of a session completes."""
+    missing = tf.maximum(1 - tf.shape(session)[1], 0)
+    return tf.pad(session, [[0, 0], [missing, 0]], constant_values="")
 
 
 def empty_outputs(outputs, sizes):

@@ -67,7 +67,8 @@ def loaded(exported):
 
 
 def expect_outputs(out, batch, size, k, n):
-    slots = min(size + 1, 5)  # max_queries of the tiny model's data
+    # A session of no queries is one of one empty query; 5: max_queries of the tiny model.
+    slots = min(max(size, 1) + 1, 5)
     assert out["suggestions"].shape == (batch, k) and out["scores"].shape == (batch, k)
     assert out["copy_attention"].shape == (batch, k, slots, n)
     assert out["source_tokens"].shape == (batch, slots, n)
@@ -81,6 +82,27 @@ def test_a_batch_of_no_sessions_gets_empty_outputs(loaded, service):
         out = loaded.signatures["complete"](session=session, prefix=tf.zeros([0], tf.string))
         expect_outputs(out, 0, size, service.k, service.n)
         assert loaded.signatures["session_attention"](session=session)["attention"].shape[0] == 0
+
+
+def test_an_empty_session_answers_as_one_empty_query(loaded, service):
+    """[B, 0] is [[""], ...] to every signature, shapes included: a typed first query
+    completes, and with nothing typed the answer is the same nothing."""
+    none, one_empty = tf.zeros([2, 0], tf.string), tf.constant([[""], [""]])
+    prefix, history = tf.constant(["chea", ""]), tf.constant([["used cars", ""]] * 2)
+    calls = [
+        (loaded.signatures["suggest"], {}),
+        (loaded.signatures["complete"], {"prefix": prefix}),
+        (loaded.signatures["session_attention"], {}),
+        (service.suggest_with_history, {"history": history}),
+        (service.complete_with_history, {"prefix": prefix, "history": history}),
+    ]
+    for function, inputs in calls:
+        got, want = function(session=none, **inputs), function(session=one_empty, **inputs)
+        assert set(got) == set(want)
+        for key in want:
+            np.testing.assert_array_equal(got[key].numpy(), want[key].numpy(), err_msg=key)
+    typed = loaded.signatures["complete"](session=none, prefix=prefix)["suggestions"].numpy()
+    assert any(text.startswith(b"chea") for text in typed[0])
 
 
 @pytest.mark.parametrize("shape", [[2], [1, 1, 1], []])
