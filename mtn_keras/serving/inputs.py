@@ -1,9 +1,14 @@
 """What the SavedModel's signatures do with odd tensors, apart from the decoding itself:
 input checks that name the input and the shape expected (a signature's declared shape is
-not enforced when it is called), an empty session as a session of one empty query, and the
-answer to a batch of no sessions."""
+not enforced when it is called), an empty session as a session of one empty query, the
+answer to a batch of no sessions, and large batches answered in chunks."""
 
 import tensorflow as tf
+
+# Sessions searched at once: a batch of B sessions is answered in ceil(B / CHUNK) chunks one
+# after another, so a call's memory is that of CHUNK sessions whatever B (one call of 1,000
+# sessions peaked at 14 GB before; benchmarks/bench_batch_memory.py).
+CHUNK = 64
 
 # Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
 # `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
@@ -86,3 +91,37 @@ def empty_outputs(outputs, sizes):
 def unless_empty(session, answer, outputs, sizes):
     """`answer()` for a batch of sessions, the empty outputs (batch 0) without running it."""
     return tf.cond(tf.shape(session)[0] > 0, answer, lambda: empty_outputs(outputs, sizes))
+
+
+def in_chunks(answer, inputs, outputs, chunk=CHUNK):
+    """`answer(*inputs)` (string tensors of batch B first) over chunks of at most `chunk`
+    sessions, one at a time (a while loop), concatenated: the same outputs (described by
+    `outputs`) as one call. The last chunk is padded with "" rows, whose answers are dropped;
+    a batch of up to `chunk` sessions is one chunk of its own size, without padding."""
+    batch = tf.shape(inputs[0])[0]
+    size = tf.minimum(batch, chunk)
+    chunks = (batch + size - 1) // size
+    padded = [
+        tf.reshape(
+            tf.pad(
+                x, [[0, chunks * size - batch]] + [[0, 0]] * (x.shape.rank - 1), constant_values=""
+            ),
+            tf.concat([[chunks, size], tf.shape(x)[1:]], axis=0),
+        )
+        for x in inputs
+    ]
+    found = tf.map_fn(
+        lambda rows: answer(*rows),
+        padded,
+        fn_output_signature={
+            name: tf.TensorSpec(None, dtype) for name, (dtype, _) in outputs.items()
+        },
+        parallel_iterations=1,
+    )
+    joined = {}
+    for name, (_, dims) in outputs.items():
+        value = found[name]
+        value = tf.reshape(value, tf.concat([[-1], tf.shape(value)[2:]], axis=0))[:batch]
+        value.set_shape([None] * len(dims))
+        joined[name] = value
+    return joined

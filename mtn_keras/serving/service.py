@@ -45,6 +45,7 @@ from mtn_keras.serving.inputs import (
     HISTORY_OUTPUTS,
     SUGGEST_OUTPUTS,
     checked_inputs,
+    in_chunks,
     unless_empty,
 )
 from mtn_keras.serving.prefix import PrefixConstraint, constrained
@@ -387,7 +388,11 @@ class SuggestionService(tf.Module):
         outputs = SUGGEST_OUTPUTS | HISTORY_OUTPUTS
         return unless_empty(
             session,
-            lambda: self.outputs(self.decode(session, prefix, history), outputs),
+            lambda: in_chunks(
+                lambda *rows: self.outputs(self.decode(*rows), outputs),
+                [session, prefix, history],
+                outputs,
+            ),
             outputs,
             self.output_sizes(session),
         )
