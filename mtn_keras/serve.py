@@ -31,6 +31,7 @@ import numpy as np
 
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, resolve
+from mtn_keras.xla_setup import set_up_xla
 
 # The sessions one request may hold: 10,000 would take minutes on a CPU; a client splits them.
 MAX_SESSIONS = 1000
@@ -43,6 +44,11 @@ SLOT_AXES = {
     "queries": (1,),
 }
 INPUT_RANKS = {"session": 2, "prefix": 1, "history": 2}  # the contract's inputs
+# The batch sizes of a model call (TensorFlow Serving's allowed_batch_sizes): a call is padded
+# with empty sessions to the next one, so XLA compiles the search for these few sizes (at
+# start, see warm_up) instead of once for every size that clients happen to make (each took
+# 1 to 2.5 s, and held every request behind it). Above the largest, the graph's chunks of 64.
+BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 
 
 class BadRequest(Exception):
@@ -186,6 +192,15 @@ class Batcher:
                 else:
                     done.set_result(answer)
 
+    def warm_up(self, sizes=(1,)):
+        """One call at each batch size of `sizes`: the first call of a signature prepares its
+        graph and each new size compiles the search, which no client should wait for."""
+        for size in sizes:
+            empty = {
+                key: [[]] * size if INPUT_RANKS[key] == 2 else [""] * size for key in self.names
+            }
+            self.call([empty])
+
     def call(self, requests):
         """One model call for `requests` (their columns), split back per request."""
         import tensorflow as tf
@@ -195,9 +210,12 @@ class Batcher:
             for key in self.names
             if INPUT_RANKS[key] == 2
         }
+        sessions = sum(len(c["session"]) for c in requests)
+        padding = next((size for size in BATCH_SIZES if size >= sessions), sessions) - sessions
         inputs = {}
         for key in self.names:
             rows = [row for c in requests for row in c[key]]
+            rows += [[] if key in widths else ""] * padding
             if key in widths:
                 rows = front_padded(rows, widths[key])
                 inputs[key] = tf.constant(rows, tf.string, [len(rows), widths[key]])
@@ -376,20 +394,23 @@ def main(argv=None):
         check(path)
     except SavedModelError as error:
         return fail("serve", error, args.verbose)
+    set_up_xla()  # before TensorFlow is imported: compilations kept on disk
     if code := needs_tensorflow("serve", args.verbose):
         return code
     import uvicorn
 
     from mtn_keras.serving.savedmodel import load
-    from mtn_keras.xla_setup import set_up_xla
 
-    set_up_xla()
     try:
         loaded, _ = load(path, ("suggest",))
     except SavedModelError as error:
         return fail("serve", error, args.verbose)
     name = args.name or default_name(args.model)
     app = make_app(loaded, path, name, args.batch_wait_ms / 1000, args.max_batch, args.max_sessions)
+    print("preparing the signatures and compiling the search's batch sizes...", file=sys.stderr)
+    sizes = [size for size in BATCH_SIZES if size <= args.max_batch]
+    for key, batcher in app.state.batchers.items():
+        batcher.warm_up(sizes if key == "suggest" else (1,))
     print(
         f"serving {path} as {name} on http://{args.host}:{args.port}/v1/models/{name}",
         file=sys.stderr,
