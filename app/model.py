@@ -224,7 +224,9 @@ class Backend:
         return SessionAttention(weights, [query.decode() for query in out["queries"][0][kept]])
 
     def _session(self, session: list[str]):
-        return self._tf.constant([list(session)], dtype=self._tf.string)
+        # No query yet is one empty query: exports made before the graph answered a [1, 0]
+        # session as [[""]] (docs/contracts.md) complete a first query too.
+        return self._tf.constant([list(session) or [""]], dtype=self._tf.string)
 
     def _call(self, name: str, **inputs) -> dict[str, np.ndarray]:
         with self._lock:

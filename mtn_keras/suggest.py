@@ -231,9 +231,11 @@ def main(argv=None):
         return BAD_INPUT
     if not args.queries and sys.stdin.isatty():
         parser.error("give the session's queries, or sessions on standard input (one a line)")
-    if args.queries and not any(normalise(query) for query in args.queries):
+    # A session with no words yet still completes what was typed: its first query.
+    if args.queries and not any(normalise(q) for q in [*args.queries, args.prefix]):
         print(
-            "suggest: no suggestion (the session has no words after normalising)", file=sys.stderr
+            "suggest: no suggestion (the session and --prefix have no words after normalising)",
+            file=sys.stderr,
         )
         return NOTHING_TO_SHOW
     try:

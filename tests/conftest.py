@@ -148,3 +148,29 @@ def ranked(ranked_model_dir):
     from mtn_keras.artifacts import load_trained
 
     return load_trained(str(ranked_model_dir))
+
+
+@pytest.fixture(scope="session")
+def before_issue_38():
+    """`exported_before_issue_38`, for the tests of the bundled model."""
+    return exported_before_issue_38
+
+
+def exported_before_issue_38(path):
+    """Why the SavedModel at `path` predates the fixes of issue 38 (its functions capture
+    variables that its restore op does not fill: more variable handles in the graph than
+    values in the checkpoint), or None for a later export."""
+    import tensorflow as tf
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    model = saved_model_pb2.SavedModel()
+    model.ParseFromString((path / "saved_model.pb").read_bytes())
+    handles = sum(n.op == "VarHandleOp" for n in model.meta_graphs[0].graph_def.node)
+    saved = tf.train.list_variables(str(path / "variables" / "variables"))
+    values = sum(name.endswith("VARIABLE_VALUE") for name, _ in saved)
+    if handles == values:
+        return None
+    return (
+        f"the export at {path} predates issue 38 ({handles} variables in its graph, {values} "
+        "restored); re-export it with python -m mtn_keras.export"
+    )

@@ -18,6 +18,7 @@ from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup
+from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
@@ -68,7 +69,7 @@ class HybridRanker(tf.Module):
         self.lookup = LogLookup(ranking.index)
         self.history = history
         self.prefixes = PrefixLookup(ranking.index, self.lookup.queries, self.lookup.counts)
-        self.ranker = ranking.ranker
+        track_variables_only(self, "ranker", ranking.ranker)
         self.threshold = float(threshold)
         self.history_threshold = float(
             threshold if history_threshold is None else history_threshold

@@ -25,3 +25,23 @@ class SavedTable(tf.Module):
 def saved_array(values, dtype=None):
     """A constant array kept as a (non-trainable) variable."""
     return tf.Variable(tf.convert_to_tensor(values, dtype), trainable=False)
+
+
+def track_variables_only(module, name, layer):
+    """Set `module.<name>` to the Keras `layer` (or None) and have a SavedModel of `module` keep the
+    layer's tf.Variables (as `<name>_variables`) instead of the Keras object.
+
+    A Keras 3 variable exports as two variables: the tf.Variable that traced functions
+    capture, and a copy made from it that the object graph and the checkpoint hold. Only
+    `tf.saved_model.load` rebinds the captures to the copy; the loaders that run the graph's
+    restore op (TensorFlow Serving, `saved_model_cli`, the C++ and TF1 APIs) leave the captured
+    ones uninitialised ("Could not find variable ..."). Tracked directly, each tf.Variable is
+    exported once, captured and restored alike.
+    """
+    setattr(module, name, layer)
+    module._delete_tracking(name)  # tf.Module's only way to hold an attribute untracked
+    variables = [variable.value for variable in getattr(layer, "variables", [])]
+    wrong = [type(v).__name__ for v in variables if not isinstance(v, tf.Variable)]
+    if wrong:
+        raise TypeError(f"{name}: Keras variables of {', '.join(set(wrong))}, not tf.Variable")
+    setattr(module, f"{name}_variables", variables)

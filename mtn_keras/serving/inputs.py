@@ -1,8 +1,14 @@
 """What the SavedModel's signatures do with odd tensors, apart from the decoding itself:
 input checks that name the input and the shape expected (a signature's declared shape is
-not enforced when it is called), and the answer to a batch of no sessions."""
+not enforced when it is called), an empty session as a session of one empty query, the
+answer to a batch of no sessions, and large batches answered in chunks."""
 
 import tensorflow as tf
+
+# Sessions searched at once: a batch of B sessions is answered in ceil(B / CHUNK) chunks one
+# after another, so a call's memory is that of CHUNK sessions whatever B (one call of 1,000
+# sessions peaked at 14 GB before; benchmarks/bench_batch_memory.py).
+CHUNK = 64
 
 # Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
 # `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
@@ -42,7 +48,7 @@ def check_rank(tensor, name, expected):
 def checked_inputs(session, prefix=None, history=None):
     """`session` (and `prefix`, `history`) after checks that raise InvalidArgumentError,
     naming the input and the shape expected, on a wrong rank or a batch unlike the
-    session's."""
+    session's. A session of no queries [B, 0] comes back as one empty query each [B, 1]."""
     checks = [check_rank(session, "session", "[B, S]")]
     for tensor, name, expected in ((prefix, "prefix", "[B]"), (history, "history", "[B, H]")):
         if tensor is None:
@@ -59,10 +65,18 @@ def checked_inputs(session, prefix=None, history=None):
                 )
             )
     with tf.control_dependencies(checks):
-        session = tf.identity(session)
+        session = at_least_one_query(session)
         prefix = None if prefix is None else tf.identity(prefix)
         history = None if history is None else tf.identity(history)
     return (session, prefix) if history is None else (session, prefix, history)
+
+
+def at_least_one_query(session):
+    """[B, S] -> [B, max(S, 1)]: a session of no queries (what a search box sends before its
+    first query) gets one empty query, so that every signature answers it, shapes included,
+    exactly as [[""]]: the first query of a session completes."""
+    missing = tf.maximum(1 - tf.shape(session)[1], 0)
+    return tf.pad(session, [[0, 0], [missing, 0]], constant_values="")
 
 
 def empty_outputs(outputs, sizes):
@@ -77,3 +91,37 @@ def empty_outputs(outputs, sizes):
 def unless_empty(session, answer, outputs, sizes):
     """`answer()` for a batch of sessions, the empty outputs (batch 0) without running it."""
     return tf.cond(tf.shape(session)[0] > 0, answer, lambda: empty_outputs(outputs, sizes))
+
+
+def in_chunks(answer, inputs, outputs, chunk=CHUNK):
+    """`answer(*inputs)` (string tensors of batch B first) over chunks of at most `chunk`
+    sessions, one at a time (a while loop), concatenated: the same outputs (described by
+    `outputs`) as one call. The last chunk is padded with "" rows, whose answers are dropped;
+    a batch of up to `chunk` sessions is one chunk of its own size, without padding."""
+    batch = tf.shape(inputs[0])[0]
+    size = tf.minimum(batch, chunk)
+    chunks = (batch + size - 1) // size
+    padded = [
+        tf.reshape(
+            tf.pad(
+                x, [[0, chunks * size - batch]] + [[0, 0]] * (x.shape.rank - 1), constant_values=""
+            ),
+            tf.concat([[chunks, size], tf.shape(x)[1:]], axis=0),
+        )
+        for x in inputs
+    ]
+    found = tf.map_fn(
+        lambda rows: answer(*rows),
+        padded,
+        fn_output_signature={
+            name: tf.TensorSpec(None, dtype) for name, (dtype, _) in outputs.items()
+        },
+        parallel_iterations=1,
+    )
+    joined = {}
+    for name, (_, dims) in outputs.items():
+        value = found[name]
+        value = tf.reshape(value, tf.concat([[-1], tf.shape(value)[2:]], axis=0))[:batch]
+        value.set_shape([None] * len(dims))
+        joined[name] = value
+    return joined

@@ -38,12 +38,14 @@ from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
+from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import SessionEncoder
 from mtn_keras.serving.inputs import (
     HISTORY_OUTPUTS,
     SUGGEST_OUTPUTS,
     checked_inputs,
+    in_chunks,
     unless_empty,
 )
 from mtn_keras.serving.prefix import PrefixConstraint, constrained
@@ -63,7 +65,7 @@ class SuggestionService(tf.Module):
 
     def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
         super().__init__()
-        self.model = model
+        track_variables_only(self, "model", model)
         self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
@@ -386,7 +388,11 @@ class SuggestionService(tf.Module):
         outputs = SUGGEST_OUTPUTS | HISTORY_OUTPUTS
         return unless_empty(
             session,
-            lambda: self.outputs(self.decode(session, prefix, history), outputs),
+            lambda: in_chunks(
+                lambda *rows: self.outputs(self.decode(*rows), outputs),
+                [session, prefix, history],
+                outputs,
+            ),
             outputs,
             self.output_sizes(session),
         )

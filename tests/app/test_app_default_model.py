@@ -89,3 +89,40 @@ def test_the_apps_one_signature_answers_as_each_of_the_bundled_models_four():
         assert (found["suggestions"] != b"").any()
         for key, value in expected.items():
             np.testing.assert_array_equal(found[key], value, err_msg=key)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("history", [False, True], ids=["no-history", "history"])
+async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path):
+    """Nothing added to the session yet, "wea" typed: the bundled model completes it, with the
+    searcher's history (a store of made-up earlier queries) and without."""
+    from textual.widgets import Input
+
+    from app.history_store import open_store
+    from app.tui import MtnApp
+    from tools.app_pilot import settle
+
+    store_path = tmp_path / "store" / "history.db"
+    if history:
+        store, _ = open_store(store_path)
+        store.add_many([("cheap flights to rome", 1_000_000_000), ("rome hotels", 1_000_000_060)])
+        store.close()
+    app = MtnApp(None, show_load_time=False, history_path=store_path, use_history=history)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await settle(pilot, timeout=300)
+        assert not app.session
+        app.query_one("#query", Input).insert_text_at_cursor("wea")
+        await settle(pilot, timeout=120)
+        assert app.suggestions is not None
+        assert "weather" in [item.text for item in app.suggestions.items], app.suggestions.items
+
+
+@pytest.mark.slow
+def test_an_empty_session_completes_its_first_query(before_issue_38):
+    """A session of shape (1, 0), "wea" typed: the bundled model's `complete` says "weather"."""
+    if reason := before_issue_38(DEFAULT_MODEL):
+        pytest.skip(reason)
+    tf = import_tensorflow()
+    model = tf.saved_model.load(str(DEFAULT_MODEL))
+    out = model.signatures["complete"](session=tf.zeros([1, 0], tf.string), prefix=["wea"])
+    assert "weather" in out["suggestions"].numpy()[0].astype(str).tolist()

@@ -184,6 +184,16 @@ def test_suggest_command(trained_model_dir):
     assert scores == sorted(scores, reverse=True) and all(line.split("\t")[1] for line in lines)
 
 
+def test_suggest_completes_the_first_query_of_a_session(exported):
+    """No query yet ("" alone) and a typed prefix: completions, not "no words"."""
+    done = run_command("mtn_keras.suggest", "--model", str(exported), "--prefix", "chea", "")
+    assert done.returncode == 0, done.stderr[-2000:]
+    texts = [line.split("\t")[1] for line in done.stdout.strip().splitlines()]
+    assert texts and all(text.startswith("chea") for text in texts)
+    nothing = run_command("mtn_keras.suggest", "--model", str(exported), "", "!!")
+    assert nothing.returncode != 0 and "have no words after normalising" in nothing.stderr
+
+
 def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_model_dir, exported):
     """One start-up for many sessions, from a run folder and from an export alike: a line
     per session, its suggestions as the single-session form gives them."""

@@ -67,7 +67,8 @@ def loaded(exported):
 
 
 def expect_outputs(out, batch, size, k, n):
-    slots = min(size + 1, 5)  # max_queries of the tiny model's data
+    # A session of no queries is one of one empty query; 5: max_queries of the tiny model.
+    slots = min(max(size, 1) + 1, 5)
     assert out["suggestions"].shape == (batch, k) and out["scores"].shape == (batch, k)
     assert out["copy_attention"].shape == (batch, k, slots, n)
     assert out["source_tokens"].shape == (batch, slots, n)
@@ -81,6 +82,27 @@ def test_a_batch_of_no_sessions_gets_empty_outputs(loaded, service):
         out = loaded.signatures["complete"](session=session, prefix=tf.zeros([0], tf.string))
         expect_outputs(out, 0, size, service.k, service.n)
         assert loaded.signatures["session_attention"](session=session)["attention"].shape[0] == 0
+
+
+def test_an_empty_session_answers_as_one_empty_query(loaded, service):
+    """[B, 0] is [[""], ...] to every signature, shapes included: a typed first query
+    completes, and with nothing typed the answer is the same nothing."""
+    none, one_empty = tf.zeros([2, 0], tf.string), tf.constant([[""], [""]])
+    prefix, history = tf.constant(["chea", ""]), tf.constant([["used cars", ""]] * 2)
+    calls = [
+        (loaded.signatures["suggest"], {}),
+        (loaded.signatures["complete"], {"prefix": prefix}),
+        (loaded.signatures["session_attention"], {}),
+        (service.suggest_with_history, {"history": history}),
+        (service.complete_with_history, {"prefix": prefix, "history": history}),
+    ]
+    for function, inputs in calls:
+        got, want = function(session=none, **inputs), function(session=one_empty, **inputs)
+        assert set(got) == set(want)
+        for key in want:
+            np.testing.assert_array_equal(got[key].numpy(), want[key].numpy(), err_msg=key)
+    typed = loaded.signatures["complete"](session=none, prefix=prefix)["suggestions"].numpy()
+    assert any(text.startswith(b"chea") for text in typed[0])
 
 
 @pytest.mark.parametrize("shape", [[2], [1, 1, 1], []])
@@ -137,3 +159,39 @@ def test_any_session_shape_gets_outputs_of_its_shape(service, batch, size, cells
     expect_outputs(service.suggest(session), batch, size, service.k, service.n)
     prefix = tf.constant(cells[:batch], tf.string, shape=[batch])
     expect_outputs(service.complete(session, prefix), batch, size, service.k, service.n)
+
+
+def test_chunks_answer_as_one_call():
+    """in_chunks: 7 rows in chunks of 3 (the last padded, its padding dropped), one of 7 rows,
+    and no rows, each as one call of `answer` would."""
+    from mtn_keras.serving.inputs import in_chunks
+
+    outputs = {"text": (tf.string, ("batch", "slots")), "size": (tf.float32, ("batch",))}
+
+    def answer(session, prefix):
+        return {
+            "text": session + prefix[:, None],
+            "size": tf.cast(tf.strings.length(prefix), tf.float32),
+        }
+
+    session = tf.constant([[str(i), "a"] for i in range(7)])
+    prefix = tf.constant(["x" * i for i in range(7)])
+    whole = answer(session, prefix)
+    for chunk in (3, 7, 64):
+        got = in_chunks(answer, [session, prefix], outputs, chunk)
+        for key in outputs:
+            np.testing.assert_array_equal(got[key].numpy(), whole[key].numpy(), err_msg=key)
+
+
+def test_a_batch_larger_than_a_chunk_answers_as_its_sessions_alone(service):
+    from mtn_keras.serving.inputs import CHUNK
+
+    sessions = [["cheap flights"], ["used cars", "used cars online"], ["", "hotel deals"]]
+    rows = [sessions[i % 3] if i % 3 else ["", sessions[0][0]] for i in range(CHUNK + 2)]
+    out = service.suggest(tf.constant(rows))
+    assert out["suggestions"].shape[0] == CHUNK + 2
+    for i in (0, 1, 2, CHUNK, CHUNK + 1):
+        alone = service.suggest(tf.constant([rows[i]]))
+        for key in ("suggestions", "sources", "source_tokens"):
+            np.testing.assert_array_equal(out[key].numpy()[i], alone[key].numpy()[0], err_msg=key)
+        np.testing.assert_allclose(out["scores"].numpy()[i], alone["scores"].numpy()[0], atol=1e-5)

@@ -1,0 +1,131 @@
+"""`python -m mtn_keras.serve` under bounded load on the loopback address: 1, 8 and 64
+concurrent clients, each sending a fixed number of one-session `suggest` requests, then it
+stops; beside it, the in-process figures of bench_serving.py for the same sessions.
+
+Why: issue 38, item 5: what HTTP, JSON and batching across clients cost against calling the
+SavedModel in the process, and what one machine serves to many clients.
+
+How: the server is started on 127.0.0.1 on a free port (its own process, as a user runs it)
+and warmed (one request per batch size the clients can make it compile); each client sends
+its requests one after another, each the next made-up session of bench_serving.py. Printed
+per number of clients: p50 and p99 of a request as the client saw it, and sessions answered
+per second (requests / the wall time of the whole load). Then the server is stopped and
+bench_serving.py runs in this process's place at batches 1, 8 and 64 for --seconds each.
+
+Usage: python benchmarks/bench_http.py [--model default] [--clients 1,8,64] [--requests 20]
+"""
+
+import argparse
+import asyncio
+import itertools
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_serving import made_up_sessions, percentile  # noqa: E402
+
+HOST = "127.0.0.1"  # never another address: the load stays on this machine
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def start_server(model, port):
+    """The server's process, once its status answers (it loads and compiles first)."""
+    import httpx
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mtn_keras.serve", "--model", model, "--name", "mtn"]
+        + ["--host", HOST, "--port", str(port)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    until = time.monotonic() + 300
+    while time.monotonic() < until:
+        if server.poll() is not None:
+            raise SystemExit(f"bench_http: the server stopped: {server.stderr.read()[-1500:]}")
+        try:
+            if httpx.get(f"http://{HOST}:{port}/v1/models/mtn", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    server.kill()
+    raise SystemExit("bench_http: the server did not answer within 300 s")
+
+
+async def load(url, clients, requests, sessions):
+    """(latencies in seconds, wall seconds) of `clients` clients sending `requests` each."""
+    import httpx
+
+    pool = itertools.cycle(sessions)
+    latencies = []
+
+    async def client(http):
+        for _ in range(requests):
+            body = json.dumps({"signature_name": "suggest", "instances": [next(pool)]})
+            began = time.perf_counter()
+            answer = await http.post(url, content=body)
+            latencies.append(time.perf_counter() - began)
+            if answer.status_code != 200:
+                raise SystemExit(f"bench_http: HTTP {answer.status_code}: {answer.text[:300]}")
+
+    limits = httpx.Limits(max_connections=clients)
+    async with httpx.AsyncClient(limits=limits, timeout=600) as http:
+        began = time.perf_counter()
+        await asyncio.gather(*(client(http) for _ in range(clients)))
+        return latencies, time.perf_counter() - began
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser.add_argument("--clients", default="1,8,64", help="concurrent clients, comma-separated")
+    parser.add_argument("--requests", type=int, default=20, help="requests each client sends")
+    parser.add_argument(
+        "--seconds", type=float, default=15.0, help="bench_serving.py's time per batch size"
+    )
+    args = parser.parse_args(argv)
+    try:
+        counts = [int(count) for count in args.clients.split(",")]
+    except ValueError:
+        parser.error(f"--clients {args.clients}: give whole numbers separated by commas")
+    sessions = made_up_sessions()
+    port = free_port()
+    url = f"http://{HOST}:{port}/v1/models/mtn:predict"
+    server = start_server(args.model, port)
+    try:
+        # Warm up: the batch sizes the clients can make it compile (one compilation each).
+        asyncio.run(load(url, max(counts), 1, sessions))
+        asyncio.run(load(url, 1, 2, sessions))
+        print(f"server on {HOST}:{port}; {len(sessions)} made-up sessions, cycled")
+        for count in counts:
+            latencies, wall = asyncio.run(load(url, count, args.requests, sessions))
+            print(
+                f"{count:3d} clients x {args.requests} requests: p50 "
+                f"{1000 * statistics.median(latencies):.0f} ms, p99 "
+                f"{1000 * percentile(latencies, 0.99):.0f} ms; "
+                f"{len(latencies) / wall:.0f} sessions/s"
+            )
+    finally:
+        server.terminate()
+        server.wait(30)
+    print("in process (bench_serving.py), the same sessions:", flush=True)
+    from bench_serving import main as in_process
+
+    return in_process(["--model", args.model, "--seconds", str(args.seconds)])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""`python -m mtn_keras.serve`: TensorFlow Serving's REST API over the exported SavedModel, its
+requests batched across clients, every bad request answered with {"error": ...} and HTTP 400."""
+
+import json
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from mtn_keras.serve import BadRequest, parse_request, response
+
+SIGNATURES = {
+    "suggest": ["session"],
+    "complete": ["session", "prefix"],
+    "serving_default": ["session"],
+}
+SESSIONS = [["cheap flights", "hotel deals"], ["used cars"]]
+
+
+def test_row_and_columnar_requests_read_alike():
+    row = json.dumps(
+        {
+            "signature_name": "complete",
+            "instances": [
+                {"session": SESSIONS[0], "prefix": "ch"},
+                {"session": SESSIONS[1], "prefix": ""},
+            ],
+        }
+    )
+    columnar = json.dumps(
+        {"signature_name": "complete", "inputs": {"session": SESSIONS, "prefix": ["ch", ""]}}
+    )
+    assert parse_request(row, SIGNATURES, 10)[:2] == parse_request(columnar, SIGNATURES, 10)[:2]
+    bare = parse_request(json.dumps({"instances": SESSIONS}), SIGNATURES, 10)
+    assert bare == ("serving_default", {"session": SESSIONS}, "row")
+    b64 = {"b64": "dXNlZCBjYXJz"}  # "used cars"
+    assert parse_request(json.dumps({"inputs": [[b64]]}), SIGNATURES, 10)[1] == {
+        "session": [["used cars"]]
+    }
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("{not json", "not JSON"),
+        ("[1]", "JSON object"),
+        ('{"signature_name": "nope", "instances": []}', "no signature 'nope'"),
+        ('{"instances": [], "inputs": []}', "exactly one of"),
+        ('{"instances": [[1, 2]]}', "must be a string"),
+        ('{"instances": ["used cars"]}', "must be a list"),
+        ('{"signature_name": "complete", "inputs": {"session": [["a"]]}}', "missing: prefix"),
+        ('{"signature_name": "complete", "inputs": {"session": [["a"]], "prefix": []}}', "one row"),
+        ('{"instances": [{"session": ["a"], "user": "x"}]}', "unknown: user"),
+        ('{"inputs": [["a"]] }', None),
+    ],
+)
+def test_bad_requests_are_named(body, message):
+    if message is None:
+        parse_request(body, SIGNATURES, 10)
+        return
+    with pytest.raises(BadRequest, match=message):
+        parse_request(body, SIGNATURES, 10)
+
+
+def test_too_many_sessions_are_refused():
+    body = json.dumps({"inputs": [["used cars"]] * 11})
+    with pytest.raises(BadRequest, match="11 sessions in one request; at most 10"):
+        parse_request(body, SIGNATURES, 10)
+
+
+def test_responses_take_the_requests_form():
+    outputs = {"scores": np.array([[-1.0, -np.inf]]), "suggestions": np.array([[b"a", b""]])}
+    assert response(outputs, "row") == {
+        "predictions": [{"scores": [-1.0, -np.inf], "suggestions": ["a", ""]}]
+    }
+    assert response(outputs, "columnar") == {
+        "outputs": {"scores": [[-1.0, -np.inf]], "suggestions": [["a", ""]]}
+    }
+    assert response({"x": np.array([1.0])}, "row") == {"predictions": [1.0]}
+
+
+def test_help_says_what_it_serves_and_where():
+    done = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.serve", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    for words in ("127.0.0.1", ":predict", "instances", "/metadata", "--max-sessions", "400"):
+        assert words in done.stdout, words
+
+
+@pytest.fixture(scope="module")
+def client(exported):
+    import tensorflow as tf
+    from starlette.testclient import TestClient
+
+    from mtn_keras.serve import make_app
+
+    # 50 ms for others to join a call: the threads of one test reach the server within it.
+    app = make_app(tf.saved_model.load(str(exported)), exported, "tiny", 0.05, max_sessions=100)
+    with TestClient(app) as client:
+        yield client
+
+
+def predict(client, body):
+    return client.post("/v1/models/tiny:predict", content=json.dumps(body))
+
+
+@pytest.mark.slow
+def test_predict_answers_as_the_signature_does(client, exported):
+    import tensorflow as tf
+
+    loaded = tf.saved_model.load(str(exported))
+    want = loaded.signatures["complete"](
+        session=tf.constant([["", "used cars"], ["cheap flights", "hotel deals"]]),
+        prefix=tf.constant(["", "ch"]),
+    )
+    row = predict(
+        client,
+        {
+            "signature_name": "complete",
+            "instances": [
+                {"session": ["used cars"], "prefix": ""},
+                {"session": SESSIONS[0], "prefix": "ch"},
+            ],
+        },
+    )
+    assert row.status_code == 200, row.text
+    got = row.json()["predictions"]
+    for i in range(2):
+        assert got[i]["suggestions"] == want["suggestions"].numpy()[i].astype(str).tolist()
+        np.testing.assert_allclose(got[i]["scores"], want["scores"].numpy()[i], atol=1e-5)
+    columnar = predict(
+        client,
+        {
+            "signature_name": "complete",
+            "inputs": {"session": [["", "used cars"], SESSIONS[0]], "prefix": ["", "ch"]},
+        },
+    )
+    assert columnar.json()["outputs"]["suggestions"] == [g["suggestions"] for g in got]
+
+
+@pytest.mark.slow
+def test_concurrent_clients_share_model_calls_and_get_their_own_answers(client, monkeypatch):
+    sessions = [["used cars"], ["cheap flights"], ["hotel deals", "used cars online"]]
+    alone = [predict(client, {"instances": [s]}).json()["predictions"][0] for s in sessions]
+    batcher = client.app.state.batchers["serving_default"]
+    sizes, call = [], batcher.call
+    monkeypatch.setattr(
+        batcher, "call", lambda requests: sizes.append(len(requests)) or call(requests)
+    )
+    answers = [None] * 9
+
+    def ask(i):
+        body = {"instances": [sessions[i % 3]]}
+        answers[i] = predict(client, body).json()["predictions"][0]
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(9)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i, answer in enumerate(answers):
+        # Each its own slots too (padding, then its queries), not those of the widest.
+        for key in ("suggestions", "sources", "source_tokens", "queries"):
+            assert answer[key] == alone[i % 3][key], key
+        np.testing.assert_allclose(answer["scores"], alone[i % 3]["scores"], atol=1e-5)
+    assert sum(sizes) == 9 and max(sizes) > 1, sizes  # requests shared model calls
+
+
+@pytest.mark.slow
+def test_status_metadata_and_every_bad_request(client):
+    assert client.get("/v1/models/tiny").json()["model_version_status"][0]["state"] == ("AVAILABLE")
+    signatures = client.get("/v1/models/tiny/metadata").json()["metadata"]["signature_def"]
+    suggest = signatures["signature_def"]["suggest"]
+    assert suggest["inputs"]["session"]["dtype"] == "DT_STRING"
+    assert client.get("/v1/models/other").status_code == 404
+    # No words: k empty suggestions scored -inf, written -Infinity as TensorFlow Serving does.
+    empty = predict(client, {"instances": [["!!"]]})
+    assert empty.status_code == 200 and "-Infinity" in empty.text
+    assert np.isneginf(json.loads(empty.text)["predictions"][0]["scores"]).all()
+    for body in (
+        "{not json",
+        json.dumps({"signature_name": "nope", "instances": [["a"]]}),
+        json.dumps({"inputs": [["a"]] * 10_000}),
+        json.dumps({"inputs": {"session": [[["a"]]]}}),
+    ):
+        answer = client.post("/v1/models/tiny:predict", content=body)
+        assert answer.status_code == 400 and set(answer.json()) == {"error"}, answer.text
+        assert "Traceback" not in answer.text
+
+
+async def test_a_client_that_hangs_up_leaves_the_batcher_serving():
+    """A request cancelled while its model call runs (the client went away) is dropped; the
+    requests after it are answered."""
+    import asyncio
+
+    import tensorflow as tf
+
+    from mtn_keras.serve import Batcher
+
+    started = threading.Event()
+
+    def slow(session):
+        started.set()
+        return {"words": tf.strings.length(session[:, -1])}
+
+    batcher = Batcher(slow, ["session"], wait=0.001, max_batch=64)
+    gone = asyncio.create_task(batcher.answer({"session": [["a b"]]}))
+    while not started.is_set():
+        await asyncio.sleep(0.001)
+    gone.cancel()
+    answer = await asyncio.wait_for(batcher.answer({"session": [["abc"]]}), 30)
+    assert answer["words"].tolist() == [3]
+    batcher.task.cancel()
