@@ -100,16 +100,14 @@ def parse_request(body, signatures, max_sessions):
             raise BadRequest('"instances" must be a list, one entry a session')
         if len(expected) == 1 and not all(isinstance(item, dict) for item in instances):
             instances = [{expected[0]: item} for item in instances]
-        columns = {}
+        columns = {key: [] for key in expected}  # no instances: a batch of no sessions
         for i, item in enumerate(instances):
             if not isinstance(item, dict):
                 raise BadRequest(f"instances[{i}] must be an object of {', '.join(expected)}")
             check_names(item, expected, f"instances[{i}]")
             for key in expected:
                 rank = INPUT_RANKS[key] - 1
-                columns.setdefault(key, []).append(
-                    strings(item[key], rank, f"instances[{i}].{key}")
-                )
+                columns[key].append(strings(item[key], rank, f"instances[{i}].{key}"))
     else:
         form, inputs = "columnar", request["inputs"]
         if not isinstance(inputs, dict):
@@ -163,7 +161,7 @@ class Batcher:
 
     async def answer(self, columns):
         """The outputs (numpy arrays) for one request's columns."""
-        if self.task is None:
+        if self.task is None or self.task.done():  # first request, or a loop that failed
             self.task = asyncio.create_task(self.run())
         done = asyncio.get_running_loop().create_future()
         await self.queue.put((columns, done))

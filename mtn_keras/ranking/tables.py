@@ -29,7 +29,7 @@ def saved_array(values, dtype=None):
 
 def track_variables_only(module, name, layer):
     """Set `module.<name>` to the Keras `layer` (or None) and have a SavedModel of `module` keep the
-    layer's tf.Variables (as `<name>_variables`) instead of the Keras object.
+    tf.Variables of the layer's weights (as `<name>_variables`) instead of the Keras object.
 
     A Keras 3 variable exports as two variables: the tf.Variable that traced functions
     capture, and a copy made from it that the object graph and the checkpoint hold. Only
@@ -40,7 +40,9 @@ def track_variables_only(module, name, layer):
     """
     setattr(module, name, layer)
     module._delete_tracking(name)  # tf.Module's only way to hold an attribute untracked
-    variables = [variable.value for variable in getattr(layer, "variables", [])]
+    # Its weights, not all its variables: the dropout layers' seed states are read by
+    # training alone (a captured one would stop tf.saved_model.save as untracked).
+    variables = [variable.value for variable in getattr(layer, "weights", [])]
     wrong = [type(v).__name__ for v in variables if not isinstance(v, tf.Variable)]
     if wrong:
         raise TypeError(f"{name}: Keras variables of {', '.join(set(wrong))}, not tf.Variable")

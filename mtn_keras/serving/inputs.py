@@ -93,11 +93,12 @@ def unless_empty(session, answer, outputs, sizes):
     return tf.cond(tf.shape(session)[0] > 0, answer, lambda: empty_outputs(outputs, sizes))
 
 
-def in_chunks(answer, inputs, outputs, chunk=CHUNK):
+def in_chunks(answer, inputs, outputs, sizes, chunk=CHUNK):
     """`answer(*inputs)` (string tensors of batch B first) over chunks of at most `chunk`
     sessions, one at a time (a while loop), concatenated: the same outputs (described by
-    `outputs`) as one call. The last chunk is padded with "" rows, whose answers are dropped;
-    a batch of up to `chunk` sessions is one chunk of its own size, without padding."""
+    `outputs`, their static sizes looked up by name in `sizes`) as one call. The last chunk
+    is padded with "" rows, whose answers are dropped; a batch of up to `chunk` sessions is
+    one chunk of its own size, without padding."""
     batch = tf.shape(inputs[0])[0]
     size = tf.minimum(batch, chunk)
     chunks = (batch + size - 1) // size
@@ -122,6 +123,8 @@ def in_chunks(answer, inputs, outputs, chunk=CHUNK):
     for name, (_, dims) in outputs.items():
         value = found[name]
         value = tf.reshape(value, tf.concat([[-1], tf.shape(value)[2:]], axis=0))[:batch]
-        value.set_shape([None] * len(dims))
+        value.set_shape(
+            [sizes.get(dim) if isinstance(sizes.get(dim), int) else None for dim in dims]
+        )
         joined[name] = value
     return joined

@@ -385,16 +385,17 @@ class SuggestionService(tf.Module):
     )
     def complete_with_history(self, session, prefix, history):
         session, prefix, history = checked_inputs(session, prefix, history)
-        outputs = SUGGEST_OUTPUTS | HISTORY_OUTPUTS
+        outputs, sizes = SUGGEST_OUTPUTS | HISTORY_OUTPUTS, self.output_sizes(session)
         return unless_empty(
             session,
             lambda: in_chunks(
                 lambda *rows: self.outputs(self.decode(*rows), outputs),
                 [session, prefix, history],
                 outputs,
+                sizes,
             ),
             outputs,
-            self.output_sizes(session),
+            sizes,
         )
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])

@@ -33,6 +33,8 @@ def test_row_and_columnar_requests_read_alike():
         {"signature_name": "complete", "inputs": {"session": SESSIONS, "prefix": ["ch", ""]}}
     )
     assert parse_request(row, SIGNATURES, 10)[:2] == parse_request(columnar, SIGNATURES, 10)[:2]
+    none = parse_request(json.dumps({"signature_name": "complete", "instances": []}), SIGNATURES, 1)
+    assert none == ("complete", {"session": [], "prefix": []}, "row")
     bare = parse_request(json.dumps({"instances": SESSIONS}), SIGNATURES, 10)
     assert bare == ("serving_default", {"session": SESSIONS}, "row")
     b64 = {"b64": "dXNlZCBjYXJz"}  # "used cars"
@@ -180,6 +182,8 @@ def test_status_metadata_and_every_bad_request(client):
     empty = predict(client, {"instances": [["!!"]]})
     assert empty.status_code == 200 and "-Infinity" in empty.text
     assert np.isneginf(json.loads(empty.text)["predictions"][0]["scores"]).all()
+    assert predict(client, {"instances": []}).json() == {"predictions": []}
+    assert predict(client, {"instances": [["used cars"]]}).status_code == 200  # still serving
     for body in (
         "{not json",
         json.dumps({"signature_name": "nope", "instances": [["a"]]}),

@@ -178,7 +178,7 @@ def test_chunks_answer_as_one_call():
     prefix = tf.constant(["x" * i for i in range(7)])
     whole = answer(session, prefix)
     for chunk in (3, 7, 64):
-        got = in_chunks(answer, [session, prefix], outputs, chunk)
+        got = in_chunks(answer, [session, prefix], outputs, {"slots": 2}, chunk)
         for key in outputs:
             np.testing.assert_array_equal(got[key].numpy(), whole[key].numpy(), err_msg=key)
 
