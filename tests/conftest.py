@@ -151,15 +151,15 @@ def ranked(ranked_model_dir):
 
 
 @pytest.fixture(scope="session")
-def before_issue_38():
-    """`exported_before_issue_38`, for the tests of the bundled model."""
-    return exported_before_issue_38
+def unrestored():
+    """`unrestored_variables`, for the tests of exports."""
+    return unrestored_variables
 
 
-def exported_before_issue_38(path):
-    """Why the SavedModel at `path` predates the fixes of issue 38 (its functions capture
+def unrestored_variables(path):
+    """Why the SavedModel at `path` fails TensorFlow Serving's loader (its functions capture
     variables that its restore op does not fill: more variable handles in the graph than
-    values in the checkpoint), or None for a later export."""
+    values in the checkpoint), or None when every one is restored."""
     import tensorflow as tf
     from tensorflow.core.protobuf import saved_model_pb2
 
@@ -171,6 +171,6 @@ def exported_before_issue_38(path):
     if handles == values:
         return None
     return (
-        f"the export at {path} predates issue 38 ({handles} variables in its graph, {values} "
-        "restored); re-export it with python -m mtn_keras.export"
+        f"the export at {path} restores {values} of the {handles} variables in its graph; "
+        "re-export it with python -m mtn_keras.export"
     )

@@ -118,10 +118,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
 
 
 @pytest.mark.slow
-def test_an_empty_session_completes_its_first_query(before_issue_38):
+def test_an_empty_session_completes_its_first_query():
     """A session of shape (1, 0), "wea" typed: the bundled model's `complete` says "weather"."""
-    if reason := before_issue_38(DEFAULT_MODEL):
-        pytest.skip(reason)
     tf = import_tensorflow()
     model = tf.saved_model.load(str(DEFAULT_MODEL))
     out = model.signatures["complete"](session=tf.zeros([1, 0], tf.string), prefix=["wea"])

@@ -115,14 +115,13 @@ def test_every_signature_answers_alike_through_every_loader(ranked_export, tmp_p
     assert any(text for text in answers["suggest"]["suggestions"][0])
 
 
-def test_each_variable_is_exported_once_and_restored(exported, before_issue_38):
+def test_each_variable_is_exported_once_and_restored(exported, unrestored):
     """One variable in the graph for each one in the checkpoint: the functions capture what
     the restore op fills (before the fix, Keras 3 variables were exported twice)."""
-    assert before_issue_38(exported) is None
+    assert unrestored(exported) is None
 
 
-def test_the_bundled_model_answers_alike_through_every_loader(tmp_path, before_issue_38):
+def test_the_bundled_model_answers_alike_through_every_loader(tmp_path, unrestored):
     path = bundled_model()
-    if reason := before_issue_38(path):
-        pytest.skip(reason)
+    assert unrestored(path) is None
     check_every_loader(path, tmp_path)
