@@ -182,11 +182,14 @@ class SuggestionService(tf.Module):
         return inputs, beam, log, typed, attention
 
     def kept_history(self, session, history=None):
-        """The earlier queries the graph reads (HistoryLookup.kept), normalised as the
-        session's are; none without a `history` [B, H]."""
+        """The earlier queries the graph reads (HistoryLookup.kept), normalised and cut to
+        the model's n words as the session's are (no entry, however long, slows a call);
+        none without a `history` [B, H]."""
         if history is None:
             history = tf.zeros([tf.shape(session)[0], 0], tf.string)
-        return self.history.kept(self.encoder.normalise(history))
+        words = tf.strings.split(tf.reshape(self.encoder.normalise(history), [-1]))
+        cut = tf.strings.reduce_join(words[:, : self.n], axis=-1, separator=" ")
+        return self.history.kept(tf.reshape(cut, tf.shape(history)))
 
     def check(self, inputs, typed):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])

@@ -344,3 +344,12 @@ def test_evaluate_prefix_with_history_scores_complete_with_history_beside_its_an
             "history then MPC",
         }
         assert rows["ranked + history"]["pairs"] == rows["history then MPC"]["pairs"] > 0
+
+
+def test_a_history_entry_is_cut_to_the_models_query_length(hybrid):
+    import tensorflow as tf
+
+    long_entry = " ".join(f"word{i}" for i in range(5000))
+    history = tf.constant([["cheap flights", long_entry, "hotel deals"]])
+    kept = [t.decode() for t in hybrid.kept_history(tensor(SESSIONS[:1]), history).numpy()[0]]
+    assert kept[-3:] == ["cheap flights", " ".join(long_entry.split()[: hybrid.n]), "hotel deals"]
