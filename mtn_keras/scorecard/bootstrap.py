@@ -86,16 +86,8 @@ def intervals(
     if groups is None or len(groups) != len(pairs):
         raise ValueError("a bootstrap needs the unit (user or session) of every pair")
     references = [reference for _, reference in pairs]
-    _, unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
-    units = int(unit_of.max()) + 1
-
-    def unit_sums(per_pair: np.ndarray) -> np.ndarray:
-        sums = np.zeros((units, per_pair.shape[1]), dtype=per_pair.dtype)
-        np.add.at(sums, unit_of, per_pair)
-        return sums
-
-    counts = resample_counts(units, resamples, seed)
-    bleu_stats = counts @ unit_sums(bleu_statistics(hypotheses, references))
+    resampled = UserResamples(groups, resamples, seed)
+    bleu_stats = resampled.counts @ resampled.sums(bleu_statistics(hypotheses, references))
     scores = [bleu_of(row) for row in bleu_stats]
     return {
         "bleu_ci": _percentiles([bleu for bleu, _ in scores]),
@@ -107,17 +99,38 @@ def intervals(
 def ratio_intervals(lists, pairs, groups, resamples=1000, seed=0) -> dict:
     """The 95% interval `NAME_ci` of each figure of `RATIOS` (no BLEU), resampling the units
     of `groups` as `intervals` does (the same draws for the same units and seed)."""
-    _, unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
-    units = int(unit_of.max()) + 1
-    counts = resample_counts(units, resamples, seed)
-    out = {}
-    for name, parts in ratio_parts(lists, pairs).items():
-        sums = np.zeros((units, 2))
-        np.add.at(sums, unit_of, parts)
-        num, den = (counts @ sums).T
-        values = np.divide(100.0 * num, den, out=np.zeros_like(num), where=den > 0)
-        out[f"{name}_ci"] = _percentiles(values)
-    return out
+    resampled = UserResamples(groups, resamples, seed)
+    return {
+        f"{name}_ci": resampled.interval(parts[:, 0], parts[:, 1])
+        for name, parts in ratio_parts(lists, pairs).items()
+    }
+
+
+class UserResamples:
+    """The bootstrap draws of the units of `groups` (each pair's user, or session), the same
+    for every figure resampled with the same units, `resamples` and `seed`."""
+
+    def __init__(self, groups, resamples, seed=0):
+        _, self.unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
+        self.units = int(self.unit_of.max()) + 1 if len(self.unit_of) else 0
+        self.counts = (
+            resample_counts(self.units, resamples, seed) if resamples and self.units else None
+        )
+
+    def sums(self, per_pair: np.ndarray) -> np.ndarray:
+        """Per-pair rows (pairs, C) summed per unit (units, C)."""
+        sums = np.zeros((self.units, per_pair.shape[1]), dtype=per_pair.dtype)
+        np.add.at(sums, self.unit_of, per_pair)
+        return sums
+
+    def interval(self, numerators, denominators):
+        """The 95% interval of 100 * sum(numerators) / sum(denominators) over the resamples
+        (None without resamples)."""
+        if self.counts is None:
+            return None
+        per_pair = np.stack([numerators, denominators], axis=1).astype(np.float64)
+        num, den = (self.counts @ self.sums(per_pair)).T
+        return _percentiles(np.divide(100.0 * num, den, out=np.zeros_like(num), where=den > 0))
 
 
 def _percentiles(values) -> list[float]:

@@ -8,7 +8,7 @@ from the history yet relate to nothing in the session (`rules.relates`)."""
 import numpy as np
 
 from mtn_keras.ranking.rules import relates
-from mtn_keras.scorecard.bootstrap import resample_counts
+from mtn_keras.scorecard.bootstrap import ratio_parts
 
 K = 5
 
@@ -20,14 +20,9 @@ def repeat_mask(pairs, histories):
     )
 
 
-def hit_parts(lists, pairs, k=K):
-    """Per pair: SR@1, SR@k and reciprocal rank (k) of its list, float (pairs, 3)."""
-    rows = []
-    for texts, (_, reference) in zip(lists, pairs):
-        shown = texts[:k]
-        rank = shown.index(reference) + 1 if reference in shown else 0
-        rows.append((rank == 1, rank > 0, 1.0 / rank if rank else 0.0))
-    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+def hits(lists, pairs):
+    """Per pair: 1.0 if its list's first K hold the next query (bootstrap.ratio_parts)."""
+    return ratio_parts(lists, pairs, K)["sr@5"][:, 0]
 
 
 def unrelated_items(lists, pairs, histories, follows, prefixes=None, k=K):
@@ -45,42 +40,17 @@ def unrelated_items(lists, pairs, histories, follows, prefixes=None, k=K):
     return np.asarray(rows, dtype=np.int64).reshape(-1, 2)
 
 
-class UserResamples:
-    """The same bootstrap draws of users for every figure: sums per user, resampled."""
-
-    def __init__(self, groups, resamples, seed):
-        _, self.unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
-        units = int(self.unit_of.max()) + 1 if len(self.unit_of) else 0
-        self.units = units
-        self.counts = resample_counts(units, resamples, seed) if resamples and units else None
-
-    def interval(self, numerators, denominators):
-        """The 95% interval of 100 * sum(num) / sum(den) over resampled users (None
-        without resamples)."""
-        if self.counts is None:
-            return None
-        sums = np.zeros((self.units, 2))
-        np.add.at(sums, self.unit_of, np.stack([numerators, denominators], axis=1))
-        num, den = (self.counts @ sums).T
-        values = np.divide(100.0 * num, den, out=np.zeros_like(num), where=den > 0)
-        return [float(v) for v in np.percentile(values, [2.5, 97.5])]
-
-
 def split_figures(lists, pairs, repeat, resampled, histories, follows, prefixes=None):
     """SR@1, SR@5 and MRR@5 (percent) on repeat and on new pairs, SR@5 with its interval,
     and the share of shown items from the history that relate to nothing (percent)."""
-    parts = hit_parts(lists, pairs)
+    parts = ratio_parts(lists, pairs, K)
     out = {}
     for name, mask in (("repeat", repeat), ("new", ~repeat)):
-        taken = parts[mask]
-        count = max(len(taken), 1)
-        out[name] = {
-            "pairs": int(mask.sum()),
-            "sr@1": 100.0 * taken[:, 0].sum() / count,
-            "sr@5": 100.0 * taken[:, 1].sum() / count,
-            "mrr@5": 100.0 * taken[:, 2].sum() / count,
-            "sr@5_ci": resampled.interval(parts[:, 1] * mask, mask.astype(np.float64)),
+        count = max(int(mask.sum()), 1)
+        out[name] = {"pairs": int(mask.sum())} | {
+            key: 100.0 * parts[key][mask, 0].sum() / count for key in ("sr@1", "sr@5", "mrr@5")
         }
+        out[name]["sr@5_ci"] = resampled.interval(parts["sr@5"][:, 0] * mask, mask)
     items = unrelated_items(lists, pairs, histories, follows, prefixes)
     shown = max(int(items[:, 0].sum()), 1)
     out["unrelated_history"] = 100.0 * items[:, 1].sum() / shown
@@ -91,7 +61,7 @@ def split_figures(lists, pairs, repeat, resampled, histories, follows, prefixes=
 def paired_difference(with_history, without, pairs, mask, resampled):
     """SR@5 with history minus without on the pairs of `mask` (percentage points), and its
     95% interval over the same resampled users."""
-    delta = hit_parts(with_history, pairs)[:, 1] - hit_parts(without, pairs)[:, 1]
+    delta = hits(with_history, pairs) - hits(without, pairs)
     mask = mask.astype(np.float64)
     return {
         "difference": 100.0 * (delta * mask).sum() / max(mask.sum(), 1.0),

@@ -10,9 +10,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mtn_keras.scorecard.anchors import ANCHORS
-from mtn_keras.scorecard.bootstrap import intervals
+from mtn_keras.scorecard.bootstrap import UserResamples, intervals
 from mtn_keras.scorecard.history_split import (
-    UserResamples,
     paired_difference,
     repeat_mask,
     split_figures,

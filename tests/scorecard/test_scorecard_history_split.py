@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from mtn_keras.ranking.rules import log_follows, relates
+from mtn_keras.scorecard.bootstrap import UserResamples
 from mtn_keras.scorecard.history_split import (
-    UserResamples,
     paired_difference,
     repeat_mask,
     split_figures,
