@@ -7,9 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+from mtn_keras.base.quiet import native_stderr_silenced
 from mtn_keras.cli import BAD_INPUT, describe, file_name
 from mtn_keras.data.logs import InputError
-from mtn_keras.quiet import native_stderr_silenced
 
 from .history_files import export_refusal, export_tsv, import_queries, user_queries
 from .history_store import StoreError, default_path, open_store

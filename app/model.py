@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mtn_keras.base.quiet import import_tensorflow
+from mtn_keras.base.xla_setup import compiled_before, mark_compiled, set_up_xla, skip_graph_rewrites
 from mtn_keras.data.text import normalise
-from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
 from mtn_keras.serving.savedmodel import (
     bundled_model,
@@ -24,7 +25,6 @@ from mtn_keras.serving.savedmodel import (
     load,
     resolve,
 )
-from mtn_keras.xla_setup import compiled_before, mark_compiled, set_up_xla, skip_graph_rewrites
 
 DEFAULT_MODEL = bundled_model()
 HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say

@@ -28,9 +28,9 @@ import json, resource, sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {benchmarks!r})
 from bench_serving import made_up_sessions
-from mtn_keras.quiet import import_tensorflow
+from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import load, resolve
-from mtn_keras.xla_setup import set_up_xla
+from mtn_keras.base.xla_setup import set_up_xla
 
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

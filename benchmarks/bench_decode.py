@@ -61,14 +61,14 @@ import keras_hub
 import numpy as np
 import tensorflow as tf
 
-from mtn_keras.artifacts import load_trained
-from mtn_keras.config import DecodeConfig, preset
+from mtn_keras.base.config import DecodeConfig, preset
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.text import normalise
 from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS, UNK, Vocabulary
 from mtn_keras.decoding import beam_search
 from mtn_keras.models.mtn import MTN
 from mtn_keras.serving.service import SuggestionService
+from mtn_keras.training.artifacts import load_trained
 
 SESSION = ["cheap flights", "cheap flights to paris", "paris hotels"]
 VOCAB_SIZE = 10289  # the vocabulary of the AOL training split

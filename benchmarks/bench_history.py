@@ -16,12 +16,12 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from mtn_keras.artifacts import load_trained
 from mtn_keras.data.encode import encode_session
 from mtn_keras.data.history import split_histories
-from mtn_keras.data.prepare import load_split, load_users
+from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.decoding.beam_search import beam_search
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
+from mtn_keras.training.artifacts import load_trained
 
 BEAM, ALPHA, BATCH = 8, 2.0, 128
 

@@ -13,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mtn_keras.data.prepare import load_split, prepare
+from mtn_keras.data.prepare import prepare
+from mtn_keras.data.prepared import load_split
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.log_index import QueryLogIndex

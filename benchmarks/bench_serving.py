@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from anywhere: `mtn_keras` of this checkout
 
-from mtn_keras.quiet import import_tensorflow  # noqa: E402
+from mtn_keras.base.quiet import import_tensorflow  # noqa: E402
+from mtn_keras.base.xla_setup import set_up_xla  # noqa: E402
 from mtn_keras.serving.savedmodel import load, resolve  # noqa: E402
-from mtn_keras.xla_setup import set_up_xla  # noqa: E402
 
 LOG = ROOT / "examples" / "tiny-aol.txt"
 

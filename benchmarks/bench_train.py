@@ -28,12 +28,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras
 
-from mtn_keras.config import preset
+from mtn_keras.base.config import preset
 from mtn_keras.data.pipeline import make_dataset
 from mtn_keras.data.prepare import prepare
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.fitting import compile_model
 from mtn_keras.models import build_model
+from mtn_keras.training.fitting import compile_model
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AOL_DEV = os.path.join(REPO, "..", "shared", "data", "aol", "aol-top1000-dev.txt.gz")

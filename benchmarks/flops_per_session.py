@@ -13,7 +13,7 @@ Run: python benchmarks/flops_per_session.py [--preset paper] [--queries 3.5] [--
 
 import argparse
 
-from mtn_keras.config import preset
+from mtn_keras.base.config import preset
 
 
 def encoder_layer(tokens, d, ff):

@@ -16,7 +16,7 @@ import os
 import sys
 import traceback
 
-from mtn_keras.config import FILTERS, DecodeConfig
+from mtn_keras.base.config import FILTERS, DecodeConfig
 
 NOTHING_TO_SHOW, BAD_INPUT = 1, 2
 
@@ -39,7 +39,7 @@ def guarded(main, prog):
     """`main()`'s exit code; Ctrl-C is one line and 130 (staged outputs are removed on the
     way; those already in place are named, whole), and a closed pipe on stdout (`| head -1`)
     ends quietly with 141."""
-    from mtn_keras.outputs import written
+    from mtn_keras.base.outputs import written
 
     written.clear()  # those of this run only
     try:
@@ -201,7 +201,7 @@ def needs_tensorflow(prog, verbose=False):
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
     TensorFlow's own log lines show only when `verbose`."""
-    from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
+    from mtn_keras.base.quiet import import_tensorflow, show_tensorflow_logs
 
     show_tensorflow_logs(verbose)
     import_tensorflow()  # before Keras, which imports it loudly
@@ -216,3 +216,46 @@ def needs_tensorflow(prog, verbose=False):
         file=sys.stderr,
     )
     return BAD_INPUT
+
+
+MODEL_HELP = (
+    "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
+    "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes"
+)
+# The options a SavedModel cannot take: its decoding was fixed at export.
+FIXED = {
+    "beam": "--beam",
+    "alpha": "--alpha",
+    "repeat_last": "--repeat-last",
+    "xla": "--no-xla",
+    "exact_stop": "--exact-stop",
+    "source": "--source",
+    "filters": "--no-filter",
+    "threshold": "--threshold",
+}
+
+
+def unfit_option(decoding, settings):
+    """Why a SavedModel exported with `settings` (its export.json) cannot decode as `decoding`
+    asks, in one line; None when it can. Options left at their defaults are not checked; a
+    --k given may be smaller than the export's (the list is cut), not larger."""
+    defaults = DecodeConfig()
+    for name, option in FIXED.items():
+        given, exported = getattr(decoding, name), settings.get(name)
+        if name == "filters" and exported is not None:
+            exported = tuple(exported)
+        if given == getattr(defaults, name) or (name in settings and given == exported):
+            continue
+        value = "" if isinstance(given, (bool, tuple)) else f" {given}"
+        shown = "its own default" if exported is None else exported
+        fixed = f" ({name}: {shown})" if name in settings else ""
+        return (
+            f"{option}{value} cannot apply to a SavedModel: its decoding was fixed at "
+            f"export{fixed}; export again with it, or give the run folder of train"
+        )
+    if decoding.k != defaults.k and decoding.k > settings.get("k", decoding.k):
+        return (
+            f"--k {decoding.k} is more than the {settings['k']} suggestions the SavedModel "
+            f"was exported with; export again with --k {decoding.k}, or give the run folder"
+        )
+    return None

@@ -17,12 +17,11 @@ import json
 import os
 import sys
 
+from mtn_keras.base.config import MODEL_NAMES, PRESETS, configure
+from mtn_keras.base.quiet import import_tensorflow, show_tensorflow_logs
 from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow
-from mtn_keras.config import MODEL_NAMES, PRESETS
-from mtn_keras.data.prepare import load_split, load_stats
+from mtn_keras.data.prepared import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.quiet import import_tensorflow, show_tensorflow_logs
-from mtn_keras.train import configure
 
 ROWS = [  # (row, model, --set overrides)
     ("mtn", "mtn", []),
@@ -91,7 +90,7 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
         import_tensorflow()
         import keras
 
-        from mtn_keras.fitting import fit_model
+        from mtn_keras.training.fitting import fit_model
 
         keras.backend.clear_session()
         model_config, train_config = configure(
@@ -149,9 +148,9 @@ def main(argv=None):
         splits = {name: sessions[: QUICK_SESSIONS[name]] for name, sessions in splits.items()}
     rows = [row for row in ROWS if row[1] in args.models]
 
-    from mtn_keras.artifacts import load_trained
-    from mtn_keras.evaluate import evaluate
     from mtn_keras.scorecard import bleu_chart, markdown_table, table_rows, write_json
+    from mtn_keras.scorecard.evaluation import evaluate
+    from mtn_keras.training.artifacts import load_trained
 
     results = {}
     for row, model, overrides in rows:

@@ -6,7 +6,8 @@ import json
 import os
 from dataclasses import asdict
 
-from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.base.config import DecodeConfig
+from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.cli import (
     add_decode_arguments,
     add_verbose,
@@ -16,8 +17,7 @@ from mtn_keras.cli import (
     needs_tensorflow,
     run,
 )
-from mtn_keras.config import DecodeConfig
-from mtn_keras.outputs import OutputError, check_out_path, staged_directory
+from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
 def export(trained, out, decoding=DecodeConfig()):

@@ -5,13 +5,13 @@ confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and t
 import argparse
 import os
 
-from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.base.config import DecodeConfig
+from mtn_keras.base.outputs import OutputError
 from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
-from mtn_keras.config import DecodeConfig
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepare import load_split, load_users
-from mtn_keras.outputs import OutputError
+from mtn_keras.data.prepared import load_split, load_users
+from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
 def rank(

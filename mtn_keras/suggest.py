@@ -17,9 +17,12 @@ import sys
 
 import numpy as np
 
-from mtn_keras.artifacts import ModelDirError, load_trained
+from mtn_keras.base.config import DecodeConfig
+from mtn_keras.base.quiet import import_tensorflow
+from mtn_keras.base.xla_setup import set_up_xla, skip_graph_rewrites
 from mtn_keras.cli import (
     BAD_INPUT,
+    MODEL_HELP,
     NOTHING_TO_SHOW,
     add_decode_arguments,
     add_verbose,
@@ -28,30 +31,13 @@ from mtn_keras.cli import (
     file_name,
     guarded,
     needs_tensorflow,
+    unfit_option,
 )
-from mtn_keras.config import DecodeConfig
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
-from mtn_keras.quiet import import_tensorflow
 from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
-from mtn_keras.xla_setup import set_up_xla, skip_graph_rewrites
-
-MODEL_HELP = (
-    "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
-    "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes"
-)
-# The options a SavedModel cannot take: its decoding was fixed at export.
-FIXED = {
-    "beam": "--beam",
-    "alpha": "--alpha",
-    "repeat_last": "--repeat-last",
-    "xla": "--no-xla",
-    "exact_stop": "--exact-stop",
-    "source": "--source",
-    "filters": "--no-filter",
-    "threshold": "--threshold",
-}
+from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
 def not_utf8(texts):
@@ -62,32 +48,6 @@ def not_utf8(texts):
             text.encode("utf-8")
         except UnicodeEncodeError:
             return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return None
-
-
-def unfit_option(decoding, settings):
-    """Why a SavedModel exported with `settings` (its export.json) cannot decode as `decoding`
-    asks, in one line; None when it can. Options left at their defaults are not checked; a
-    --k given may be smaller than the export's (the list is cut), not larger."""
-    defaults = DecodeConfig()
-    for name, option in FIXED.items():
-        given, exported = getattr(decoding, name), settings.get(name)
-        if name == "filters" and exported is not None:
-            exported = tuple(exported)
-        if given == getattr(defaults, name) or (name in settings and given == exported):
-            continue
-        value = "" if isinstance(given, (bool, tuple)) else f" {given}"
-        shown = "its own default" if exported is None else exported
-        fixed = f" ({name}: {shown})" if name in settings else ""
-        return (
-            f"{option}{value} cannot apply to a SavedModel: its decoding was fixed at "
-            f"export{fixed}; export again with it, or give the run folder of train"
-        )
-    if decoding.k != defaults.k and decoding.k > settings.get("k", decoding.k):
-        return (
-            f"--k {decoding.k} is more than the {settings['k']} suggestions the SavedModel "
-            f"was exported with; export again with --k {decoding.k}, or give the run folder"
-        )
     return None
 
 

@@ -16,14 +16,14 @@ import math
 import os
 import sys
 
-from mtn_keras.artifacts import CONFIG, run_config
+from mtn_keras.base.config import MODEL_NAMES, configure
+from mtn_keras.base.distribute import STRATEGIES, on_cluster, read_cluster, resolve
+from mtn_keras.base.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
+from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.cli import fail, file_name, positive_int, run
-from mtn_keras.config import MODEL_NAMES, apply_overrides, check_configs, preset
-from mtn_keras.data.prepare import load_split, load_stats
+from mtn_keras.data.prepared import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.distribute import STRATEGIES, on_cluster, read_cluster, resolve
-from mtn_keras.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
-from mtn_keras.quiet import import_tensorflow
+from mtn_keras.training.artifacts import CONFIG, run_config
 
 LOCK = ".train.lock"
 
@@ -76,31 +76,6 @@ def parse_args(argv=None):
         "3 as 2, with TensorFlow's own log lines and the traceback of an error",
     )
     return parser.parse_args(argv)
-
-
-def configure(
-    preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None, overrides=()
-):
-    """The model and training configs: the preset, then the data's sizes (`stats` of the
-    prepared dataset), then `epochs`, `batch_size` and `seed` where given, then the
-    `key=value` overrides."""
-    model_config, train_config = preset(preset_name)
-    options = stats.get("options", {})
-    model_config.vocab_size = vocab_size
-    model_config.max_query_tokens = options.get(
-        "max_query_pieces", options.get("max_query_tokens", model_config.max_query_tokens)
-    )
-    model_config.max_queries = options.get("max_queries", model_config.max_queries)
-    for name, value in (("epochs", epochs), ("batch_size", batch_size), ("seed", seed)):
-        if value is not None:
-            setattr(train_config, name, value)
-    apply_overrides([model_config, train_config], overrides)
-    if model_config.vocab_size != vocab_size:
-        raise ValueError(
-            f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); it cannot be set"
-        )
-    check_configs(model_config, train_config)
-    return model_config, train_config
 
 
 def check_out(out, resume):
@@ -249,7 +224,7 @@ def main(argv=None):
         release(lock, args.out, remove_out=True)
         return fail("train", error, args.verbose >= 3)
 
-    from mtn_keras.fitting import BackupError, TrainingDiverged, fit_model
+    from mtn_keras.training.fitting import BackupError, TrainingDiverged, fit_model
 
     if strategy == "multi-worker":
         print(

@@ -113,18 +113,18 @@ def trained_model_dir(prepared_data, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def trained(trained_model_dir):
-    from mtn_keras.artifacts import load_trained
+    from mtn_keras.training.artifacts import load_trained
 
     return load_trained(str(trained_model_dir))
 
 
 @pytest.fixture(scope="session")
 def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
-    from mtn_keras.artifacts import load_trained
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.history import PairHistories
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.data.prepared import load_split
     from mtn_keras.rank import rank
+    from mtn_keras.training.artifacts import load_trained
 
     out = tmp_path_factory.mktemp("ranked") / "tiny"
     shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
@@ -145,7 +145,7 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def ranked(ranked_model_dir):
-    from mtn_keras.artifacts import load_trained
+    from mtn_keras.training.artifacts import load_trained
 
     return load_trained(str(ranked_model_dir))
 

@@ -7,7 +7,8 @@ import argparse
 import numpy as np
 import pytest
 
-from mtn_keras import cli, outputs, suggest
+from mtn_keras import cli, suggest
+from mtn_keras.base import outputs
 
 
 def test_ctrl_c_is_one_line_and_130(capsys):
@@ -71,7 +72,7 @@ def test_a_history_file_is_cut_to_the_models_query_length():
         ("evaluate", ["--model", "default", "--input", "log.txt", "--json", ""]),
         ("export", ["--model", "runs/tiny", "--out", ""]),
         ("rank", ["--model", ""]),
-        ("data.__main__", ["prepare", "--input", "", "--out", "data/x"]),
+        ("prepare", ["prepare", "--input", "", "--out", "data/x"]),
     ],
 )
 def test_every_command_refuses_an_empty_file_name(capsys, command, argv):

@@ -34,8 +34,8 @@ def test_the_example_log_is_what_its_script_writes():
 
 
 def test_prepare_reads_the_example_log_as_the_readme_says(tmp_path, capsys):
-    from mtn_keras.data import __main__ as data_cli
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras import prepare as data_cli
+    from mtn_keras.data.prepared import load_split
 
     command = walk_through()[0]
     assert command[:4] == ["python", "-m", "mtn_keras.data", "prepare"]

@@ -3,7 +3,7 @@ and what the user set left alone; graphs run as exported, with the same answers.
 
 import os
 
-from mtn_keras.xla_setup import LEVEL, set_up_xla, skip_graph_rewrites
+from mtn_keras.base.xla_setup import LEVEL, set_up_xla, skip_graph_rewrites
 
 
 def test_the_cache_and_the_level_are_set_beside_other_flags(monkeypatch, tmp_path):
@@ -36,7 +36,7 @@ def test_without_a_writable_cache_folder_nothing_is_cached(monkeypatch, tmp_path
 
 
 def test_graphs_run_as_exported_give_the_same_answers():
-    from mtn_keras.quiet import import_tensorflow
+    from mtn_keras.base.quiet import import_tensorflow
 
     tf = import_tensorflow()
 
@@ -52,7 +52,7 @@ def test_graphs_run_as_exported_give_the_same_answers():
 
 
 def test_a_compilation_is_said_only_until_a_start_has_cached_it(monkeypatch, tmp_path):
-    from mtn_keras.xla_setup import compiled_before, mark_compiled
+    from mtn_keras.base.xla_setup import compiled_before, mark_compiled
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("TF_XLA_FLAGS", raising=False)

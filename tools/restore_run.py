@@ -47,8 +47,8 @@ def main(argv=None):
     import tensorflow as tf
 
     import mtn_keras.models as models
-    from mtn_keras.config import model_config_from_dict
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.base.config import model_config_from_dict
+    from mtn_keras.data.prepared import load_split
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.blocklist import blocked_phrases
     from mtn_keras.ranking.log_index import QueryLogIndex

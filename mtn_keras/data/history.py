@@ -74,7 +74,7 @@ class PairHistories:
     def load(cls, directory: str, name: str, size: int = 200) -> "PairHistories | None":
         """The histories of a prepared split; None if the dataset has none. Raises ValueError
         naming the first user of the split that history.tsv does not hold."""
-        from mtn_keras.data.prepare import load_users
+        from mtn_keras.data.prepared import load_users
 
         histories, starts = load_history(directory), load_starts(directory, name)
         if histories is None or starts is None:
@@ -178,7 +178,7 @@ def encode_histories(histories: dict[str, list[str]], vocab, max_tokens: int):
 def split_histories(directory: str, names, vocab, max_tokens: int, size: int):
     """The `LineHistories` of each named split of a prepared directory, sharing one encoded
     matrix. Raises ValueError when the dataset was prepared before histories were kept."""
-    from mtn_keras.data.prepare import load_users
+    from mtn_keras.data.prepared import load_users
 
     histories = load_history(directory)
     if histories is None:

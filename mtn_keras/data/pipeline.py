@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from mtn_keras.data.encode import encode_buckets
 from mtn_keras.data.history import LineHistories
-from mtn_keras.data.prepare import load_split, read_sessions
+from mtn_keras.data.prepared import load_split, read_sessions
 from mtn_keras.data.vocab import Vocabulary
 
 __all__ = ["load_split", "make_dataset"]

@@ -5,9 +5,9 @@ import keras
 import keras_hub
 from keras import ops
 
-from mtn_keras.config import model_config_from_dict
+from mtn_keras.base.config import model_config_from_dict
+from mtn_keras.base.distribute import reducible_logs, replica_loss
 from mtn_keras.data.vocab import PAD, SPECIALS, UNK
-from mtn_keras.distribute import reducible_logs, replica_loss
 from mtn_keras.layers import CopyHead
 from mtn_keras.layers.cached_decoder import cached_decoder_step
 

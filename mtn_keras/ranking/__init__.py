@@ -7,7 +7,7 @@ import os
 import zipfile
 from dataclasses import dataclass
 
-from mtn_keras.outputs import staged_directory
+from mtn_keras.base.outputs import staged_directory
 from mtn_keras.ranking.log_index import QueryLogIndex
 
 FOLDER = "ranking"
@@ -43,7 +43,7 @@ def load_ranking(model_dir):
     folder = os.path.join(model_dir, FOLDER)
     if not os.path.isdir(folder):
         return None
-    from mtn_keras.artifacts import load_keras
+    from mtn_keras.base.keras_file import load_keras
     from mtn_keras.ranking.features import FEATURES
 
     try:

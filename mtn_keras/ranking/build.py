@@ -7,13 +7,13 @@ import zlib
 import numpy as np
 
 from mtn_keras.data.history import HISTORY_SIZE
+from mtn_keras.data.pairs import session_pairs
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
-from mtn_keras.scorecard.pairs import session_pairs
 
 HISTORY = HISTORY_SIZE  # the history columns fed to the candidate table
 

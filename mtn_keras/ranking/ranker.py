@@ -22,7 +22,7 @@ def fit_ranker(features, labels, hidden=16, epochs=40, seed=0):
     """A ranker fitted to candidates' features [N, F] and labels [N] (1: the next query),
     by binary cross-entropy, so that its sigmoid reads as a probability. Seeded by `seed`;
     the process's global seeds are as they were afterwards."""
-    from mtn_keras.scoped import seeded
+    from mtn_keras.base.scoped import seeded
 
     with seeded(seed):
         ranker = build_ranker(features.shape[1], hidden)

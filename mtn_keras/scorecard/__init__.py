@@ -1,9 +1,9 @@
 """The scorecard of next-query suggesters, what the `evaluate` and `compare` commands score
 with: BLEU, n-gram precision, SR@k, anchors and reports."""
 
+from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.anchors import ANCHORS, Adj, CopyLast, History, batched
 from mtn_keras.scorecard.metrics import corpus_scores, perplexity, success_rate
-from mtn_keras.scorecard.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.report import (
     bleu_chart,
     evaluate_suggesters,

@@ -8,10 +8,10 @@ import heapq
 from bisect import bisect_left
 from collections import Counter
 
+from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
-from mtn_keras.scorecard.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.report import _cell, split_by_history
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session

@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import Path
 
-from mtn_keras.quiet import import_tensorflow
+from mtn_keras.base.quiet import import_tensorflow
 
 SIGNATURES = ("suggest", "complete", "session_attention")
 

@@ -29,7 +29,7 @@ import functools
 
 import tensorflow as tf
 
-from mtn_keras.config import DecodeConfig
+from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.decoding import beam_search

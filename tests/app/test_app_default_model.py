@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.model import DEFAULT_MODEL, Backend
-from mtn_keras.quiet import import_tensorflow
+from mtn_keras.base.quiet import import_tensorflow
 
 # Made-up sessions, right-aligned as the app and `suggest` send them, and a typed prefix each.
 SESSIONS = [

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mtn_keras import suggest
-from mtn_keras.data import __main__ as data_cli
+from mtn_keras import cli, suggest
+from mtn_keras import prepare as data_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,12 +87,12 @@ def test_suggest_refuses_more_suggestions_than_the_export_gives(fake_model, caps
 
 
 def test_the_export_settings_decide_what_suggest_refuses():
-    from mtn_keras.config import FILTERS, DecodeConfig
+    from mtn_keras.base.config import FILTERS, DecodeConfig
 
     settings = {"k": 5, "source": "hybrid", "threshold": None, "filters": list(FILTERS)}
-    assert suggest.unfit_option(DecodeConfig(k=3, source="hybrid"), settings) is None
-    assert "--k 6" in suggest.unfit_option(DecodeConfig(k=6), settings)
-    zero = suggest.unfit_option(DecodeConfig(threshold=0.0), settings)
+    assert cli.unfit_option(DecodeConfig(k=3, source="hybrid"), settings) is None
+    assert "--k 6" in cli.unfit_option(DecodeConfig(k=6), settings)
+    zero = cli.unfit_option(DecodeConfig(threshold=0.0), settings)
     assert "(threshold: its own default)" in zero
 
 
@@ -117,7 +117,8 @@ def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
     import json
 
     from mtn_keras import evaluate
-    from mtn_keras.data.prepare import load_split, prepare
+    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.prepared import load_split
 
     data = tmp_path / "data"
     prepare([str(made_up_log)], str(data), split=(80, 10, 10), progress=False)
@@ -140,7 +141,7 @@ def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
 def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
     import numpy as np
 
-    from mtn_keras.evaluate import model_suggester
+    from mtn_keras.scorecard.evaluation import model_suggester
 
     asked = []
 
@@ -179,7 +180,7 @@ def test_suggest_prints_no_tensorflow_log_line(fake_model):
 
 
 def test_the_model_names_known_without_tensorflow_are_the_models():
-    from mtn_keras.config import MODEL_NAMES
+    from mtn_keras.base.config import MODEL_NAMES
     from mtn_keras.models import MODELS
 
     assert tuple(MODELS) == MODEL_NAMES
@@ -190,7 +191,7 @@ def test_native_lines_go_to_the_log_file_and_python_errors_still_show(tmp_path, 
     import os
     import sys
 
-    from mtn_keras.quiet import native_stderr_silenced
+    from mtn_keras.base.quiet import native_stderr_silenced
 
     log = tmp_path / "native.log"
     with native_stderr_silenced(log):

@@ -5,7 +5,8 @@ import pytest
 from test_data_prepare import write_log
 
 from mtn_keras.data.history import PairHistories, load_history, load_starts
-from mtn_keras.data.prepare import load_split, load_users, prepare
+from mtn_keras.data.prepare import prepare
+from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.sessions import Protocol
 
 

@@ -10,7 +10,8 @@ from test_data_prepare import write_log  # noqa: E402
 
 from mtn_keras.data.history import load_history, load_starts, split_histories  # noqa: E402
 from mtn_keras.data.pipeline import make_dataset  # noqa: E402
-from mtn_keras.data.prepare import load_split, load_users, prepare  # noqa: E402
+from mtn_keras.data.prepare import prepare  # noqa: E402
+from mtn_keras.data.prepared import load_split, load_users  # noqa: E402
 from mtn_keras.data.sessions import Protocol  # noqa: E402
 from mtn_keras.data.vocab import Vocabulary  # noqa: E402
 

@@ -78,9 +78,9 @@ def test_data_an_unseen_word_is_encoded_as_pieces_of_the_session(vocab):
 
 
 def test_data_prepare_with_subwords(made_up_log, tmp_path, capsys):
-    from mtn_keras.data.__main__ import main
-    from mtn_keras.data.prepare import load_stats
-    from mtn_keras.train import configure
+    from mtn_keras.base.config import configure
+    from mtn_keras.data.prepared import load_stats
+    from mtn_keras.prepare import main
 
     out = tmp_path / "data"
     assert (
@@ -110,7 +110,7 @@ def test_data_prepare_with_subwords(made_up_log, tmp_path, capsys):
 
 
 def test_data_prepare_refuses_a_tiny_piece_vocabulary(tmp_path, capsys):
-    from mtn_keras.data.__main__ import main
+    from mtn_keras.prepare import main
 
     with pytest.raises(SystemExit) as exit:
         main(["prepare", "--input", "log.txt", "--out", str(tmp_path / "d"), "--subwords", "5"])

@@ -57,7 +57,7 @@ def test_keras_model_still_has_the_symbolic_build_hook_fit_calls():
 
 
 def test_the_global_seed_state_that_scoped_seeded_puts_back_is_still_there():
-    """`mtn_keras/scoped.py` restores Keras's and TensorFlow's global seeds by these names
+    """`mtn_keras/base/scoped.py` restores Keras's and TensorFlow's global seeds by these names
     (neither library has a public getter)."""
     from keras.src.backend.common import global_state
     from keras.src.random import seed_generator

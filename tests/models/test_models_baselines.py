@@ -12,8 +12,8 @@ from keras import ops
 from tiny_models import N, V, fresh, shared, tiny_config
 
 from mtn_keras import compare as compare_command
+from mtn_keras import prepare as data_command
 from mtn_keras import train as train_command
-from mtn_keras.data import __main__ as data_command
 from mtn_keras.data.vocab import BOS, EOS, SPECIALS, UNK
 from mtn_keras.models import MODELS
 

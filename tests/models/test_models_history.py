@@ -5,7 +5,7 @@ import keras
 import numpy as np
 import pytest
 
-from mtn_keras.config import preset
+from mtn_keras.base.config import preset
 from mtn_keras.models import build_model
 
 V, N, H = 30, 4, 5

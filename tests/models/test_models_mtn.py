@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from mtn_keras.config import preset
+from mtn_keras.base.config import preset
 from mtn_keras.data.vocab import BOS, SPECIALS, UNK
 from mtn_keras.layers import QueryProjection
 from mtn_keras.models import MTN, build_model

@@ -3,7 +3,7 @@ and shared by the tests that only read them: building one costs about a second."
 
 import functools
 
-from mtn_keras.config import preset
+from mtn_keras.base.config import preset
 from mtn_keras.models import build_model
 
 V, N = 30, 4  # vocabulary size, tokens per query

@@ -53,7 +53,7 @@ def test_save_and_load(index, tmp_path):
 
 
 def test_the_ranking_command_indexes_the_training_split_only(ranked, prepared_data):
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.data.prepared import load_split
 
     train = {q for s in load_split(prepared_data, "train") for q in s}
     assert set(ranked.ranking.index.queries) == train

@@ -10,7 +10,7 @@ CANDIDATES = ["cheap flights online", "zzyzx flights", "hotel deals near me", "b
 def test_candidate_scores_equal_the_models_own_loss(trained):
     import tensorflow as tf
 
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.encode import encode_buckets
     from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
     from mtn_keras.serving.service import SuggestionService

@@ -8,7 +8,7 @@ K = 5
 
 @pytest.fixture(scope="session")
 def service(trained):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
     # Without XLA, to spare the compilations; the export (XLA by default) is checked against it.
@@ -19,7 +19,7 @@ def service(trained):
 
 @pytest.fixture(scope="session")
 def exported(trained, tmp_path_factory):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
     out = tmp_path_factory.mktemp("export") / "savedmodel"
@@ -68,14 +68,14 @@ def pieces_model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def pieces_trained(pieces_model_dir):
-    from mtn_keras.artifacts import load_trained
+    from mtn_keras.training.artifacts import load_trained
 
     return load_trained(str(pieces_model_dir / "model"))
 
 
 @pytest.fixture(scope="session")
 def pieces_service(pieces_trained):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
     return SuggestionService(
@@ -85,7 +85,7 @@ def pieces_service(pieces_trained):
 
 @pytest.fixture(scope="session")
 def pieces_exported(pieces_trained, tmp_path_factory):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
     out = tmp_path_factory.mktemp("export") / "pieces"

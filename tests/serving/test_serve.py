@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from mtn_keras.serve import BadRequest, parse_request, response
+from mtn_keras.serving.rest import BadRequest, parse_request, response
 
 SIGNATURES = {
     "suggest": ["session"],
@@ -97,7 +97,7 @@ def client(exported):
     import tensorflow as tf
     from starlette.testclient import TestClient
 
-    from mtn_keras.serve import make_app
+    from mtn_keras.serving.rest import make_app
 
     # 50 ms for others to join a call: the threads of one test reach the server within it.
     app = make_app(tf.saved_model.load(str(exported)), exported, "tiny", 0.05, max_sessions=100)
@@ -202,7 +202,7 @@ async def test_a_client_that_hangs_up_leaves_the_batcher_serving():
 
     import tensorflow as tf
 
-    from mtn_keras.serve import Batcher
+    from mtn_keras.serving.rest import Batcher
 
     started = threading.Event()
 

@@ -99,7 +99,7 @@ def test_a_killed_export_leaves_no_half_savedmodel(trained, tmp_path, monkeypatc
     dead.wait()
     (tmp_path / f".export-{dead.pid}-abcd" / "variables").mkdir(parents=True)  # a kill -9's
     (tmp_path / "notes.txt").write_text("x")
-    from mtn_keras.outputs import staged_directory
+    from mtn_keras.base.outputs import staged_directory
 
     with staged_directory(str(out), "export") as temp:
         open(os.path.join(temp, "saved_model.pb"), "w").close()

@@ -45,7 +45,7 @@ def test_suggestions_are_ranked_distinct_and_clean(service, trained):
 
 
 def test_the_last_query_is_not_suggested_again(service, trained):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
     sessions = as_tensor(

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from mtn_keras.artifacts import TrainedModel
-from mtn_keras.config import DecodeConfig, preset
+from mtn_keras.base.config import DecodeConfig, preset
 from mtn_keras.data.vocab import SPECIALS, Vocabulary
 from mtn_keras.export import export
 from mtn_keras.models import build_model
 from mtn_keras.serving.service import SuggestionService
+from mtn_keras.training.artifacts import TrainedModel
 
 pytestmark = pytest.mark.slow  # builds a model and traces the service
 

@@ -101,7 +101,7 @@ def check_every_loader(path, folder):
 @pytest.fixture(scope="module")
 def ranked_export(ranked, tmp_path_factory):
     """The tiny ranked model's SavedModel (every signature, the ranker and the log index)."""
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
     out = tmp_path_factory.mktemp("export") / "ranked"

@@ -12,7 +12,7 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtn_keras.config import DecodeConfig, preset
+from mtn_keras.base.config import DecodeConfig, preset
 from mtn_keras.data.vocab import SPECIALS
 from mtn_keras.models import build_model
 from mtn_keras.serving.encoding import SessionEncoder

@@ -26,7 +26,7 @@ def tensor(sessions):
 
 
 def service_of(trained, ranking=None, **decoding):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
 
     config = DecodeConfig(**{"k": K, "beam": 6, "xla": False, **decoding})
@@ -107,7 +107,7 @@ def test_filters_can_be_switched_off(trained):
 def test_a_blocked_word_never_comes_out(ranked, prepared_data):
     import tensorflow as tf
 
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.data.prepared import load_split
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.blocklist import blocked_phrases
     from mtn_keras.ranking.log_index import QueryLogIndex
@@ -172,7 +172,7 @@ def test_typing_an_earlier_query_of_the_session_again_completes_it(hybrid):
 
 @pytest.fixture(scope="module")
 def exported(ranked, tmp_path_factory):
-    from mtn_keras.config import DecodeConfig
+    from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
     out = tmp_path_factory.mktemp("export") / "ranked"

@@ -88,9 +88,9 @@ def test_out_under_a_file_is_named(data, tmp_path, capsys):
 
 
 def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
-    from mtn_keras.artifacts import run_config
-    from mtn_keras.config import preset
+    from mtn_keras.base.config import preset
     from mtn_keras.train import check_resume
+    from mtn_keras.training.artifacts import run_config
 
     out = tmp_path / "run"
     (out / "backup").mkdir(parents=True)  # an interrupted run of the tiny preset
@@ -125,10 +125,10 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(
 ):
     import keras
 
-    from mtn_keras import fitting
-    from mtn_keras.config import preset
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.base.config import preset
+    from mtn_keras.data.prepared import load_split
     from mtn_keras.data.vocab import Vocabulary
+    from mtn_keras.training import fitting
 
     model_config, train_config = preset("tiny")
     vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))

@@ -61,10 +61,10 @@ class Interrupt(keras.callbacks.Callback):
 
 @pytest.mark.slow
 def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
-    from mtn_keras.config import preset
-    from mtn_keras.data.prepare import load_split
+    from mtn_keras.base.config import preset
+    from mtn_keras.data.prepared import load_split
     from mtn_keras.data.vocab import Vocabulary
-    from mtn_keras.fitting import fit_model
+    from mtn_keras.training.fitting import fit_model
 
     model_config, train_config = preset("tiny")
     vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
@@ -87,7 +87,7 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
 
 
 def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
-    from mtn_keras.fitting import BestCheckpoint
+    from mtn_keras.training.fitting import BestCheckpoint
 
     class Saved:
         def __init__(self):
@@ -105,10 +105,10 @@ def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
 
 
 def test_validation_bleu_is_evaluate_s_bleu_of_the_top_suggestion(trained, prepared_data):
-    from mtn_keras.config import DecodeConfig
-    from mtn_keras.data.prepare import load_split
-    from mtn_keras.evaluate import evaluate
-    from mtn_keras.fitting import ValidationBleu
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.data.prepared import load_split
+    from mtn_keras.scorecard.evaluation import evaluate
+    from mtn_keras.training.fitting import ValidationBleu
 
     valid = load_split(str(prepared_data), "valid")
     scorer = ValidationBleu(trained.vocab, valid)

@@ -6,9 +6,9 @@ import shutil
 
 import numpy as np
 
-from mtn_keras.artifacts import load_trained
 from mtn_keras.data.history import split_histories
 from mtn_keras.train import main
+from mtn_keras.training.artifacts import load_trained
 
 
 def train(data, out, *extra, capsys):

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mtn_keras.outputs import LOCK, remove_stale_staging, staged_directory, try_lock
+from mtn_keras.base.outputs import LOCK, remove_stale_staging, staged_directory, try_lock
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -79,8 +79,8 @@ def test_an_interrupted_staging_leaves_the_previous_output(tmp_path):
 
 
 def test_export_force_never_replaces_a_training_run_or_foreign_files(tmp_path):
+    from mtn_keras.base.outputs import OutputError
     from mtn_keras.export import check_out
-    from mtn_keras.outputs import OutputError
 
     run = tmp_path / "run"
     run.mkdir()
@@ -161,7 +161,7 @@ def test_seeded_leaves_the_global_generators_as_they_were():
 
     import numpy as np
 
-    from mtn_keras.scoped import seeded
+    from mtn_keras.base.scoped import seeded
 
     random.seed(5)
     np.random.seed(5)
@@ -177,8 +177,9 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
     import json
     import shutil
 
-    from mtn_keras.data.__main__ import main
-    from mtn_keras.data.prepare import PrepareError, load_stats, prepare
+    from mtn_keras.data.prepare import PrepareError, prepare
+    from mtn_keras.data.prepared import load_stats
+    from mtn_keras.prepare import main
 
     data = shutil.copytree(prepared_data, tmp_path / "data")
     stats = json.loads((data / "stats.json").read_text())
@@ -199,7 +200,7 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
 
 
 def test_evaluating_adj_on_its_own_training_sessions_is_warned_about():
-    from mtn_keras.evaluate import overlap_warning
+    from mtn_keras.scorecard.evaluation import overlap_warning
 
     train = [["cheap flights", "cheap flights online"], ["cat food", "best cat food"]]
     assert "2 of the 2 evaluated sessions" in overlap_warning(train, train, "data")
@@ -230,7 +231,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     code = (
         f"import sys; sys.argv = ['x', 'prepare', '--input', {str(log)!r}, '--out', "
         f"{str(tmp_path / 'out')!r}, '--min-count', '1']\n"
-        "from mtn_keras.cli import run; from mtn_keras.data.__main__ import main\n"
+        "from mtn_keras.cli import run; from mtn_keras.prepare import main\n"
         "run(main, 'prepare')"
     )
     reader = subprocess.Popen(
@@ -247,7 +248,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 
 
 def test_a_truncated_keras_file_is_not_called_missing(tmp_path):
-    from mtn_keras.artifacts import load_keras
+    from mtn_keras.base.keras_file import load_keras
 
     (tmp_path / "ranker.keras").write_bytes(b"PK\x03\x04 cut short")
     with pytest.raises(ValueError, match="ranker.keras: cannot load the model .not a .keras"):
@@ -255,7 +256,7 @@ def test_a_truncated_keras_file_is_not_called_missing(tmp_path):
 
 
 def test_a_run_that_needs_resume_is_not_called_incomplete(tmp_path):
-    from mtn_keras.artifacts import ModelDirError, load_trained
+    from mtn_keras.training.artifacts import ModelDirError, load_trained
 
     (tmp_path / "backup").mkdir()
     for name in ("vocab.txt", "config.json"):

@@ -6,7 +6,7 @@ import json
 import keras
 import pytest
 
-from mtn_keras.distribute import Cluster, StrategyError, read_cluster, resolve, warmup_for
+from mtn_keras.base.distribute import Cluster, StrategyError, read_cluster, resolve, warmup_for
 
 
 def tf_config(task_type, index, chief=False, workers=2):

@@ -39,7 +39,8 @@ def main(argv):
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration()] * cpus
         )
-    from mtn_keras import fitting, train
+    from mtn_keras import train
+    from mtn_keras.training import fitting
 
     if die_after:
         train_fit = fitting.fit_model

@@ -4,12 +4,12 @@ definition, and reading the directory with clear errors."""
 import dataclasses
 import json
 import os
-import zipfile
 from dataclasses import dataclass
 
-from mtn_keras.config import ModelConfig, model_config_from_dict
+from mtn_keras.base.config import ModelConfig, model_config_from_dict
+from mtn_keras.base.keras_file import load_keras
+from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.data.vocab import Vocabulary
-from mtn_keras.quiet import import_tensorflow
 
 CONFIG = "config.json"
 
@@ -31,7 +31,7 @@ def run_config(name, model_config, train_config, data_dir=None):
 
 def write_run_config(directory, config):
     """Writes DIRECTORY/config.json (staged: a kill never leaves half of it)."""
-    from mtn_keras.outputs import staged_file
+    from mtn_keras.base.outputs import staged_file
 
     with staged_file(os.path.join(directory, CONFIG)) as temp:
         with open(temp, "w", encoding="utf-8") as handle:
@@ -47,22 +47,6 @@ class TrainedModel:
     path: str
     data_dir: str | None = None
     ranking: object = None  # a mtn_keras.ranking.Ranking, when the directory has one
-
-
-def load_keras(path):
-    """The Keras model in the .keras file `path`, uncompiled. Raises ValueError naming the
-    file and what is wrong (Keras says "File not found" of a file that is only truncated)."""
-    import keras
-
-    if not zipfile.is_zipfile(path):
-        raise ValueError(
-            f"{path}: cannot load the model (not a .keras archive: truncated or corrupt)"
-        )
-    try:
-        return keras.saving.load_model(path, compile=False)
-    except Exception as error:  # Keras raises many kinds for a damaged archive
-        reason = " ".join(str(error).split())[:300]
-        raise ValueError(f"{path}: cannot load the model ({reason})") from None
 
 
 def load_trained(path, ranking=True):

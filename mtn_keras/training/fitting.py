@@ -12,11 +12,12 @@ import time
 
 import keras
 
-from mtn_keras import distribute
-from mtn_keras.artifacts import load_keras, run_config, write_run_config
+from mtn_keras.base import distribute
+from mtn_keras.base.keras_file import load_keras
+from mtn_keras.base.outputs import staged_file
+from mtn_keras.base.scoped import precision_policy, seeded
 from mtn_keras.models import build_model
-from mtn_keras.outputs import staged_file
-from mtn_keras.scoped import precision_policy, seeded
+from mtn_keras.training.artifacts import run_config, write_run_config
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -64,8 +65,8 @@ class ValidationBleu(keras.callbacks.Callback):
         self.pairs = session_pairs(sessions)
 
     def on_train_begin(self, logs=None):
-        from mtn_keras.config import DecodeConfig
-        from mtn_keras.evaluate import model_suggester
+        from mtn_keras.base.config import DecodeConfig
+        from mtn_keras.scorecard.evaluation import model_suggester
         from mtn_keras.serving.service import SuggestionService
 
         decoding = DecodeConfig(k=1, source="beam", filters=())
@@ -282,7 +283,7 @@ def fit_model(
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
     write the model directory. Raises TrainingDiverged when the loss is not finite.
 
-    `strategy` names a tf.distribute strategy (mtn_keras.distribute); a worker that is not
+    `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a worker that is not
     the `chief` writes to a temporary directory instead of `out`, removed at the end. The
     global seeds and dtype policy are set for the run only."""
     strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work

@@ -215,3 +215,28 @@ def _parse(raw, kind, key):
 def model_config_from_dict(values):
     known = {f.name for f in dataclasses.fields(ModelConfig)}
     return ModelConfig(**{k: v for k, v in values.items() if k in known})
+
+
+def configure(
+    preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None, overrides=()
+):
+    """The model and training configs: the preset, then the data's sizes (`stats` of the
+    prepared dataset), then `epochs`, `batch_size` and `seed` where given, then the
+    `key=value` overrides."""
+    model_config, train_config = preset(preset_name)
+    options = stats.get("options", {})
+    model_config.vocab_size = vocab_size
+    model_config.max_query_tokens = options.get(
+        "max_query_pieces", options.get("max_query_tokens", model_config.max_query_tokens)
+    )
+    model_config.max_queries = options.get("max_queries", model_config.max_queries)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size), ("seed", seed)):
+        if value is not None:
+            setattr(train_config, name, value)
+    apply_overrides([model_config, train_config], overrides)
+    if model_config.vocab_size != vocab_size:
+        raise ValueError(
+            f"vocab_size is the data's ({vocab_size} tokens in vocab.txt); it cannot be set"
+        )
+    check_configs(model_config, train_config)
+    return model_config, train_config

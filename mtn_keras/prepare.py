@@ -1,0 +1,231 @@
+"""Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."""
+
+import argparse
+import math
+import os
+import sys
+
+from mtn_keras.cli import add_verbose, fail, file_name, run
+from mtn_keras.data.logs import FORMATS, InputError
+from mtn_keras.data.prepare import PrepareError, format_stats, prepare
+from mtn_keras.data.prepared import load_stats
+from mtn_keras.data.sessions import PROTOCOLS, Protocol
+
+
+def _split(text: str) -> tuple[float, float, float]:
+    """Parses `--split 95/2.5/2.5` (relative train/valid/test shares)."""
+    try:
+        shares = tuple(float(part) for part in text.split("/"))
+    except ValueError:
+        shares = ()
+    if (
+        len(shares) != 3
+        or not all(math.isfinite(share) for share in shares)
+        or min(shares) < 0
+        or shares[0] <= 0
+    ):
+        raise argparse.ArgumentTypeError(f"expected shares such as 95/2.5/2.5, not {text!r}")
+    return shares
+
+
+def _split_users(text: str) -> tuple[int, int]:
+    """Parses `--split-users 90,90` (validation and test users)."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        counts = ()
+    if len(counts) != 2 or min(counts) < 0:
+        raise argparse.ArgumentTypeError(f"expected two user counts such as 90,90, not {text!r}")
+    return counts
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The argument parser of both subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser(
+        "prepare",
+        help="query logs -> prepared dataset directory",
+        description="Normalise queries, sessionize per user (rows out of time order are "
+        "sorted), drop consecutive duplicates, filter sessions, split them (seeded), build "
+        "the vocabulary from the training split, write DIR (see docs/contracts.md).",
+    )
+    p.add_argument(
+        "--input",
+        type=file_name,
+        nargs="+",
+        required=True,
+        metavar="LOG",
+        help="log files, plain or .gz",
+    )
+    p.add_argument(
+        "--out",
+        type=file_name,
+        required=True,
+        metavar="DIR",
+        help="the prepared dataset directory to write",
+    )
+    p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="paper",
+        help="paper: sessions of 3..5 queries of <= 10 tokens; all: every session "
+        "of 2+ queries, long ones cut into windows, long queries truncated "
+        "(default: paper)",
+    )
+    p.add_argument(
+        "--gap-minutes",
+        type=float,
+        metavar="MIN",
+        default=30,
+        help="new session after more than this idle time (default: 30)",
+    )
+    p.add_argument(
+        "--min-queries",
+        type=int,
+        metavar="N",
+        help="shortest session kept (default: 3 for paper, 2 for all)",
+    )
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        metavar="N",
+        default=5,
+        help="paper: longest session kept; all: longest window (default: 5)",
+    )
+    p.add_argument(
+        "--max-query-tokens",
+        type=int,
+        metavar="N",
+        default=10,
+        help="paper: sessions with a longer query are dropped; all: longer "
+        "queries are truncated (default: 10)",
+    )
+    p.add_argument(
+        "--min-count",
+        type=int,
+        metavar="N",
+        default=3,
+        help="vocabulary: least count of a word in training (default: 3)",
+    )
+    p.add_argument(
+        "--subwords",
+        type=int,
+        metavar="SIZE",
+        default=0,
+        help="a WordPiece vocabulary of about SIZE pieces instead of words, so that "
+        "unseen words are spelt from pieces (default: 0, words)",
+    )
+    p.add_argument(
+        "--split",
+        type=_split,
+        metavar="TRAIN/VALID/TEST",
+        help="split shares (default: 95/2.5/2.5)",
+    )
+    p.add_argument(
+        "--split-users",
+        type=_split_users,
+        metavar="VALID,TEST",
+        help="with --split-by user, instead of --split: this many users with sessions in "
+        "the validation and the test split, every other user in train",
+    )
+    p.add_argument(
+        "--split-by",
+        choices=("session", "user"),
+        default="session",
+        help="split sessions at random, or users (default: session)",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", default=0, help="seed of the split (default: 0)"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a prepared dataset in --out (nothing else is ever deleted)",
+    )
+    add_verbose(p)
+    s = commands.add_parser("stats", help="print a prepared directory's counts")
+    s.add_argument("dir", metavar="DIR")
+    add_verbose(s)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs a subcommand; returns the exit code (2 for bad input, with one line on stderr)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "stats":
+        if not os.path.isfile(os.path.join(args.dir, "stats.json")):
+            what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
+            print(
+                f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
+                f"--out {args.dir}` first",
+                file=sys.stderr,
+            )
+            return 2
+        path = os.path.join(args.dir, "stats.json")
+        try:
+            print(format_stats(load_stats(args.dir)))
+        except (OSError, ValueError) as error:
+            return fail("error", error, args.verbose)
+        except (KeyError, TypeError, AttributeError) as error:
+            return fail(
+                "error", ValueError(f"{path}: not a whole stats.json ({error!r})"), args.verbose
+            )
+        return 0
+    try:
+        fields = dict(
+            gap_minutes=args.gap_minutes,
+            max_queries=args.max_queries,
+            max_query_tokens=args.max_query_tokens,
+        )
+        if args.min_queries is not None:
+            fields["min_queries"] = args.min_queries
+        protocol = Protocol.named(args.protocol, **fields)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.min_count < 1:
+        parser.error("--min-count must be at least 1")
+    if args.subwords and args.subwords < 50:
+        parser.error("--subwords must be 0 (words) or at least 50 pieces")
+    if args.split_users and args.split_by != "user":
+        parser.error("--split-users needs --split-by user")
+    if args.split_users and args.split:
+        parser.error("--split-users replaces --split; give one of them")
+    split = args.split or (95, 2.5, 2.5)
+    try:
+        stats = prepare(
+            args.input,
+            args.out,
+            args.format,
+            protocol,
+            args.min_count,
+            split,
+            args.split_by,
+            args.seed,
+            args.force,
+            subwords=args.subwords,
+            split_users=args.split_users,
+        )
+    except (InputError, PrepareError, OSError) as error:
+        return fail("error", error, args.verbose)
+    print(format_stats(stats))
+    print(f"\nwrote {args.out}")
+    asked = (
+        f"--split-users {','.join(map(str, args.split_users))}"
+        if args.split_users
+        else f"--split {'/'.join(f'{share:g}' for share in split)}"
+    )
+    for name, counts in stats["splits"].items():
+        if not counts["sessions"]:
+            print(
+                f"warning: {args.out}: the {name} split is empty ({asked}); train needs "
+                "sessions in train and valid",
+                file=sys.stderr,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    run(main, "prepare")
