@@ -47,3 +47,12 @@ def character_tables() -> tuple[list[int], dict[str, str]]:
         if not inside and char.lower() != char:
             lower[char] = char.lower()
     return bounds, lower
+
+
+def completes(query: str, prefix: str) -> bool:
+    """Whether normalised `query` completes the typed `prefix` (normalised, spaces collapsed,
+    a trailing space when its last word is finished): the finished words stand whole at its
+    start and an unfinished last word begins one of its words ("hotel" gives "hotel deals"
+    and "hotels"). The one rule of every completion outside the graph (serving/prefix.py is its
+    form inside); a prefix with no words constrains nothing."""
+    return not prefix.strip() or (query + " ").startswith(prefix)

@@ -34,3 +34,13 @@ def test_data_normalise_is_clean_and_idempotent(raw):
     assert normalise(query) == query
     assert query == query.strip() and "  " not in query
     assert not set(query) & set(string.punctuation + "\t\n\r")
+
+
+def test_a_query_completes_the_typed_prefix_word_by_word():
+    from mtn_keras.data.text import completes
+
+    assert completes("hotel deals", "hotel") and completes("hotels", "hotel")
+    assert completes("hotel deals", "hotel ") and completes("hotel", "hotel ")
+    assert not completes("hotels", "hotel ") and not completes("cheap hotel", "hotel")
+    assert completes("hotel deals boston", "hotel de") and not completes("hotel", "hotels")
+    assert completes("anything", "") and completes("anything", " ")
