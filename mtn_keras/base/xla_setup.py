@@ -2,9 +2,9 @@
 compiled at LLVM's optimisation level 1, and the SavedModel's graphs run as exported.
 
 The first call of a SavedModel's search compiles it with XLA (seconds); with the cache a later
-process reads the compiled code instead. Level 1 (of 0 to 3, XLA's default 2) took about 1 s
-less to compile the bundled model's search on the 2-core CPU (6.3 to 6.9 s against 7.2 to
-7.9 s) for the same calls' latency and the same suggestions (scores within 1e-9).
+process reads the compiled code instead. Level 1 (of 0 to 3, XLA's default 2) compiles the
+bundled model's search sooner for the same calls' latency and the same suggestions; the
+figures and their command are in docs/performance.md ("XLA").
 """
 
 import hashlib
@@ -71,7 +71,7 @@ def mark_compiled(model: Path, signature: str) -> None:
 
 def skip_graph_rewrites(tf) -> None:
     """Run graphs as they were exported, without Grappler's rewriting; call it before the first
-    call. Grappler rewrote the bundled model's one signature (4,225 nodes) for about 1 s at its
-    first call in every process, cache or not, and bought about 1 ms (5%) a call after that:
-    a person waits on the start, not on the millisecond (benchmarks/bench_start.py)."""
+    call. Grappler's rewriting of the bundled model's signature made every process's first call
+    slower, cache or not, and later calls no faster within the noise: a person waits on the
+    start (figures and their commands: docs/performance.md, "Start-up")."""
     tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
