@@ -214,10 +214,10 @@ def load_each_model_once(monkeypatch, loaded_backends):
     from app import tui
     from app.model import Backend, resolve_model_path
 
-    def backend(path=None, progress=None):
+    def backend(path=None, progress=None, prepare_tensorflow=None):
         key = str(resolve_model_path(path))
         if key not in loaded_backends:
-            loaded_backends[key] = Backend(path, progress)
+            loaded_backends[key] = Backend(path, progress, prepare_tensorflow)
         return loaded_backends[key]
 
     monkeypatch.setattr(tui, "Backend", backend)
