@@ -19,7 +19,8 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
-GAP_SECONDS = 30 * 60  # a session ends after 30 minutes without a query, as in `prepare`
+from mtn_keras.data.sessions import SESSION_GAP_SECONDS
+
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
 LOCKED = ("SQLITE_BUSY", "SQLITE_LOCKED")
@@ -147,8 +148,9 @@ class HistoryStore:
             return [Entry(*row) for row in rows.fetchall()]
 
     def sessions(self, search: str = "") -> list[list[Entry]]:
-        """The stored queries cut into sessions at 30-minute gaps, newest session first, each
-        oldest first; with `search`, the sessions holding a query that contains it, whole."""
+        """The stored queries cut into sessions where `prepare` cuts them (SESSION_GAP_SECONDS
+        without a query), newest session first, each oldest first; with `search`, the sessions
+        holding a query that contains it, whole."""
         return self.newest_sessions(search, math.inf)[0]
 
     def newest_sessions(self, search: str, rows: float) -> tuple[list[list[Entry]], bool]:
@@ -174,7 +176,8 @@ class HistoryStore:
                 for row in cursor:
                     entry = Entry(*row)
                     if session and (
-                        session[-1].time - entry.time > GAP_SECONDS or held + len(session) >= rows
+                        session[-1].time - entry.time > SESSION_GAP_SECONDS
+                        or held + len(session) >= rows
                     ):
                         keep()
                         session = []

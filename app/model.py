@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from mtn_keras.base.quiet import import_tensorflow
-from mtn_keras.base.xla_setup import compiled_before, mark_compiled, set_up_xla, skip_graph_rewrites
+from mtn_keras.base.xla_setup import compiled_before, mark_compiled
+from mtn_keras.data.history import HISTORY_SIZE
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
 from mtn_keras.serving.savedmodel import (
@@ -27,7 +28,6 @@ from mtn_keras.serving.savedmodel import (
 )
 
 DEFAULT_MODEL = bundled_model()
-HISTORY_SIZE = 200  # earlier queries a history model keeps when its export.json does not say
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -103,11 +103,16 @@ class Backend:
     """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first,
     and the searcher's earlier queries (`history`, oldest first) for a model that reads them.
 
-    `progress` hears each start-up step ("Compiling suggest…") as it begins.
+    `progress` hears each start-up step ("Compiling suggest…") as it begins;
+    `prepare_tensorflow(tf)` runs once TensorFlow is imported, before the first call (the entry
+    point's process-wide settings: the backend sets none itself).
     """
 
     def __init__(
-        self, path: str | Path | None = None, progress: Callable[[str], None] | None = None
+        self,
+        path: str | Path | None = None,
+        progress: Callable[[str], None] | None = None,
+        prepare_tensorflow: Callable | None = None,
     ):
         progress = progress or (lambda step: None)
         self.start_seconds: dict[str, float] = {}  # what starting took, step by step
@@ -118,10 +123,10 @@ class Backend:
             self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
-        set_up_xla()
         began = time.perf_counter()
         self._tf = import_tensorflow()
-        skip_graph_rewrites(self._tf)
+        if prepare_tensorflow is not None:
+            prepare_tensorflow(self._tf)
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
         progress(f"Reading the model {self.name}…")
         # keep the loaded object: its signatures need its variables
@@ -131,6 +136,7 @@ class Backend:
         self.has_sources = "sources" in outputs
         # A model with the history signatures reads the searcher's earlier queries too.
         self.has_history = "suggest_with_history" in self._model.signatures
+        # earlier queries a history model keeps, when its export.json does not say: the graph's
         self.history_size = int(export_settings(self.path).get("history_size", HISTORY_SIZE))
         # An export whose `suggest` also gives the session attention answers both at once.
         self._attention_in_suggest = "session_attention" in outputs

@@ -6,7 +6,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input
 
-from mtn_keras.data.text import normalise
+from mtn_keras.data.text import completes, normalise
 
 
 class QueryInput(Input):
@@ -57,20 +57,13 @@ def continue_typed(typed: str, suggestion: str) -> str:
     the typed characters. Otherwise the suggestion is taken as it is.
     """
     words, wanted = normalise(typed).split(), suggestion.split()
-    if not words:
+    open_word = bool(normalise(typed[-1:]))  # the last word is unfinished: it may be completed
+    if not words or not completes(suggestion, " ".join(words) + ("" if open_word else " ")):
         return suggestion
-    if normalise(typed[-1]):  # the last word is open: the model may have completed it
-        done, last = words[:-1], words[-1]
-        if (
-            wanted[: len(done)] == done
-            and len(wanted) > len(done)
-            and wanted[len(done)].startswith(last)
-        ):
-            rest = wanted[len(done)][len(last) :]
-            return typed + rest + "".join(" " + word for word in wanted[len(words) :])
-    elif wanted[: len(words)] == words:
-        return typed + " ".join(wanted[len(words) :])
-    return suggestion
+    if open_word:
+        rest = wanted[len(words) - 1][len(words[-1]) :]
+        return typed + rest + "".join(" " + word for word in wanted[len(words) :])
+    return typed + " ".join(wanted[len(words) :])
 
 
 def typed_prefix(typed: str) -> str:

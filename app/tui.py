@@ -1,13 +1,14 @@
 """The Textual app: type a session of queries, watch next-query suggestions and session attention.
 
-Every model call runs in a thread worker, at most one suggestion request at a time, and only
-an answer for what is on screen now is shown, so typing never waits and never piles up.
+Every model call runs in a thread worker; which suggestion request is asked when is the
+scheduler's (scheduler.py), what the history reads and keeps the history control's
+(history_control.py). Here: the widgets, the keys and the wiring between them.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import on, work
@@ -21,16 +22,20 @@ from textual.worker import get_current_worker
 
 from .copy_panel import CopyPanel
 from .heat_map import HeatMap
+from .history_control import HistoryControl
 from .history_panel import HistoryPanel
 from .history_screen import HistoryScreen
-from .history_store import StoreError, open_store
+from .history_store import HistoryStore
 from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
 from .query_input import QueryInput, continue_typed, typed_prefix
+from .scheduler import Request, SuggestionScheduler, call_model
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
 from .suggestion_list import SuggestionList, are_confidences
 
 CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
+PANEL_TOOLTIP = "show or hide the panel of attention, history and copied words"
+PRIVATE_TOOLTIP = "private session on or off: no history read or written"
 
 
 class MtnApp(App):
@@ -72,21 +77,11 @@ class MtnApp(App):
             tooltip="highlight the next suggestion",
         ),
         Binding("ctrl+n", "new_session", "New", tooltip="new session"),
-        Binding(
-            "f2",
-            "toggle_attention",
-            "Panel",
-            tooltip="show or hide the panel of attention, history and copied words",
-        ),
+        Binding("f2", "toggle_attention", "Panel", tooltip=PANEL_TOOLTIP),
         Binding("f3", "next_layer", "Layer", show=False, tooltip="next layer of the attention"),
         Binding("f4", "next_head", "Head", show=False, tooltip="next head of the attention"),
         Binding("f5", "history", "History", tooltip="your stored queries: search, delete"),
-        Binding(
-            "f6",
-            "toggle_private",
-            "Private",
-            tooltip="private session on or off: no history read or written",
-        ),
+        Binding("f6", "toggle_private", "Private", tooltip=PRIVATE_TOOLTIP),
         Binding("ctrl+o", "switch_model", "Model", tooltip="open another model"),
         Binding("f1", "help", "Help", tooltip="help: keys, scores and panels"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, tooltip="command palette"),
@@ -99,7 +94,6 @@ class MtnApp(App):
     attention: reactive[SessionAttention | None] = reactive(None, always_update=True, init=False)
     attention_layer = reactive(0)
     attention_head = reactive(0)
-    private = reactive(False, init=False)  # a private session: no history read or written
 
     def __init__(
         self,
@@ -107,20 +101,26 @@ class MtnApp(App):
         show_load_time: bool = True,
         history_path: str | Path | None = None,
         use_history: bool = True,
+        prepare_tensorflow: Callable | None = None,
     ):
+        """`history_path` None: the user-data folder's store; `use_history` False
+        (--no-history): the store is never opened. `prepare_tensorflow(tf)` runs once
+        TensorFlow is imported, before any model call: the entry point's process settings."""
         super().__init__()
         self.started = time.perf_counter()
         self.model_path = model_path
         self.show_load_time = show_load_time  # off in snapshot tests, where it would vary
-        self.history_path = history_path  # None: the user-data folder's store
-        self.use_history = use_history  # False: --no-history, the store is never opened
-        self.store = None
-        self._session_began = time.time()  # the history read is what came before it
+        self.prepare_tensorflow = prepare_tensorflow
+        self.history = HistoryControl(history_path, use_history)
+        self.scheduler = SuggestionScheduler(self._wanted, self._suggest, self._show_answer)
         self._model_title = ""
         self.backend: Backend | None = None
-        self._asking: tuple | None = None  # (backend, session, prefix) of the call in flight
-        self._shown: tuple | None = None  # (session, prefix) whose answer is on screen
         self._attention_request = 0  # only the newest attention is shown
+
+    @property
+    def store(self) -> HistoryStore | None:
+        """The history store in use, None when history is off."""
+        return self.history.store
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -141,18 +141,16 @@ class MtnApp(App):
         self.query_one(SessionPanel).queries = ()
         self.query_one(HeatMap).attention = None
         self.query_one(HistoryPanel).display = False  # until a model that reads history is in
-        if self.use_history:
-            self.store, notes = open_store(self.history_path)
-            for note in notes:
-                self.notify(note, severity="warning", timeout=15)
-            self.set_interval(5, self._write_pending)
+        for note in self.history.open():
+            self.notify(note, severity="warning", timeout=15)
+        if self.history.use_history:
+            self.set_interval(5, self.history.write_pending)
         if self.store is None:
             self.query_one(HistoryPanel).why_none = "History off: no earlier queries read."
         self.load_model(self.model_path, since=self.started)  # the real wait: from the start
 
     def on_unmount(self) -> None:
-        if self.store is not None:
-            self.store.close()
+        self.history.close()
 
     # Model loading: a failed load keeps the model in use
 
@@ -164,7 +162,11 @@ class MtnApp(App):
     @work(thread=True, exclusive=True, group="load")
     def _load(self, path: str | Path | None, since: float) -> None:
         try:
-            backend = Backend(path, lambda step: self.call_from_thread(self._progress, step))
+            backend = Backend(
+                path,
+                lambda step: self.call_from_thread(self._progress, step),
+                self.prepare_tensorflow,
+            )
         except ModelError as error:
             backend = error
         if get_current_worker().is_cancelled:
@@ -192,8 +194,7 @@ class MtnApp(App):
                 f"{step} {took:.1f} s" for step, took in backend.start_seconds.items()
             )
             self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
-        self._shown = None
-        self.request_suggestions()
+        self.scheduler.use(backend)
         self.request_attention()
 
     def _load_failed(self, message: str) -> None:
@@ -211,35 +212,11 @@ class MtnApp(App):
     def _show_title(self, model: str) -> None:
         """Show `model`'s words in the header, and the history's state when it matters."""
         self._model_title = model
-        self.sub_title = " · ".join(filter(None, [model, self._history_state()]))
-
-    def _history_state(self) -> str:
-        """What the header says of the history: private, off, unused by this model, or ""."""
-        if self.private:
-            return "private session"
-        if self.store is None:
-            return "history off"
-        if self.backend is not None and not self.backend.has_history:
-            return "this model does not use history"
-        return ""
+        self.sub_title = " · ".join(filter(None, [model, self.history.state(self.backend)]))
 
     # The searcher's history: the store's last queries before this session, unless private
 
-    def _history(self) -> tuple[str, ...]:
-        """The earlier queries the model reads with this session (cached by the store)."""
-        if self.private or self.store is None or not (self.backend and self.backend.has_history):
-            return ()
-        try:
-            return self.store.recent(self.backend.history_size, before=self._session_began)
-        except (sqlite3.Error, StoreError):
-            return ()  # the file went away or was damaged meanwhile: suggest without it
-
-    def _write_pending(self) -> None:
-        """Write the queries a locked store could not take yet."""
-        if self.store is not None and self.store.pending:
-            self.store.flush()
-
-    def watch_private(self, private: bool) -> None:
+    def _private_changed(self, private: bool) -> None:
         self._show_title(self._model_title)
         self.query_one(HistoryPanel).why_none = (
             "Private session: no history read or written." if private else HistoryPanel.EMPTY
@@ -253,10 +230,11 @@ class MtnApp(App):
 
     def action_toggle_private(self) -> None:
         """Start or end a private session, in which no history is read or written."""
-        if not self.use_history:
-            self.notify("History is off (--no-history): nothing is read or written.")
+        refusal = self.history.toggle_private()
+        if refusal:
+            self.notify(refusal)
         else:
-            self.private = not self.private
+            self._private_changed(self.history.private)
 
     def action_history(self) -> None:
         """Show the stored queries, to search and delete them."""
@@ -287,11 +265,7 @@ class MtnApp(App):
         if not queries:
             self.notify("Empty query ignored: type a query first.", severity="warning")
             return
-        if not self.session:
-            self._session_began = time.time()
-        if self.store is not None and not self.private:
-            now = time.time()
-            self.store.add_many([(query, now) for query in queries])
+        self.history.keep(queries, new_session=not self.session)
         self.session = (*self.session, *queries)
 
     def action_submit(self) -> None:
@@ -314,9 +288,13 @@ class MtnApp(App):
 
     # Suggestions: one call at a time; when it returns, the newest input is asked for
 
-    def _wanted(self) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    def _wanted(self) -> Request:
         """The session, typed prefix and history that the suggestions on screen should answer."""
-        return self.session, typed_prefix(self.query_one(QueryInput).value), self._history()
+        return Request(
+            self.session,
+            typed_prefix(self.query_one(QueryInput).value),
+            self.history.earlier(self.backend),
+        )
 
     @on(QueryInput.Changed, "#query")
     def query_changed(self) -> None:
@@ -325,41 +303,19 @@ class MtnApp(App):
 
     def request_suggestions(self) -> None:
         """Ask for suggestions for the session and typed words, unless on screen or on the way."""
-        if self.backend is None or self._asking is not None:
-            return  # no model yet, or the call in flight asks again when it returns
-        wanted = self._wanted()
-        if wanted == self._shown:
-            return
-        if not self.session and not wanted[1]:  # typed words are completed from the first key
-            self._shown = wanted
-            self.suggestions = None
-            return
-        self._asking = (self.backend, *wanted)
-        self._suggest(self.backend, *wanted)
+        self.scheduler.request()
 
     @work(thread=True, group="suggest")
-    def _suggest(
-        self, backend: Backend, session: tuple[str, ...], prefix: str, history: tuple[str, ...]
-    ) -> None:
-        try:
-            result = (
-                backend.complete(list(session), prefix, history)
-                if prefix
-                else backend.suggest(list(session), history)
-            )
-        except ModelError as error:
-            result = error
-        self.call_from_thread(self._answered, backend, (session, prefix, history), result)
+    def _suggest(self, backend: Backend, request: Request) -> None:
+        answer = call_model(backend, request)
+        self.call_from_thread(self.scheduler.answered, backend, request, answer)
 
-    def _answered(self, backend: Backend, asked: tuple, result: Suggestions | ModelError) -> None:
-        self._asking = None
-        if backend is self.backend and asked == self._wanted():
-            self._shown = asked
-            if isinstance(result, ModelError):
-                self.query_one(SuggestionList).show_message(str(result))
-            else:
-                self.suggestions = result
-        self.request_suggestions()  # typing went on meanwhile: ask for what is there now
+    def _show_answer(self, request: Request, answer: Suggestions | ModelError | None) -> None:
+        """Put the scheduler's answer on screen (None: nothing asked)."""
+        if isinstance(answer, ModelError):
+            self.query_one(SuggestionList).show_message(str(answer))
+        else:
+            self.suggestions = answer
 
     def watch_suggestions(self, suggestions: Suggestions | None) -> None:
         options = self.query_one(SuggestionList)
@@ -430,7 +386,8 @@ class MtnApp(App):
         self._attention_request += 1
         self.attention = None
         if self.backend is not None and self.session:
-            self._attend(self._attention_request, self.backend, self.session, self._history())
+            earlier = self.history.earlier(self.backend)
+            self._attend(self._attention_request, self.backend, self.session, earlier)
 
     @work(thread=True, exclusive=True, group="attention")
     def _attend(

@@ -3,7 +3,23 @@ and what the user set left alone; graphs run as exported, with the same answers.
 
 import os
 
+import pytest
+
 from mtn_keras.base.xla_setup import LEVEL, set_up_xla, skip_graph_rewrites
+
+VARIABLES = ("XLA_FLAGS", "TF_XLA_FLAGS", "XDG_CACHE_HOME")
+
+
+@pytest.fixture(autouse=True)
+def environment():
+    """The variables set_up_xla sets, as they were after each test (present or not)."""
+    saved = {name: os.environ.get(name) for name in VARIABLES}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def test_the_cache_and_the_level_are_set_beside_other_flags(monkeypatch, tmp_path):
@@ -30,16 +46,23 @@ def test_without_a_writable_cache_folder_nothing_is_cached(monkeypatch, tmp_path
     (tmp_path / "mtn-keras").write_text("a file where the folder would go")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
-    monkeypatch.delenv("XLA_FLAGS", raising=False)  # put back after the test
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
     set_up_xla()
     assert "TF_XLA_FLAGS" not in os.environ and os.environ["XLA_FLAGS"] == LEVEL
 
 
-def test_graphs_run_as_exported_give_the_same_answers():
+@pytest.fixture
+def tf():
+    """TensorFlow, its graph optimizer options put back after the test (they are the process's)."""
     from mtn_keras.base.quiet import import_tensorflow
 
     tf = import_tensorflow()
+    options = tf.config.optimizer.get_experimental_options()
+    yield tf
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": False, **options})
 
+
+def test_graphs_run_as_exported_give_the_same_answers(tf):
     def scores(x):
         return tf.nn.relu(tf.matmul(x, tf.transpose(x)) + 1.0) * 2.0 + 0.0
 
@@ -49,6 +72,11 @@ def test_graphs_run_as_exported_give_the_same_answers():
     assert tf.config.optimizer.get_experimental_options()["disable_meta_optimizer"]
     as_exported = tf.function(scores)(x)
     assert tf.reduce_all(rewritten == as_exported)
+
+
+def test_the_optimizer_options_are_put_back_after_a_test_that_changes_them(tf):
+    """Run after the test above (file order): Grappler is on again."""
+    assert not tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer")
 
 
 def test_a_compilation_is_said_only_until_a_start_has_cached_it(monkeypatch, tmp_path):

@@ -6,9 +6,12 @@ descriptor 2, some of them before any log level is read; only `--verbose` shows 
 
 import os
 import sys
+import threading
 from contextlib import contextmanager
 
-_silenced = False  # True inside native_stderr_silenced: no second redirection from a thread
+_lock = threading.Lock()  # guards the two below: the app imports TensorFlow in a worker thread
+_users = 0  # the blocks inside native_stderr_silenced now, in any thread
+_restore = None  # puts fd 2 and sys.stderr back: set by the first block in, run by the last out
 _show_logs = False  # a command's --verbose
 
 
@@ -19,12 +22,28 @@ def native_stderr_silenced(log_path=None):
     else to /dev/null (TensorFlow's import), meanwhile.
 
     Python's sys.stderr (tracebacks, Textual's screen) moves to a copy of the real
-    descriptor meanwhile, so Python-level output still shows.
+    descriptor meanwhile, so Python-level output still shows. Thread-safe: the first block
+    in (of any thread) redirects, the others use its redirection, the last one out puts
+    everything back.
     """
-    global _silenced
-    if _silenced:
+    global _users, _restore
+    with _lock:
+        if _users == 0:
+            _restore = _redirect(log_path)
+        _users += 1
+    try:
         yield
-        return
+    finally:
+        with _lock:
+            _users -= 1
+            if _users == 0:
+                _restore()
+                _restore = None
+
+
+def _redirect(log_path):
+    """Point fd 2 at `log_path` (or /dev/null) and sys.stderr at a copy of the real fd 2; the
+    function that puts both back."""
     sys.stderr.flush()
     saved = os.dup(2)
     encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
@@ -37,16 +56,15 @@ def native_stderr_silenced(log_path=None):
     os.close(target)
     streams = sys.stderr, sys.__stderr__
     sys.stderr = sys.__stderr__ = terminal
-    _silenced = True
-    try:
-        yield
-    finally:
-        _silenced = False
+
+    def restore():
         terminal.flush()
         sys.stderr, sys.__stderr__ = streams
         os.dup2(saved, 2)
         os.close(saved)
         terminal.close()
+
+    return restore
 
 
 def show_tensorflow_logs(show: bool) -> None:

@@ -7,8 +7,13 @@ import random
 
 @contextlib.contextmanager
 def seeded(seed):
-    """keras.utils.set_random_seed(seed) inside the block; Python's, NumPy's, TensorFlow's
-    and Keras's global seeds as they were after it."""
+    """keras.utils.set_random_seed(seed) inside the block; after it, Python's, NumPy's, Keras's
+    and TensorFlow's global seeds as they were, and TensorFlow's op-seed sequence (the op seeds
+    of random ops called without one) where it had got to.
+
+    Not put back: TensorFlow's cached kernels, which setting a seed clears, so a random op
+    given its own `seed` starts its sequence again after the block, as after any
+    tf.random.set_seed (what a graph holds, such as a traced function's ops, is untouched)."""
     import keras
     import numpy as np
     from keras.src.backend.common import global_state
@@ -18,7 +23,7 @@ def seeded(seed):
     names = (rng_utils.GLOBAL_RANDOM_SEED, seed_generator.GLOBAL_SEED_GENERATOR)
     saved = [global_state.get_global_attribute(name) for name in names]
     python_state, numpy_state = random.getstate(), np.random.get_state()
-    tf_seed = _tensorflow_seed()
+    tf_seeds = _tensorflow_seeds()
     keras.utils.set_random_seed(seed)
     try:
         yield
@@ -27,19 +32,30 @@ def seeded(seed):
             global_state.set_global_attribute(name, value)
         random.setstate(python_state)
         np.random.set_state(numpy_state)
-        if tf_seed is not False:
-            import tensorflow as tf
-
-            tf.random.set_seed(tf_seed)
+        if tf_seeds is not None:
+            _set_tensorflow_seeds(*tf_seeds)
 
 
-def _tensorflow_seed():
-    """TensorFlow's global seed (None when unset), or False when TensorFlow is not there."""
+def _tensorflow_seeds():
+    """TensorFlow's global (eager) seed, None when unset, and the state of the generator its op
+    seeds are drawn from (None before any seed was set); None when TensorFlow is not there.
+    Read without drawing an op seed, as random_seed.get_seed would."""
     try:
-        from tensorflow.python.framework import random_seed
+        from tensorflow.python.eager import context
     except ImportError:
-        return False
-    return random_seed.get_seed(None)[0]
+        return None
+    op_seeds = getattr(context.context(), "_rng", None)
+    return context.global_seed(), None if op_seeds is None else op_seeds.getstate()
+
+
+def _set_tensorflow_seeds(seed, op_seed_state) -> None:
+    """Put back what _tensorflow_seeds read."""
+    import tensorflow as tf
+    from tensorflow.python.eager import context
+
+    tf.random.set_seed(seed)
+    if op_seed_state is not None:
+        context.context()._rng.setstate(op_seed_state)
 
 
 @contextlib.contextmanager

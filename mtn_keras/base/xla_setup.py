@@ -13,6 +13,13 @@ import re
 from pathlib import Path
 
 LEVEL = "--xla_backend_optimization_level=1"
+CACHE_FLAG = "--tf_xla_persistent_cache_directory"  # TF_XLA_FLAGS's: where compilations stay
+
+
+def cache_home() -> Path:
+    """The project's folder in the user's cache (~/.cache/mtn-keras, XDG_CACHE_HOME honoured):
+    XLA's compilations go to its `xla` folder, the app's native log beside it."""
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mtn-keras"
 
 
 def set_up_xla() -> None:
@@ -22,19 +29,17 @@ def set_up_xla() -> None:
     flags = os.environ.get("XLA_FLAGS", "")
     if "--xla_backend_optimization_level" not in flags:
         os.environ["XLA_FLAGS"] = f"{flags} {LEVEL}".strip()
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mtn-keras" / "xla"
+    cache = cache_home() / "xla"
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError:
         return
-    os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache}")
+    os.environ.setdefault("TF_XLA_FLAGS", f"{CACHE_FLAG}={cache}")
 
 
 def cache_folder() -> Path | None:
     """The folder XLA keeps its compilations in (TF_XLA_FLAGS), or None when it keeps none."""
-    found = re.search(
-        r"--tf_xla_persistent_cache_directory=(\S+)", os.environ.get("TF_XLA_FLAGS", "")
-    )
+    found = re.search(rf"{CACHE_FLAG}=(\S+)", os.environ.get("TF_XLA_FLAGS", ""))
     return Path(found.group(1)) if found else None
 
 

@@ -24,6 +24,7 @@ from mtn_keras.data.text import normalise
 
 SPLITS = ("train", "valid", "test")
 PROTOCOLS = ("paper", "all")
+SESSION_GAP_SECONDS = 30 * 60  # a session ends after this long without a query (the paper's)
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Protocol:
     are dropped; longer ones are windowed, longer queries truncated).
     """
 
-    gap_minutes: float = 30
+    gap_minutes: float = SESSION_GAP_SECONDS // 60
     min_queries: int = 3
     max_queries: int = 5
     max_query_tokens: int = 10

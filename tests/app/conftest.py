@@ -22,9 +22,10 @@ def build_fake_model(sources=False):
     last WINDOW slots of [padding, queries with words]; with `sources`, `suggest` and
     `complete` also say where each suggestion came from. Its history signatures put first
     the latest kept history query that shares a word with the session's last query (for
-    `suggest`, or a prefix without words) or starts with the prefix (for `complete`), from
+    `suggest`, or a prefix without words) or completes the prefix (for `complete`), from
     "history": `suggest_with_history` is `complete_with_history` with empty prefixes, as in
-    the real export.
+    the real export. Completing is the product's one rule, `mtn_keras.data.text.completes`,
+    written in the graph (`fake_completes`; test_history_model.py checks they agree).
     """
     import tensorflow as tf
 
@@ -32,9 +33,7 @@ def build_fake_model(sources=False):
     prefix_spec = tf.TensorSpec([None], tf.string, name="prefix")
     history_spec = tf.TensorSpec([None, None], tf.string, name="history")
 
-    def normalise(text):
-        text = tf.strings.regex_replace(tf.strings.lower(text), r"[\pP\pS\pC\pZ]", " ")
-        return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+    normalise, typed_prefix, completes = fake_completes()
 
     class FakeMtn(tf.Module):
         def _kept(self, session):
@@ -74,10 +73,8 @@ def build_fake_model(sources=False):
         @tf.function(input_signature=[session_spec, prefix_spec])
         def complete(self, session, prefix):
             last = self._last_query(session)
-            prefix = normalise(prefix)
-            length = tf.strings.length(prefix)
-            extends = tf.strings.substr(last, tf.zeros_like(length), length) == prefix
-            return self._outputs(session, tf.where(extends, last, prefix))
+            extends = completes(last, typed_prefix(prefix))
+            return self._outputs(session, tf.where(extends, last, normalise(prefix)))
 
         def _with_history(self, outputs, history, matches):
             """`outputs` with the latest kept history query that `matches` put first."""
@@ -120,17 +117,16 @@ def build_fake_model(sources=False):
 
         @tf.function(input_signature=[session_spec, prefix_spec, history_spec])
         def complete_with_history(self, session, prefix, history):
-            typed = normalise(prefix)
+            typed = typed_prefix(prefix)
             words = tf.strings.split(self._last_query(session)).to_tensor("")  # [B, L]
 
             def matches(kept):
-                """Starts with the typed words; without any, shares a word with the last query."""
-                length = tf.strings.length(typed)[:, None]
-                starts = tf.strings.substr(kept, tf.zeros_like(length), length) == typed[:, None]
+                """Completes the typed words; without any, shares a word with the last query."""
+                starts = completes(kept, typed[:, None])
                 kept_words = tf.strings.split(kept).to_tensor("")  # [B, H', W]
                 same = kept_words[:, :, :, None] == words[:, None, None, :]
                 shares = tf.reduce_any(same & (kept_words[:, :, :, None] != ""), axis=[2, 3])
-                return tf.where(typed[:, None] != "", starts, shares)
+                return tf.where(typed[:, None] != "", starts, shares)  # typed: "" or words
 
             return self._with_history(self.complete(session, prefix), history, matches)
 
@@ -147,6 +143,32 @@ def build_fake_model(sources=False):
             return {"attention": layers, "queries": queries}
 
     return FakeMtn()
+
+
+def fake_completes():
+    """The fake's text rules in TensorFlow: normalise as the export does; the typed prefix as
+    `completes` reads it (normalised, a trailing space when the last word is finished, "" when
+    it has no words); and `mtn_keras.data.text.completes(query, prefix)` itself."""
+    import tensorflow as tf
+
+    separator = r"[\pP\pS\pC\pZ]"
+
+    def normalise(text):
+        text = tf.strings.regex_replace(tf.strings.lower(text), separator, " ")
+        return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
+
+    def typed_prefix(prefix):
+        text = normalise(prefix)
+        finished = tf.strings.regex_full_match(prefix, f"(?s).*{separator}") & (text != "")
+        return tf.where(finished, text + " ", text)
+
+    def completes(queries, prefix):
+        """(query + " ").startswith(prefix), or a prefix without words; broadcast."""
+        length = tf.strings.length(prefix)
+        head = tf.strings.substr(queries + " ", tf.zeros_like(length), length)
+        return (head == prefix) | (prefix == "")
+
+    return normalise, typed_prefix, completes
 
 
 def save_fake_model(path, names=("suggest", "complete", "session_attention"), sources=False):
@@ -214,10 +236,10 @@ def load_each_model_once(monkeypatch, loaded_backends):
     from app import tui
     from app.model import Backend, resolve_model_path
 
-    def backend(path=None, progress=None):
+    def backend(path=None, progress=None, prepare_tensorflow=None):
         key = str(resolve_model_path(path))
         if key not in loaded_backends:
-            loaded_backends[key] = Backend(path, progress)
+            loaded_backends[key] = Backend(path, progress, prepare_tensorflow)
         return loaded_backends[key]
 
     monkeypatch.setattr(tui, "Backend", backend)

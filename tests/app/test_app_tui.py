@@ -1,5 +1,6 @@
 """Pilot tests of the app with the fake SavedModel: session, suggestions, attention, errors."""
 
+import os
 import threading
 from pathlib import Path
 
@@ -434,21 +435,28 @@ async def test_help_lists_every_binding_and_palette_commands(make_app):
         await settle(pilot)
 
 
-def test_main_runs_the_app_with_the_given_model(monkeypatch):
+def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeypatch, tmp_path):
+    """The entry point, not the backend, sets XLA's flags and turns Grappler off."""
+    from mtn_keras.base.xla_setup import skip_graph_rewrites
+
     runs = []
 
     class FakeApp:
         store = None
 
-        def __init__(self, model_path, history_path, use_history):
-            self.model_path = model_path
+        def __init__(self, model_path, history_path, use_history, prepare_tensorflow):
+            self.model_path, self.prepare_tensorflow = model_path, prepare_tensorflow
 
         def run(self):
-            runs.append(self.model_path)
+            runs.append((self.model_path, self.prepare_tensorflow))
 
+    for name in ("XLA_FLAGS", "TF_XLA_FLAGS"):  # set, so that monkeypatch puts them back
+        monkeypatch.setenv(name, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(cli, "MtnApp", FakeApp)
     cli.main(["--model", "somewhere/savedmodel"])
-    assert runs == ["somewhere/savedmodel"]
+    assert runs == [("somewhere/savedmodel", skip_graph_rewrites)]
+    assert "--xla_backend_optimization_level" in os.environ["XLA_FLAGS"]
 
 
 def test_readme_lists_the_keys_from_the_bindings():

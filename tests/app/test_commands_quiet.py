@@ -184,19 +184,3 @@ def test_the_model_names_known_without_tensorflow_are_the_models():
     from mtn_keras.models import MODELS
 
     assert tuple(MODELS) == MODEL_NAMES
-
-
-def test_native_lines_go_to_the_log_file_and_python_errors_still_show(tmp_path, capfd):
-    """The app's whole life runs inside this: a native abort must leave its words."""
-    import os
-    import sys
-
-    from mtn_keras.base.quiet import native_stderr_silenced
-
-    log = tmp_path / "native.log"
-    with native_stderr_silenced(log):
-        os.write(2, b"F0000 a native check failed\n")
-        print("a Python traceback line", file=sys.stderr)
-    assert "a native check failed" in log.read_text()
-    assert "a Python traceback line" in capfd.readouterr().err
-    assert oct(log.stat().st_mode & 0o777) == "0o600"

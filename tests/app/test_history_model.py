@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from app.model import Backend
+from app.query_input import typed_prefix
+from mtn_keras.data.text import completes, normalise
 
 pytestmark = pytest.mark.slow  # loads a SavedModel
 
@@ -38,6 +40,22 @@ def test_suggest_reads_the_last_history_queries(backend):
 def test_complete_reads_the_history_too(backend):
     found = backend.complete(SESSION, "port", HISTORY)
     assert found.items[0].text == "porto trams" and found.items[0].from_history
+
+
+@pytest.mark.parametrize(
+    "typed", ["hotel", "hotel ", "hot", "rome ", "rom", "romeo", "H&R", "h&r ", "zzz", " "]
+)
+def test_the_fake_completes_by_the_products_rule(backend, typed):
+    """What the fake model puts first from the history is the latest earlier query that
+    `mtn_keras.data.text.completes` says completes what was typed (sent as the app sends it,
+    typed_prefix): "hotel " takes "hotel deals", not the later "hotels"."""
+    earlier = ("hotel deals", "hotels", "romeo", "rome", "h r block")  # the fake reads 5
+    prefix = typed_prefix(typed)
+    rule = normalise(prefix) + (" " if prefix.strip() and not normalise(prefix[-1]) else "")
+    wanted = [query for query in earlier if completes(query, rule)][-1:]
+    found = backend.complete(["x"], prefix, earlier)
+    picked = [item.text for item in found.items if item.from_history]
+    assert picked == (wanted if rule else []), (typed, rule)
 
 
 def test_without_history_the_plain_signatures_answer(backend, fake_model):

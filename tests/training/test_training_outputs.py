@@ -156,23 +156,6 @@ def test_impossible_numbers_are_usage_errors_before_any_work(tmp_path, command):
     assert "invalid" in done.stderr and time.perf_counter() - started < 30
 
 
-def test_seeded_leaves_the_global_generators_as_they_were():
-    import random
-
-    import numpy as np
-
-    from mtn_keras.base.scoped import seeded
-
-    random.seed(5)
-    np.random.seed(5)
-    expected = random.random(), np.random.rand()
-    random.seed(5)
-    np.random.seed(5)
-    with seeded(0):
-        random.random(), np.random.rand()
-    assert (random.random(), np.random.rand()) == expected
-
-
 def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepared_data, capsys):
     import json
     import shutil
