@@ -224,7 +224,8 @@ def main(argv=None):
         release(lock, args.out, remove_out=True)
         return fail("train", error, args.verbose >= 3)
 
-    from mtn_keras.training.fitting import BackupError, TrainingDiverged, fit_model
+    from mtn_keras.training.backup import BackupError
+    from mtn_keras.training.fitting import TrainingDiverged, fit_model
 
     if strategy == "multi-worker":
         print(
