@@ -157,7 +157,7 @@ def _fit(job):
     model = _built_model(job)
     directory = distribute.write_dir(job.out, job.chief)
     os.makedirs(directory, exist_ok=True)
-    config = run_config(job.name, job.model_config, job.train_config, job.data_dir)
+    config = run_config(job.name, job.model_config, job.train_config, job.data_dir, job.out)
     write_run_config(directory, config)
     # Every worker restores the chief's backup, so that all resume at the same epoch.
     initial_epoch = restore_backup(model, os.path.join(job.out, "backup"))
