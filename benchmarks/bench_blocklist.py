@@ -12,11 +12,11 @@ import random
 import re
 from pathlib import Path
 
+from dev_log import LOG
+
 from mtn_keras.data.logs import Tally, read_log
 from mtn_keras.data.text import normalise
 from mtn_keras.ranking.blocklist import ADULT_PHRASES, blocked_phrases
-
-LOG = Path(__file__).resolve().parents[1].parent / "shared/data/aol/aol-top1000-dev.txt.gz"
 
 
 def matcher(phrases):

@@ -7,19 +7,17 @@ with the log as it does in a larger one (the build was quadratic in them).
 Run: python benchmarks/bench_index.py [--copies 10]. Skips with a message if the log is absent.
 """
 
-import argparse
 import os
 import tempfile
 import time
-from pathlib import Path
+
+from dev_log import LOG, arguments_or_skip
 
 from mtn_keras.data.prepare import prepare
 from mtn_keras.data.prepared import load_split
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.log_index import QueryLogIndex
-
-LOG = Path(__file__).resolve().parents[1].parent / "shared/data/aol/aol-top1000-dev.txt.gz"
 
 
 def sessions_of(log):
@@ -37,11 +35,8 @@ def timed_build(sessions):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--copies", type=int, default=10)
-    args = parser.parse_args()
-    if not LOG.exists():
-        print(f"skipped: {LOG} is absent")
+    args = arguments_or_skip(__doc__, "--copies", 10)
+    if args is None:
         return 0
     sessions = sessions_of(LOG)
     many = [

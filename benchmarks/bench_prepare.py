@@ -3,25 +3,20 @@
 Run: python benchmarks/bench_prepare.py [--repeat 3]. Skips with a message if the log is absent.
 """
 
-import argparse
 import os
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from dev_log import LOG, arguments_or_skip
 
 from mtn_keras.data.prepare import prepare
-
-LOG = Path(__file__).resolve().parents[1].parent / "shared/data/aol/aol-top1000-dev.txt.gz"
 
 
 def main() -> int:
     """Runs prepare `--repeat` times into a temporary directory; prints best and median rates."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    if not LOG.exists():
-        print(f"skipped: {LOG} is absent")
+    args = arguments_or_skip(__doc__, "--repeat", 3)
+    if args is None:
         return 0
     walls, cpus = [], []
     with tempfile.TemporaryDirectory() as temp:

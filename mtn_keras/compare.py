@@ -93,13 +93,9 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
         from mtn_keras.training.fitting import fit_model
 
         keras.backend.clear_session()
+        sets = args.set + overrides
         model_config, train_config = configure(
-            args.preset,
-            stats,
-            len(vocab),
-            epochs=args.epochs,
-            seed=args.seed,
-            overrides=args.set + overrides,
+            args.preset, stats, len(vocab), epochs=args.epochs, seed=args.seed, overrides=sets
         )
         os.makedirs(out, exist_ok=True)
         print(f"compare: training {row}", file=sys.stderr)

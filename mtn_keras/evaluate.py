@@ -12,6 +12,7 @@ first 4 after an empty session), beside the most popular completion anchor (MPC)
 
 import argparse
 import sys
+from typing import NamedTuple
 
 from mtn_keras.base.outputs import OutputError, check_writable
 from mtn_keras.cli import (
@@ -30,14 +31,8 @@ from mtn_keras.cli import (
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepared import load_split, load_users
-from mtn_keras.data.sessions import (
-    PROTOCOLS,
-    Protocol,
-    line_starts,
-    line_users,
-    protocol_lines,
-    sessions_from_logs,
-)
+from mtn_keras.data.replay import replay_logs
+from mtn_keras.data.sessions import PROTOCOLS, Protocol
 from mtn_keras.scorecard import (
     bleu_chart,
     history_table,
@@ -57,16 +52,40 @@ from mtn_keras.scorecard.evaluation import (
     prefix_sizes,
     savedmodel_name,
 )
-from mtn_keras.serving.savedmodel import (
-    SavedModelError,
-    export_settings,
-    kind,
-    resolve,
-)
+from mtn_keras.serving.savedmodel import SavedModelError, export_settings, kind, resolve
 from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
 def main(argv=None):
+    args = _parser().parse_args(argv)
+    decoding = decode_config(args)
+    try:
+        exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
+        settings = export_settings(resolve(args.model)) if exported else {}
+        if exported and (reason := unfit_option(decoding, settings)):
+            raise SavedModelError(reason)
+    except SavedModelError as error:
+        return fail("evaluate", error, args.verbose)
+    if code := needs_tensorflow("evaluate", args.verbose):
+        return code
+    try:
+        for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
+            if getattr(args, flag):
+                check_writable(getattr(args, flag), f"--{flag}")
+        trained = None if exported else load_trained(args.model)
+        pairs = _pairs(args, vars(trained.config) if trained else settings)
+        train_sessions = _train_sessions(args, trained, pairs.sessions)
+        name, report = _scored(args, trained, decoding, pairs, train_sessions)
+    except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
+        return fail("evaluate", error, args.verbose)
+    if args.prefix:
+        return write_completions(report, args)
+    _print_report(name, report, exported, args)
+    return 0
+
+
+def _parser():
+    """The command's arguments (its --help)."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
     parser.add_argument("--model", type=file_name, required=True, help=MODEL_HELP)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -93,6 +112,13 @@ def main(argv=None):
     )
     add_decode_arguments(parser)
     parser.add_argument("--batch-size", type=positive_int, default=64)
+    _add_report_arguments(parser)
+    add_verbose(parser)
+    return parser
+
+
+def _add_report_arguments(parser):
+    """--bootstrap, --history, --prefix and where the report goes."""
     parser.add_argument(
         "--bootstrap",
         type=non_negative_int,
@@ -120,102 +146,81 @@ def main(argv=None):
     parser.add_argument("--json", type=file_name, help="write the report as JSON here")
     parser.add_argument("--markdown", type=file_name, help="write the Table 2 style table here")
     parser.add_argument("--chart", type=file_name, help="write the BLEU bar chart (PNG) here")
-    add_verbose(parser)
-    args = parser.parse_args(argv)
-    decoding = decode_config(args)
-    try:
-        exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
-        settings = export_settings(resolve(args.model)) if exported else {}
-        if exported and (reason := unfit_option(decoding, settings)):
-            raise SavedModelError(reason)
-    except SavedModelError as error:
-        return fail("evaluate", error, args.verbose)
-    if code := needs_tensorflow("evaluate", args.verbose):
-        return code
-    try:
-        for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
-            if getattr(args, flag):
-                check_writable(getattr(args, flag), f"--{flag}")
-        trained = None if exported else load_trained(args.model)
-        config = trained.config if trained else None
-        histories = earlier = None
-        if args.data:
-            sessions = load_split(args.data, args.split)
-            users = load_users(args.data, args.split)
-            if args.history:
-                earlier = PairHistories.load(args.data, args.split)
-                if earlier is None:
-                    raise ValueError(
-                        f"{args.data} keeps no users' histories: prepare it again for --history"
-                    )
-                histories = pair_histories(sessions, earlier)
-        else:
-            check_inputs(args.input)
-            limits = vars(config) if config else settings  # the sizes the model reads
-            sizes = {
-                name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits
-            }
-            protocol = Protocol.named(args.protocol, **sizes)
-            rows = [] if args.history else None
-            kept = sessions_from_logs(args.input, args.format, protocol, history=rows)
-            sessions = protocol_lines((s.queries for s in kept), protocol)
-            users = line_users(kept, protocol)
-            if args.history:
-                by_user = {}
-                for user, _, query in rows:
-                    by_user.setdefault(user, []).append(query)
-                earlier = PairHistories(by_user, users, line_starts(kept, protocol), HISTORY)
-                histories = pair_histories(sessions, earlier)
-        train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
-        train_sessions = load_split(train_dir, "train") if train_dir else None
-        if warning := overlap_warning(sessions, train_sessions, train_dir):
-            print(f"evaluate: warning: {warning}", file=sys.stderr)
-        if not train_sessions:
-            print(
-                "evaluate: no adj row: the adj anchor is fitted on a prepared train split, and "
-                "none is at hand (give --train-data DIR)",
-                file=sys.stderr,
+
+
+class Pairs(NamedTuple):
+    """The sessions scored, each line's user, and with --history each line's earlier
+    queries (`earlier`) and the pairs' histories."""
+
+    sessions: list
+    users: list
+    earlier: object = None
+    histories: object = None
+
+
+def _pairs(args, limits):
+    """The sessions to score: a prepared split of --data, or the --input logs put through
+    the protocol as `prepare` does, at the sizes the model reads (`limits`)."""
+    if args.data:
+        sessions = load_split(args.data, args.split)
+        users = load_users(args.data, args.split)
+        if not args.history:
+            return Pairs(sessions, users)
+        earlier = PairHistories.load(args.data, args.split)
+        if earlier is None:
+            raise ValueError(
+                f"{args.data} keeps no users' histories: prepare it again for --history"
             )
-        if args.prefix:
-            report = completions(
-                resolve(args.model) if exported else None,
-                trained,
-                decoding,
-                sessions,
-                train_sessions,
-                users,
-                args.prefix,
-                args,
-                earlier,
-            )
-        elif exported:
-            name = savedmodel_name(resolve(args.model))
-            report = evaluate_savedmodel(
-                resolve(args.model),
-                sessions,
-                train_sessions,
-                decoding.k,
-                args.batch_size,
-                users,
-                args.bootstrap,
-                histories,
-            )
-        else:
-            name = trained.name
-            report = evaluate(
-                trained,
-                sessions,
-                train_sessions,
-                decoding,
-                args.batch_size,
-                users,
-                args.bootstrap,
-                histories,
-            )
-    except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
-        return fail("evaluate", error, args.verbose)
+        return Pairs(sessions, users, earlier, pair_histories(sessions, earlier))
+    check_inputs(args.input)
+    sizes = {name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits}
+    protocol = Protocol.named(args.protocol, **sizes)
+    view, by_user = replay_logs(args.input, args.format, protocol, history=args.history)
+    if not args.history:
+        return Pairs(view.lines, view.users)
+    earlier = PairHistories(by_user, view.users, view.starts, HISTORY)
+    return Pairs(view.lines, view.users, earlier, pair_histories(view.lines, earlier))
+
+
+def _train_sessions(args, trained, sessions):
+    """The train split that fits adj (--train-data, --data or the model's own), with a
+    warning when it overlaps the scored sessions or is not at hand."""
+    train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
+    train_sessions = load_split(train_dir, "train") if train_dir else None
+    if warning := overlap_warning(sessions, train_sessions, train_dir):
+        print(f"evaluate: warning: {warning}", file=sys.stderr)
+    if not train_sessions:
+        print(
+            "evaluate: no adj row: the adj anchor is fitted on a prepared train split, and "
+            "none is at hand (give --train-data DIR)",
+            file=sys.stderr,
+        )
+    return train_sessions
+
+
+def _scored(args, trained, decoding, pairs, train_sessions):
+    """(name, report): `complete` scored with --prefix, else the SavedModel's or the run
+    folder's suggestions (name None with --prefix)."""
+    exported = trained is None
     if args.prefix:
-        return write_completions(report, args)
+        model = resolve(args.model) if exported else None
+        return None, completions(
+            model, trained, decoding, pairs.sessions, train_sessions, pairs.users,
+            args.prefix, args, pairs.earlier,
+        )  # fmt: skip
+    if exported:
+        return savedmodel_name(resolve(args.model)), evaluate_savedmodel(
+            resolve(args.model), pairs.sessions, train_sessions, decoding.k, args.batch_size,
+            pairs.users, args.bootstrap, pairs.histories,
+        )  # fmt: skip
+    return trained.name, evaluate(
+        trained, pairs.sessions, train_sessions, decoding, args.batch_size, pairs.users,
+        args.bootstrap, pairs.histories,
+    )  # fmt: skip
+
+
+def _print_report(name, report, exported, args):
+    """Prints the tables and the pairs' line, and writes the report and chart."""
     rows = table_rows({name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
     if split := history_table(rows):
@@ -234,7 +239,6 @@ def main(argv=None):
     write_report(report, table, args)
     if args.chart:
         bleu_chart(rows, args.chart)
-    return 0
 
 
 def write_report(report, table, args):

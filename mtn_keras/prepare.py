@@ -50,6 +50,17 @@ def _parser() -> argparse.ArgumentParser:
         "sorted), drop consecutive duplicates, filter sessions, split them (seeded), build "
         "the vocabulary from the training split, write DIR (see docs/contracts.md).",
     )
+    _add_reading_arguments(p)
+    _add_writing_arguments(p)
+    add_verbose(p)
+    s = commands.add_parser("stats", help="print a prepared directory's counts")
+    s.add_argument("dir", metavar="DIR")
+    add_verbose(s)
+    return parser
+
+
+def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
+    """prepare's logs, output folder and session protocol."""
     p.add_argument(
         "--input",
         type=file_name,
@@ -102,6 +113,10 @@ def _parser() -> argparse.ArgumentParser:
         help="paper: sessions with a longer query are dropped; all: longer "
         "queries are truncated (default: 10)",
     )
+
+
+def _add_writing_arguments(p: argparse.ArgumentParser) -> None:
+    """prepare's vocabulary, split and overwriting."""
     p.add_argument(
         "--min-count",
         type=int,
@@ -144,11 +159,6 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace a prepared dataset in --out (nothing else is ever deleted)",
     )
-    add_verbose(p)
-    s = commands.add_parser("stats", help="print a prepared directory's counts")
-    s.add_argument("dir", metavar="DIR")
-    add_verbose(s)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,43 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "stats":
-        if not os.path.isfile(os.path.join(args.dir, "stats.json")):
-            what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
-            print(
-                f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
-                f"--out {args.dir}` first",
-                file=sys.stderr,
-            )
-            return 2
-        path = os.path.join(args.dir, "stats.json")
-        try:
-            print(format_stats(load_stats(args.dir)))
-        except (OSError, ValueError) as error:
-            return fail("error", error, args.verbose)
-        except (KeyError, TypeError, AttributeError) as error:
-            return fail(
-                "error", ValueError(f"{path}: not a whole stats.json ({error!r})"), args.verbose
-            )
-        return 0
-    try:
-        fields = dict(
-            gap_minutes=args.gap_minutes,
-            max_queries=args.max_queries,
-            max_query_tokens=args.max_query_tokens,
-        )
-        if args.min_queries is not None:
-            fields["min_queries"] = args.min_queries
-        protocol = Protocol.named(args.protocol, **fields)
-    except ValueError as error:
-        parser.error(str(error))
-    if args.min_count < 1:
-        parser.error("--min-count must be at least 1")
-    if args.subwords and args.subwords < 50:
-        parser.error("--subwords must be 0 (words) or at least 50 pieces")
-    if args.split_users and args.split_by != "user":
-        parser.error("--split-users needs --split-by user")
-    if args.split_users and args.split:
-        parser.error("--split-users replaces --split; give one of them")
+        return _print_stats(args)
+    protocol = _protocol(parser, args)
     split = args.split or (95, 2.5, 2.5)
     try:
         stats = prepare(
@@ -212,6 +187,59 @@ def main(argv: list[str] | None = None) -> int:
         return fail("error", error, args.verbose)
     print(format_stats(stats))
     print(f"\nwrote {args.out}")
+    _warn_empty(stats, args, split)
+    return 0
+
+
+def _print_stats(args) -> int:
+    """`stats DIR`: prints the prepared directory's counts; 2, with why, when it cannot."""
+    if not os.path.isfile(os.path.join(args.dir, "stats.json")):
+        what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
+        print(
+            f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
+            f"--out {args.dir}` first",
+            file=sys.stderr,
+        )
+        return 2
+    path = os.path.join(args.dir, "stats.json")
+    try:
+        print(format_stats(load_stats(args.dir)))
+    except (OSError, ValueError) as error:
+        return fail("error", error, args.verbose)
+    except (KeyError, TypeError, AttributeError) as error:
+        return fail(
+            "error", ValueError(f"{path}: not a whole stats.json ({error!r})"), args.verbose
+        )
+    return 0
+
+
+def _protocol(parser, args) -> Protocol:
+    """The session protocol that prepare's options ask; exits through `parser.error` on
+    options that do not fit together."""
+    try:
+        fields = dict(
+            gap_minutes=args.gap_minutes,
+            max_queries=args.max_queries,
+            max_query_tokens=args.max_query_tokens,
+        )
+        if args.min_queries is not None:
+            fields["min_queries"] = args.min_queries
+        protocol = Protocol.named(args.protocol, **fields)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.min_count < 1:
+        parser.error("--min-count must be at least 1")
+    if args.subwords and args.subwords < 50:
+        parser.error("--subwords must be 0 (words) or at least 50 pieces")
+    if args.split_users and args.split_by != "user":
+        parser.error("--split-users needs --split-by user")
+    if args.split_users and args.split:
+        parser.error("--split-users replaces --split; give one of them")
+    return protocol
+
+
+def _warn_empty(stats, args, split) -> None:
+    """A warning on stderr for each empty split, naming the split option given."""
     asked = (
         f"--split-users {','.join(map(str, args.split_users))}"
         if args.split_users
@@ -224,7 +252,6 @@ def main(argv: list[str] | None = None) -> int:
                 "sessions in train and valid",
                 file=sys.stderr,
             )
-    return 0
 
 
 if __name__ == "__main__":

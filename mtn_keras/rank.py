@@ -7,27 +7,17 @@ import os
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError
-from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
+from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, non_negative_int, run
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
-def rank(
-    trained,
-    train_sessions,
-    valid_sessions,
-    decoding,
-    hidden=16,
-    progress=print,
-    valid_histories=None,
-    valid_users=None,
-):
-    """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking), its
-    candidates scored by the serving graph itself; `valid_histories` (PairHistories) are
-    the validation users' earlier queries, `valid_users` each validation line's user (the
-    thresholds are cross-fitted over them)."""
+def rank(trained, train_sessions, valid_sessions, decoding, **options):
+    """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking, whose keyword
+    `options` it takes: hidden, progress, valid_histories, valid_users), its candidates
+    scored by the serving graph itself."""
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.build import build_ranking
     from mtn_keras.serving.service import SuggestionService
@@ -36,24 +26,7 @@ def rank(
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
         return service.candidate_table
 
-    return build_ranking(
-        table_for,
-        train_sessions,
-        valid_sessions,
-        decoding,
-        hidden,
-        progress,
-        valid_histories,
-        valid_users,
-    )
-
-
-def non_negative_int(text):
-    """An integer of at least 0, for argparse."""
-    value = int(text)
-    if value < 0:
-        raise ValueError(text)
-    return value
+    return build_ranking(table_for, train_sessions, valid_sessions, decoding, **options)
 
 
 def main(argv=None):
@@ -99,7 +72,13 @@ def main(argv=None):
     if histories is None:
         print(f"ranking: {valid_data} keeps no users' histories (prepare it again to fit on them)")
     ranking = rank(
-        trained, train, valid, DecodeConfig(threshold=0.0), args.hidden, print, histories, users
+        trained,
+        train,
+        valid,
+        DecodeConfig(threshold=0.0),
+        hidden=args.hidden,
+        valid_histories=histories,
+        valid_users=users,
     )
     try:
         ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole

@@ -17,22 +17,10 @@ import sys
 
 import numpy as np
 
+from mtn_keras import cli
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import set_up_xla, skip_graph_rewrites
-from mtn_keras.cli import (
-    BAD_INPUT,
-    MODEL_HELP,
-    NOTHING_TO_SHOW,
-    add_decode_arguments,
-    add_verbose,
-    decode_config,
-    fail,
-    file_name,
-    guarded,
-    needs_tensorflow,
-    unfit_option,
-)
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
@@ -63,56 +51,14 @@ def answerer(model, exported, decoding, history=None):
     tf = import_tensorflow()
     suffix = "" if history is None else "_with_history"
     if exported:
-        skip_graph_rewrites(tf)
-        path = resolve(model)
-        loaded, _ = load(path, ["complete"])
-        if suffix and "complete_with_history" not in loaded.signatures:
-            raise SavedModelError(
-                f"{path} has no complete_with_history signature: export it again (with a "
-                "ranking) to use --history"
-            )
-        # `suggest` is `complete` with empty prefixes, and the history signatures with an
-        # empty history answer as those (docs/contracts.md): one signature answers every
-        # call, so one graph is prepared, and its XLA compilation is the app's too.
-        one = (
-            "complete_with_history" if "complete_with_history" in loaded.signatures else "complete"
-        )
-
-        def run(name, **inputs):
-            batch = tf.shape(inputs["session"])[0]
-            inputs.setdefault("prefix", tf.fill([batch], ""))
-            if one != "complete":
-                inputs.setdefault("history", tf.zeros([batch, 0], tf.string))
-            return call(loaded, path, one, **inputs)
+        run, max_tokens = _export_runner(model, tf, suffix)
     else:
-        from mtn_keras.serving.service import SuggestionService
-
-        trained = load_trained(model)
-        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-        if suffix and service.hybrid is None:
-            raise ModelDirError(
-                f"{model}: --history needs a ranking (python -m mtn_keras.rank) and --source "
-                "hybrid: the history's candidates are ranked with the model's and the log's"
-            )
-
-        def run(name, **inputs):
-            return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
-
+        run, max_tokens = _service_runner(model, decoding, suffix)
     if history is not None:
-        n = (
-            export_settings(path).get("max_query_tokens")
-            if exported
-            else trained.model.config.max_query_tokens
-        )
-        history = cut_queries(history, n)
+        history = cut_queries(history, max_tokens)
 
     def answer(sessions, prefix):
-        width = max(len(queries) for queries in sessions)
-        padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
-        inputs = {"session": padded}
-        if history is not None:
-            rows = [history] * len(sessions)
-            inputs["history"] = tf.constant(rows, tf.string, [len(sessions), len(history)])
+        inputs = _inputs(tf, sessions, history)
         if prefix:
             out = run("complete" + suffix, prefix=tf.constant([prefix] * len(sessions)), **inputs)
         else:
@@ -127,6 +73,63 @@ def answerer(model, exported, decoding, history=None):
         return out
 
     return answer
+
+
+def _export_runner(model, tf, suffix):
+    """(run(signature name, **inputs) -> outputs, the query length) of an exported
+    SavedModel, loaded with plain TensorFlow."""
+    skip_graph_rewrites(tf)
+    path = resolve(model)
+    loaded, _ = load(path, ["complete"])
+    if suffix and "complete_with_history" not in loaded.signatures:
+        raise SavedModelError(
+            f"{path} has no complete_with_history signature: export it again (with a "
+            "ranking) to use --history"
+        )
+    # `suggest` is `complete` with empty prefixes, and the history signatures with an
+    # empty history answer as those (docs/contracts.md): one signature answers every
+    # call, so one graph is prepared, and its XLA compilation is the app's too.
+    one = "complete_with_history" if "complete_with_history" in loaded.signatures else "complete"
+
+    def run(name, **inputs):
+        batch = tf.shape(inputs["session"])[0]
+        inputs.setdefault("prefix", tf.fill([batch], ""))
+        if one != "complete":
+            inputs.setdefault("history", tf.zeros([batch, 0], tf.string))
+        return call(loaded, path, one, **inputs)
+
+    return run, export_settings(path).get("max_query_tokens")
+
+
+def _service_runner(model, decoding, suffix):
+    """(run(signature name, **inputs) -> outputs, the query length) of a run folder's
+    SuggestionService."""
+    from mtn_keras.serving.service import SuggestionService
+
+    trained = load_trained(model)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+    if suffix and service.hybrid is None:
+        raise ModelDirError(
+            f"{model}: --history needs a ranking (python -m mtn_keras.rank) and --source "
+            "hybrid: the history's candidates are ranked with the model's and the log's"
+        )
+
+    def run(name, **inputs):
+        return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
+
+    return run, trained.model.config.max_query_tokens
+
+
+def _inputs(tf, sessions, history):
+    """The signature's inputs: the sessions right-aligned (padded with empty queries in
+    front), and the same history for each when there is one."""
+    width = max(len(queries) for queries in sessions)
+    padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
+    inputs = {"session": padded}
+    if history is not None:
+        rows = [history] * len(sessions)
+        inputs["history"] = tf.constant(rows, tf.string, [len(sessions), len(history)])
+    return inputs
 
 
 def cut_queries(queries, max_tokens):
@@ -159,36 +162,12 @@ def stdin_sessions():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
-    parser.add_argument(
-        "--model",
-        type=file_name,
-        required=True,
-        help=MODEL_HELP + "; a SavedModel's decoding "
-        "was fixed at export, so it refuses the options below that differ from "
-        "it, and a --k above its own",
-    )
-    add_decode_arguments(parser)
-    parser.add_argument("--prefix", default="", help="words of the next query already typed")
-    parser.add_argument(
-        "--history",
-        type=file_name,
-        metavar="FILE",
-        help="the searcher's earlier queries, oldest first: one a line, or with --user an "
-        "AOL-format log; ranked with the model's and the log's candidates",
-    )
-    parser.add_argument("--user", metavar="ID", help="the user of --history, an AOL-format log")
-    parser.add_argument(
-        "queries",
-        nargs="*",
-        help="the session so far, oldest first; none: sessions from standard input, one a line",
-    )
-    add_verbose(parser)
+    parser = _parser()
     args = parser.parse_args(argv)
-    decoding = decode_config(args)
+    decoding = cli.decode_config(args)
     if (text := not_utf8([*args.queries, args.prefix])) is not None:
         print(f'suggest: the argument "{text}" is not UTF-8 text', file=sys.stderr)
-        return BAD_INPUT
+        return cli.BAD_INPUT
     if not args.queries and sys.stdin.isatty():
         parser.error("give the session's queries, or sessions on standard input (one a line)")
     # A session with no words yet still completes what was typed: its first query.
@@ -197,14 +176,15 @@ def main(argv=None):
             "suggest: no suggestion (the session and --prefix have no words after normalising)",
             file=sys.stderr,
         )
-        return NOTHING_TO_SHOW
+        return cli.NOTHING_TO_SHOW
     try:
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
-        if exported and (reason := unfit_option(decoding, export_settings(resolve(args.model)))):
+        settings = export_settings(resolve(args.model)) if exported else {}
+        if exported and (reason := cli.unfit_option(decoding, settings)):
             raise SavedModelError(reason)
     except SavedModelError as error:
-        return fail("suggest", error, args.verbose)
-    if code := needs_tensorflow("suggest", args.verbose):
+        return cli.fail("suggest", error, args.verbose)
+    if code := cli.needs_tensorflow("suggest", args.verbose):
         return code
     try:
         if args.user and not args.history:
@@ -216,8 +196,44 @@ def main(argv=None):
             return print_each_line(answer, sessions, args.prefix, args.k)
         out = answer(sessions, args.prefix)
     except (ModelDirError, SavedModelError, InputError, ValueError) as error:
-        return fail("suggest", error, args.verbose)
-    texts, scores, sources = (out[key][0][: args.k] for key in ("suggestions", "scores", "sources"))
+        return cli.fail("suggest", error, args.verbose)
+    return print_list(out, args.k, exported)
+
+
+def _parser():
+    """The command's arguments (its --help)."""
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
+    parser.add_argument(
+        "--model",
+        type=cli.file_name,
+        required=True,
+        help=cli.MODEL_HELP + "; a SavedModel's decoding "
+        "was fixed at export, so it refuses the options below that differ from "
+        "it, and a --k above its own",
+    )
+    cli.add_decode_arguments(parser)
+    parser.add_argument("--prefix", default="", help="words of the next query already typed")
+    parser.add_argument(
+        "--history",
+        type=cli.file_name,
+        metavar="FILE",
+        help="the searcher's earlier queries, oldest first: one a line, or with --user an "
+        "AOL-format log; ranked with the model's and the log's candidates",
+    )
+    parser.add_argument("--user", metavar="ID", help="the user of --history, an AOL-format log")
+    parser.add_argument(
+        "queries",
+        nargs="*",
+        help="the session so far, oldest first; none: sessions from standard input, one a line",
+    )
+    cli.add_verbose(parser)
+    return parser
+
+
+def print_list(out, k, exported):
+    """Prints one session's first `k` suggestions, a `score<TAB>suggestion<TAB>source` line
+    each (under a header on a terminal); NOTHING_TO_SHOW, with why, when none passed."""
+    texts, scores, sources = (out[key][0][:k] for key in ("suggestions", "scores", "sources"))
     rows = zip(texts, scores, sources)
     lines = [
         "\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
@@ -235,7 +251,7 @@ def main(argv=None):
             f"suggest: no suggestion passed the filters and the confidence threshold ({hint})",
             file=sys.stderr,
         )
-        return NOTHING_TO_SHOW
+        return cli.NOTHING_TO_SHOW
     if sys.stdout.isatty():
         lines.insert(0, header(scores, sources))
     print("\n".join(lines))
@@ -264,4 +280,4 @@ def exit_now(code):
 
 
 if __name__ == "__main__":
-    exit_now(guarded(main, "suggest"))
+    exit_now(cli.guarded(main, "suggest"))

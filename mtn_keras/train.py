@@ -192,6 +192,74 @@ def load_data(directory):
 
 def main(argv=None):
     args = parse_args(argv)
+    try:
+        setup = checked_setup(args)
+    except (TrainInputError, ValueError, OSError) as error:  # StrategyError is a ValueError
+        return fail("train", error, args.verbose >= 3)
+
+    from mtn_keras.training.backup import BackupError
+    from mtn_keras.training.fitting import TrainingDiverged, fit_model
+
+    if setup.strategy == "multi-worker":
+        cluster = setup.cluster
+        print(
+            f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
+            f"({', '.join(cluster.peers)}) to join",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    # A bar redrawn with carriage returns is one endless line in a file or a pipe.
+    verbose = 2 if args.verbose == 1 and not sys.stdout.isatty() else min(args.verbose, 2)
+    try:
+        summary = fit_model(
+            args.model,
+            setup.model_config,
+            setup.train_config,
+            setup.vocab,
+            train_sessions=setup.splits["train"],
+            valid_sessions=setup.splits["valid"],
+            out=args.out,
+            resume=args.resume,
+            steps_per_epoch=args.steps_per_epoch,
+            verbose=verbose,
+            data_dir=args.data,
+            strategy=setup.strategy,
+            chief=setup.chief,
+        )
+    except (BackupError, OSError) as error:
+        return fail("train", error, args.verbose >= 3)
+    except TrainingDiverged as error:
+        fail("train", error, args.verbose >= 3)
+        return 1
+    except KeyboardInterrupt:
+        print(f"train: interrupted; continue with --resume --out {args.out}", file=sys.stderr)
+        return 130
+    finally:
+        release(setup.lock, args.out)
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+@dataclasses.dataclass
+class Setup:
+    """What the checks before training found: the data, the configs, the cluster and the
+    strategy, whether this worker is the chief, and the run folder's lock (None if not)."""
+
+    vocab: Vocabulary
+    splits: dict
+    model_config: object
+    train_config: object
+    cluster: object
+    strategy: str
+    chief: bool
+    lock: object
+
+
+def checked_setup(args):
+    """Reads the data, resolves the configs and the strategy and checks the run folder,
+    taking its lock (the chief only). Raises TrainInputError, ValueError or OSError, with
+    the lock released and a folder that this run made removed."""
     lock = None
     try:
         vocab, stats, splits = load_data(args.data)
@@ -220,50 +288,10 @@ def main(argv=None):
             check_resume(args.out, args.model, model_config, train_config)
         tf = import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
         strategy = resolve(args.strategy, cluster, len(tf.config.list_physical_devices("GPU")))
-    except (TrainInputError, ValueError, OSError) as error:  # StrategyError is a ValueError
+    except (TrainInputError, ValueError, OSError):
         release(lock, args.out, remove_out=True)
-        return fail("train", error, args.verbose >= 3)
-
-    from mtn_keras.training.fitting import BackupError, TrainingDiverged, fit_model
-
-    if strategy == "multi-worker":
-        print(
-            f"train: {cluster.task} of {cluster.workers}: waiting for the other workers "
-            f"({', '.join(cluster.peers)}) to join",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    # A bar redrawn with carriage returns is one endless line in a file or a pipe.
-    verbose = 2 if args.verbose == 1 and not sys.stdout.isatty() else min(args.verbose, 2)
-    try:
-        summary = fit_model(
-            args.model,
-            model_config,
-            train_config,
-            vocab,
-            train_sessions=splits["train"],
-            valid_sessions=splits["valid"],
-            out=args.out,
-            resume=args.resume,
-            steps_per_epoch=args.steps_per_epoch,
-            verbose=verbose,
-            data_dir=args.data,
-            strategy=strategy,
-            chief=chief,
-        )
-    except (BackupError, OSError) as error:
-        return fail("train", error, args.verbose >= 3)
-    except TrainingDiverged as error:
-        fail("train", error, args.verbose >= 3)
-        return 1
-    except KeyboardInterrupt:
-        print(f"train: interrupted; continue with --resume --out {args.out}", file=sys.stderr)
-        return 130
-    finally:
-        release(lock, args.out)
-    print(json.dumps(summary, indent=2))
-    return 0
+        raise
+    return Setup(vocab, splits, model_config, train_config, cluster, strategy, chief, lock)
 
 
 def check_out_path_only(out):

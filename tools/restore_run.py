@@ -53,6 +53,7 @@ def main(argv=None):
     from mtn_keras.ranking.blocklist import blocked_phrases
     from mtn_keras.ranking.log_index import QueryLogIndex
     from mtn_keras.ranking.ranker import build_ranker
+    from mtn_keras.training.artifacts import data_entry
 
     with open(os.path.join(args.savedmodel, "config.json")) as handle:
         config = json.load(handle)
@@ -75,7 +76,7 @@ def main(argv=None):
     for name in ("vocab.txt", "train_summary.json"):
         shutil.copy(os.path.join(args.savedmodel, name), args.out)
     with open(os.path.join(args.out, "config.json"), "w") as handle:
-        json.dump({**config, "data": os.path.abspath(args.data)}, handle, indent=2)
+        json.dump({**config, "data": data_entry(args.data, args.out)}, handle, indent=2)
     index = QueryLogIndex.build(load_split(args.data, "train"), blocked_phrases())
     if index.sizes() != info["index"]:
         raise SystemExit(f"restore: the index of {args.data} differs from the export's")

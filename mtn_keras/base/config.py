@@ -131,43 +131,18 @@ def check_configs(model_config, train_config):
         raise ValueError(f"select must be one of {', '.join(SELECT)}, not {values['select']!r}")
 
 
+# Each preset's model sizes, one row a preset, in the order of PRESET_FIELDS.
+PRESET_FIELDS = (
+    "embed_dim d_model ff_dim num_heads query_layers session_layers decoder_layers rnn_units "
+    "dropout label_smoothing"
+).split()
 PRESETS = {
-    "paper": dict(
-        embed_dim=300,
-        d_model=512,
-        ff_dim=1024,
-        num_heads=8,
-        query_layers=3,
-        session_layers=2,
-        decoder_layers=3,
-        rnn_units=256,
-        dropout=0.1,
-        label_smoothing=0.05,
-    ),
-    "small": dict(
-        embed_dim=128,
-        d_model=128,
-        ff_dim=512,
-        num_heads=4,
-        query_layers=2,
-        session_layers=2,
-        decoder_layers=2,
-        rnn_units=128,
-        dropout=0.1,
-        label_smoothing=0.05,
-    ),
-    "tiny": dict(
-        embed_dim=16,
-        d_model=16,
-        ff_dim=32,
-        num_heads=2,
-        query_layers=1,
-        session_layers=1,
-        decoder_layers=1,
-        rnn_units=16,
-        dropout=0.0,
-        label_smoothing=0.0,
-    ),
+    name: dict(zip(PRESET_FIELDS, values))
+    for name, values in {
+        "paper": (300, 512, 1024, 8, 3, 2, 3, 256, 0.1, 0.05),
+        "small": (128, 128, 512, 4, 2, 2, 2, 128, 0.1, 0.05),
+        "tiny": (16, 16, 32, 2, 1, 1, 1, 16, 0.0, 0.0),
+    }.items()
 }
 TRAIN_PRESETS = {
     "paper": dict(warmup_steps=4000, batch_size=128, epochs=5),

@@ -29,13 +29,11 @@ import os
 from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.data.history import write_history
 from mtn_keras.data.logs import Tally, check_inputs
+from mtn_keras.data.replay import protocol_view
 from mtn_keras.data.sessions import (
     SPLITS,
     Protocol,
     Session,
-    line_starts,
-    line_users,
-    protocol_lines,
     sessions_from_logs,
     split_sessions,
 )
@@ -93,43 +91,44 @@ def prepare(
         splits = split_sessions(sessions, split, split_by, seed, tally.users, split_users)
     except ValueError as error:
         raise PrepareError(f"--split-users: {error}; nothing written") from None
-    lines = {
-        name: protocol_lines((s.queries for s in kept), protocol) for name, kept in splits.items()
-    }
-    fields = {k: v for k, v in dataclasses.asdict(protocol).items() if k != "name"}
+    views = {name: protocol_view(kept, protocol) for name, kept in splits.items()}
+    lines = {name: view.lines for name, view in views.items()}
     options = {
         "inputs": inputs,
         "format": fmt,
         "protocol": protocol.name,
-        **fields,
+        **{k: v for k, v in dataclasses.asdict(protocol).items() if k != "name"},
         "min_count": min_count,
         **({"split_users": list(split_users)} if split_users else {"split": list(split)}),
         "split_by": split_by,
         "seed": seed,
     }
     train_queries = [q for s in splits["train"] for q in s.queries]
-    if subwords:
-        if not train_queries:
-            raise PrepareError(
-                f"--subwords {subwords}: the train split holds no query to learn "
-                f"pieces from (--split {'/'.join(f'{x:g}' for x in split)}); "
-                "nothing written"
-            )
-        vocab = Vocabulary.from_pieces([train_queries], subwords)
-        longest = max(len(vocab.split(q)) for q in train_queries)
-        options |= {
-            "subwords": subwords,
-            "max_query_pieces": min(longest, 2 * protocol.max_query_tokens),
-        }
-    else:
-        vocab = Vocabulary.from_sessions([train_queries], min_count)
+    vocab, pieces = _vocabulary(train_queries, min_count, subwords, split, protocol)
+    options |= pieces
     stats = _stats(tally, splits, lines, vocab, options)
-    users = {
-        name: list(zip(line_users(kept, protocol), line_starts(kept, protocol)))
-        for name, kept in splits.items()
-    }
+    users = {name: list(zip(view.users, view.starts)) for name, view in views.items()}
     _write(out, lines, users, history, vocab, stats)
     return stats
+
+
+def _vocabulary(train_queries, min_count, subwords, split, protocol):
+    """The training split's vocabulary: words seen `min_count` times, or with `subwords`
+    WordPiece pieces; and the options that the pieces add (none for words)."""
+    if not subwords:
+        return Vocabulary.from_sessions([train_queries], min_count), {}
+    if not train_queries:
+        raise PrepareError(
+            f"--subwords {subwords}: the train split holds no query to learn "
+            f"pieces from (--split {'/'.join(f'{x:g}' for x in split)}); "
+            "nothing written"
+        )
+    vocab = Vocabulary.from_pieces([train_queries], subwords)
+    longest = max(len(vocab.split(q)) for q in train_queries)
+    return vocab, {
+        "subwords": subwords,
+        "max_query_pieces": min(longest, 2 * protocol.max_query_tokens),
+    }
 
 
 def unaccounted_rows(stats: dict) -> int:
@@ -162,10 +161,15 @@ def format_stats(stats: dict) -> str:
             f"{options['max_query_tokens']} tokens",
             "",
         ]
+    lines += _accounting(stats)
+    if stats["malformed_examples"]:
+        lines += ["", "first malformed rows:"] + [f"  {e}" for e in stats["malformed_examples"]]
+    return "\n".join(lines)
 
-    def row(label: str, value: int) -> str:
-        return f"{label:<52}{value:>12,}"
 
+def _accounting(stats: dict) -> list[str]:
+    """format_stats' accounting: every row read, where it went, and the vocabulary size."""
+    options = stats["options"]
     labels = {
         "page_through": "page-throughs (no query)",
         "empty_query": "empty after normalising",
@@ -174,33 +178,36 @@ def format_stats(stats: dict) -> str:
         "session_too_long": f"in sessions of > {options['max_queries']} queries",
         "session_long_query": f"in sessions with a query of > {options['max_query_tokens']} tokens",
     }
-    lines.append(row("rows read", stats["rows_read"]))
-    lines.append(row("  malformed", stats["rows_malformed"]))
-    lines += [row(f"    {reason}", n) for reason, n in stats["malformed_reasons"].items()]
-    lines += [row(f"  {labels[key]}", stats["dropped_rows"][key]) for key in ROW_DROPS]
-    lines.append(row("  kept in sessions", stats["queries_kept"]))
+    lines = [_row("rows read", stats["rows_read"])]
+    lines.append(_row("  malformed", stats["rows_malformed"]))
+    lines += [_row(f"    {reason}", n) for reason, n in stats["malformed_reasons"].items()]
+    lines += [_row(f"  {labels[key]}", stats["dropped_rows"][key]) for key in ROW_DROPS]
+    lines.append(_row("  kept in sessions", stats["queries_kept"]))
     gap = unaccounted_rows(stats)
-    lines.append(row("  unaccounted", gap) + ("" if gap == 0 else "  (!)"))
+    lines.append(_row("  unaccounted", gap) + ("" if gap == 0 else "  (!)"))
     if options.get("subwords"):
         lines += [
             "",
-            row(
+            _row(
                 f"WordPiece vocabulary (training split, asked {options['subwords']:,})",
                 stats["vocab_size"],
             ),
-            row("  longest training query, pieces", options["max_query_pieces"]),
+            _row("  longest training query, pieces", options["max_query_pieces"]),
         ]
     else:
         lines += [
             "",
-            row(
+            _row(
                 f"vocabulary (training split, min count {options['min_count']})",
                 stats["vocab_size"],
             ),
         ]
-    if stats["malformed_examples"]:
-        lines += ["", "first malformed rows:"] + [f"  {e}" for e in stats["malformed_examples"]]
-    return "\n".join(lines)
+    return lines
+
+
+def _row(label: str, value: int) -> str:
+    """One line of the accounting: a label and a count, aligned."""
+    return f"{label:<52}{value:>12,}"
 
 
 def _check_out(out: str, force: bool, inputs: list[str]) -> None:

@@ -104,27 +104,51 @@ class Pool(NamedTuple):
 class BeamSearch:
     """One search's settings and its steps, run by `beam_search`: `initialize`, then
     `step` until `should_stop` (each step: `next_scores`, `add_finished`, `extend_alive`),
-    then `finalize`. The arguments are `beam_search`'s."""
+    then `finalize`.
+
+    `step_fn` is `beam_search`'s. `prefix` int32 [B, P] (0-padded) forces the first tokens
+    of each row. `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or
+    a word twice in a row: queries hardly ever do, and long-favouring length normalisation
+    otherwise lets beams loop. `no_repeat_words` is stricter: no word twice at all; under a
+    WordPiece vocabulary `continuing` (bool [V]) marks the pieces that continue a word,
+    which may repeat.
+
+    `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
+    along each hypothesis (e.g. how much it copied from each source token); the result then
+    has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
+
+    `length_alpha` and `exact_stop` have no defaults here: DecodeConfig holds the product's
+    (config.py), and a search is always told which it runs under. The search stops when no
+    alive hypothesis can beat the worst of a full pool: with `exact_stop`, at any length up
+    to max_length (exact, but with alpha > 0 an alive hypothesis could in principle still
+    win at max_length, so the search seldom stops early); otherwise at its next length, the
+    usual heuristic (as in Hugging Face's default), which can miss a long hypothesis whose
+    later tokens cost less than its length gains."""
 
     def __init__(
         self,
         step_fn,
         *,
+        # its size
         batch_size,
         beam_size,
         num_results,
         max_length,
-        bos_id,
-        eos_id,
-        banned_ids,
+        # its scores, and when it stops (no defaults: DecodeConfig holds the product's)
         length_alpha,
-        prefix,
-        dedupe,
-        no_repeat_bigrams,
-        no_repeat_words,
-        continuing,
-        trace,
         exact_stop,
+        dedupe=True,
+        # the tokens a hypothesis starts with, ends with, never holds, and begins with
+        bos_id=BOS,
+        eos_id=EOS,
+        banned_ids=(PAD, UNK, BOS),
+        prefix=None,
+        # what a hypothesis may not repeat
+        no_repeat_bigrams=True,
+        no_repeat_words=False,
+        continuing=None,
+        # what the steps accumulate along a hypothesis
+        trace=None,
     ):
         self.step_fn, self.trace = step_fn, trace
         self.B, self.K, self.F, self.L = batch_size, beam_size, num_results, max_length
@@ -266,78 +290,26 @@ class BeamSearch:
         return result
 
 
-def beam_search(
-    step_fn,
-    state,
-    *,
-    batch_size,
-    beam_size,
-    num_results,
-    max_length,
-    length_alpha,
-    exact_stop,
-    bos_id=BOS,
-    eos_id=EOS,
-    banned_ids=(PAD, UNK, BOS),
-    prefix=None,
-    dedupe=True,
-    no_repeat_bigrams=True,
-    no_repeat_words=False,
-    continuing=None,
-    trace=None,
-):
-    """The `num_results` best finished hypotheses of each batch row, best first.
+def beam_search(step_fn, state, **options):
+    """The `num_results` best finished hypotheses of each batch row, best first, under the
+    search `options` (BeamSearch's keyword arguments: batch_size, beam_size, num_results,
+    max_length, length_alpha and exact_stop always; their meaning there).
 
     `step_fn(tokens [N], state, t) -> (log_probs [N, V_ext], state)` with N = batch * beam;
     `state` has leading dimension `batch_size` and is tiled to N here; after each step it
     is reordered with the beams, except what sits under a "context" key (see `reorder`).
-    `prefix` int32 [B, P] (0-padded) forces the first tokens of each row. Returns a dict
-    of `ids` int32 [B, k, L] (0-padded, no eos), `lengths` int32 [B, k] (tokens in `ids`),
-    `scores` float32 [B, k] (length-normalised, -inf where fewer than k) and `log_probs`
-    float32 [B, k] (raw sums).
-    `no_repeat_bigrams` keeps a hypothesis from repeating one of its bigrams or a word twice
-    in a row: queries hardly ever do, and long-favouring length normalisation otherwise
-    lets beams loop. `no_repeat_words` is stricter: no word twice at all; under a WordPiece
-    vocabulary `continuing` (bool [V]) marks the pieces that continue a word, which may repeat.
-
-    `trace(state) -> [N, X]` names a float quantity that `step_fn` accumulates in the state
-    along each hypothesis (e.g. how much it copied from each source token); the result then
-    has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
-
-    `length_alpha` and `exact_stop` have no defaults here: DecodeConfig holds the product's
-    (config.py), and a search is always told which it runs under.
-
-    The search stops when no alive hypothesis can beat the worst of a full pool: with
-    `exact_stop`, at any length up to max_length (exact, but with alpha > 0 an alive
-    hypothesis could in principle still win at max_length, so the search seldom stops
-    early); otherwise at its next length, the usual heuristic (as in Hugging Face's default),
-    which can miss a long hypothesis whose later tokens cost less than its length gains.
+    Returns a dict of `ids` int32 [B, k, L] (0-padded, no eos), `lengths` int32 [B, k]
+    (tokens in `ids`), `scores` float32 [B, k] (length-normalised, -inf where fewer than k)
+    and `log_probs` float32 [B, k] (raw sums), and with a `trace` its `trace`.
     """
-    search = BeamSearch(
-        step_fn,
-        batch_size=batch_size,
-        beam_size=beam_size,
-        num_results=num_results,
-        max_length=max_length,
-        bos_id=bos_id,
-        eos_id=eos_id,
-        banned_ids=banned_ids,
-        length_alpha=length_alpha,
-        prefix=prefix,
-        dedupe=dedupe,
-        no_repeat_bigrams=no_repeat_bigrams,
-        no_repeat_words=no_repeat_words,
-        continuing=continuing,
-        trace=trace,
-        exact_stop=exact_stop,
-    )
+    search = BeamSearch(step_fn, **options)
     beams, pool = search.initialize(state)
     loop = (tf.constant(0), beams, pool, tf.constant(False))
     _, _, pool, _ = tf.while_loop(
         lambda t, beams, pool, done: tf.logical_not(done),
         search.step,
         loop,
-        maximum_iterations=max_length,
+        maximum_iterations=options["max_length"],
     )
     return search.finalize(pool)
 

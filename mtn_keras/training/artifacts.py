@@ -18,15 +18,28 @@ class ModelDirError(Exception):
     """A model directory that is missing, incomplete or corrupt; says what and where."""
 
 
-def run_config(name, model_config, train_config, data_dir=None):
-    """config.json: the model's name and configs, and the prepared dataset it learns from.
-    Written once, when training starts; `--resume` must match it."""
+def run_config(name, model_config, train_config, data_dir=None, run_dir="."):
+    """config.json: the model's name and configs, and the prepared dataset it learns from
+    (its path relative to the run folder `run_dir`: data_entry). Written once, when
+    training starts; `--resume` must match it."""
     return {
         "model": name,
-        "data": data_dir and os.path.abspath(data_dir),
+        "data": data_entry(data_dir, run_dir),
         "model_config": dataclasses.asdict(model_config),
         "train_config": dataclasses.asdict(train_config),
     }
+
+
+def data_entry(data_dir, run_dir):
+    """config.json's "data": the prepared dataset's path relative to the run folder, so that
+    the file names no machine path and the two folders move together."""
+    return data_dir and os.path.relpath(data_dir, run_dir)
+
+
+def data_path(entry, run_dir):
+    """The prepared dataset that config.json's "data" `entry` names, resolved against the run
+    folder (an absolute path, written by an older run, as it is); None without one."""
+    return entry and os.path.normpath(os.path.join(run_dir, entry))
 
 
 def write_run_config(directory, config):
@@ -91,7 +104,7 @@ def load_trained(path, ranking=True):
         model = load_keras(files["model.keras"])
     except ValueError as error:
         raise ModelDirError(str(error)) from None
-    data_dir = saved.get("data")
+    data_dir = data_path(saved.get("data"), path)
     if data_dir and not os.path.isfile(os.path.join(data_dir, "train.tsv")):
         data_dir = None
     found = None

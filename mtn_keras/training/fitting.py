@@ -1,11 +1,11 @@
 """model.fit for the suggestion models, the work behind the `train` and `compare` commands:
-optimizer, schedule, callbacks, the written model directory and its summary."""
+optimizer, schedule, the steps of a run, the written model directory and its summary
+(callbacks in training/callbacks.py, backup and resume in training/backup.py)."""
 
-import csv
+import dataclasses
 import json
 import math
 import os
-import re
 import shutil
 import sys
 import time
@@ -18,6 +18,8 @@ from mtn_keras.base.outputs import staged_file
 from mtn_keras.base.scoped import precision_policy, seeded
 from mtn_keras.models import build_model
 from mtn_keras.training.artifacts import run_config, write_run_config
+from mtn_keras.training.backup import backups, finished_epochs, restore_backup, trim_log
+from mtn_keras.training.callbacks import EpochTimer, ValidationBleu, fit_callbacks, selected
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -38,164 +40,8 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
-class EpochTimer(keras.callbacks.Callback):
-    """Wall-clock seconds of each epoch, for the training summary."""
-
-    def __init__(self):
-        super().__init__()
-        self.seconds = []
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._start = time.perf_counter()
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.seconds.append(time.perf_counter() - self._start)
-
-
-class ValidationBleu(keras.callbacks.Callback):
-    """Adds `val_bleu` to each epoch's logs: corpus BLEU of the beam's top suggestion on the
-    validation pairs (unfiltered, as evaluate's Table 2). Under a split by user these are
-    users the model never saw, whose BLEU the validation loss does not follow."""
-
-    def __init__(self, vocab, sessions, batch_size=64):
-        super().__init__()
-        from mtn_keras.scorecard import session_pairs
-
-        self.vocab, self.batch_size = vocab, batch_size
-        self.pairs = session_pairs(sessions)
-
-    def on_train_begin(self, logs=None):
-        from mtn_keras.base.config import DecodeConfig
-        from mtn_keras.scorecard.evaluation import model_suggester
-        from mtn_keras.serving.service import SuggestionService
-
-        decoding = DecodeConfig(k=1, source="beam", filters=())
-        # Kept: a tf.function method holds its object only weakly.
-        self.service = SuggestionService(self.model, self.vocab.tokens, decoding)
-        self.suggest = model_suggester(self.service.suggest)
-
-    def on_epoch_end(self, epoch, logs=None):
-        if logs is not None:
-            logs["val_bleu"] = self.scores()["bleu"]
-
-    def scores(self):
-        """The model's corpus scores now (BLEU, n-gram precisions: scorecard.metrics)."""
-        from mtn_keras.scorecard.metrics import corpus_scores
-
-        tops = []
-        for start in range(0, len(self.pairs), self.batch_size):
-            lists = self.suggest(
-                [context for context, _ in self.pairs[start : start + self.batch_size]]
-            )
-            tops += [texts[0][0] if texts else "" for texts in lists]
-        return corpus_scores(tops, [reference for _, reference in self.pairs])
-
-
-class BestCheckpoint(keras.callbacks.Callback):
-    """Saves the model to `path` after each epoch whose `monitor` (a validation column of the
-    logs) is the best so far, the lowest or with `mode="max"` the highest; written beside it
-    and renamed, so a kill during the write never truncates `path`."""
-
-    def __init__(self, path, monitor="val_loss", mode="min", best=None):
-        super().__init__()
-        self.path, self.monitor = path, monitor
-        self.sign = 1 if mode == "min" else -1
-        self.best = math.inf if best is None else self.sign * best
-
-    def on_epoch_end(self, epoch, logs=None):
-        value = (logs or {}).get(self.monitor)
-        if value is not None and self.sign * value < self.best:
-            self.best = self.sign * value
-            with staged_file(self.path) as temp:
-                self.model.save(temp)
-
-
 class TrainingDiverged(Exception):
     """The loss became NaN or infinite; the last good epoch's checkpoints are kept."""
-
-
-class RunBackup(keras.callbacks.Callback):
-    """The state `--resume` continues from (weights and optimizer), written after each
-    finished epoch N as `directory`/epoch-N.weights.h5: staged and renamed, so that a kill
-    during the write leaves the previous one whole, and the newest two kept. An epoch whose
-    logs are not finite (diverged) is not backed up."""
-
-    def __init__(self, directory):
-        super().__init__()
-        self.directory = directory
-
-    def on_epoch_end(self, epoch, logs=None):
-        if not all(
-            math.isfinite(value)
-            for value in (logs or {}).values()
-            if isinstance(value, (int, float))
-        ):
-            return
-        os.makedirs(self.directory, exist_ok=True)
-        path = os.path.join(self.directory, f"epoch-{epoch + 1:04d}.weights.h5")
-        with staged_file(path) as temp:
-            self.model.save_weights(temp)
-        for _, old in backups(self.directory)[2:]:
-            os.remove(old)
-
-
-class BackupError(ValueError):
-    """No backup of an interrupted run can be read; says which files and why."""
-
-
-def backups(directory):
-    """(epoch, path) of the backups in `directory`, newest first."""
-    found = []
-    if os.path.isdir(directory):
-        for name in os.listdir(directory):
-            match = re.fullmatch(r"epoch-(\d+)\.weights\.h5", name)
-            if match:
-                found.append((int(match.group(1)), os.path.join(directory, name)))
-    return sorted(found, reverse=True)
-
-
-def restore_backup(model, directory):
-    """Loads the newest readable backup in `directory` into `model` (built, with its
-    optimizer built); returns its epoch count, 0 when there is none. A damaged one (a kill
-    during its write by an older version, a full disk) is skipped with a warning."""
-    found = backups(directory)
-    for epoch, path in found:
-        try:
-            model.load_weights(path)
-            return epoch
-        except Exception as error:  # h5py and Keras raise many kinds for a damaged file
-            reason = " ".join(str(error).split())[:160]
-            print(
-                f"train: warning: {path} cannot be read ({reason}); trying an older backup",
-                file=sys.stderr,
-            )
-    if found:
-        raise BackupError(
-            f"{directory}: no backup can be read ({len(found)} damaged); "
-            "the run cannot be resumed, train it again into a new --out"
-        )
-    return 0
-
-
-def trim_log(path, epochs):
-    """Keeps the rows of the first `epochs` epochs in the CSV log `path` (and drops a row
-    cut short by a kill): the log then matches the backup a resumed run starts from."""
-    if not os.path.isfile(path):
-        return
-    with open(path, newline="") as handle:
-        reader = csv.DictReader(handle)
-        rows = [
-            row
-            for row in reader
-            if _whole(row) and row.get("epoch", "").isdigit() and int(row["epoch"]) < epochs
-        ]
-        fields = reader.fieldnames
-    with staged_file(path) as temp:
-        with open(temp, "w", newline="") as handle:
-            if fields and rows:
-                writer = csv.DictWriter(handle, fields)
-                writer.writeheader()
-                writer.writerows(rows)
 
 
 def best_weights(path, model):
@@ -244,24 +90,31 @@ def compile_model(model, model_config, train_config, replicas=1):
     model.compile(optimizer=optimizer)
 
 
-def finished_epochs(log_path):
-    """The rows of the finished epochs in the CSV log of a training, across resumed runs
-    (a row cut short by a kill left out)."""
-    if not os.path.isfile(log_path):
-        return []
-    with open(log_path, newline="") as handle:
-        return [row for row in csv.DictReader(handle) if _whole(row) and row.get("val_loss")]
+@dataclasses.dataclass
+class FitJob:
+    """One training run as fit_model was asked for it: the model, its data, where it writes,
+    and the tf.distribute strategy (its name and object) and device it runs on."""
 
+    name: str
+    model_config: object
+    train_config: object
+    vocab: object
+    train_sessions: list
+    valid_sessions: list
+    out: str
+    steps_per_epoch: int | None = None
+    verbose: int = 1
+    data_dir: str | None = None
+    extra_callbacks: tuple = ()
+    strategy_name: str = "one"
+    strategy: object = None
+    chief: bool = True
+    device: str = "cpu"
 
-def _whole(row):
-    """Whether a CSV log row has every column, each a number."""
-    if None in row or None in row.values():
-        return False
-    try:
-        [float(value) for value in row.values()]
-    except ValueError:
-        return False
-    return True
+    @property
+    def replicas(self):
+        """How many replicas the strategy trains on at once."""
+        return self.strategy.num_replicas_in_sync
 
 
 def fit_model(
@@ -283,189 +136,148 @@ def fit_model(
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
     write the model directory. Raises TrainingDiverged when the loss is not finite.
 
-    `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a worker that is not
-    the `chief` writes to a temporary directory instead of `out`, removed at the end. The
-    global seeds and dtype policy are set for the run only."""
-    strategy_name, strategy = strategy, distribute.make_strategy(strategy)  # before other TF work
-    device = accelerator()
-    with seeded(train_config.seed), precision_policy("mixed_float16" if device == "gpu" else None):
-        return _fit(
-            name,
-            model_config,
-            train_config,
-            vocab,
-            train_sessions,
-            valid_sessions,
-            out,
-            resume,
-            steps_per_epoch,
-            verbose,
-            data_dir,
-            extra_callbacks,
-            (strategy_name, strategy),
-            chief,
-            device,
-        )
+    A backup in `out` is always continued from (`resume` is the caller's word that one may
+    be there). `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a
+    worker that is not the `chief` writes to a temporary directory instead of `out`, removed
+    at the end. The global seeds and dtype policy are set for the run only."""
+    job = FitJob(
+        name, model_config, train_config, vocab, train_sessions, valid_sessions, out,
+        steps_per_epoch, verbose, data_dir, tuple(extra_callbacks), strategy,
+        distribute.make_strategy(strategy),  # before other TF work
+        chief, accelerator(),
+    )  # fmt: skip
+    mixed = "mixed_float16" if job.device == "gpu" else None
+    with seeded(train_config.seed), precision_policy(mixed):
+        return _fit(job)
 
 
-def _fit(
-    name,
-    model_config,
-    train_config,
-    vocab,
-    train_sessions,
-    valid_sessions,
-    out,
-    resume,
-    steps_per_epoch,
-    verbose,
-    data_dir,
-    extra_callbacks,
-    strategy,
-    chief,
-    device,
-):
-    """fit_model's work, under its seeds and policy."""
-    strategy_name, strategy = strategy
-    replicas = strategy.num_replicas_in_sync
-    train, valid = datasets(
-        vocab,
-        model_config,
-        train_config,
-        train_sessions,
-        valid_sessions,
-        steps_per_epoch,
-        replicas,
-        data_dir,
-    )
-    with strategy.scope():
-        model = build_model(name, model_config)
-        model.build()
-        compile_model(model, model_config, train_config, replicas)
-        model.optimizer.build(model.trainable_variables)
-    directory = distribute.write_dir(out, chief)
+def _fit(job):
+    """fit_model's work, under its seeds and policy: build, restore, fit, then write the
+    model directory."""
+    model = _built_model(job)
+    directory = distribute.write_dir(job.out, job.chief)
     os.makedirs(directory, exist_ok=True)
-    write_run_config(directory, run_config(name, model_config, train_config, data_dir))
+    config = run_config(job.name, job.model_config, job.train_config, job.data_dir, job.out)
+    write_run_config(directory, config)
     # Every worker restores the chief's backup, so that all resume at the same epoch.
-    initial_epoch = restore_backup(model, os.path.join(out, "backup"))
+    initial_epoch = restore_backup(model, os.path.join(job.out, "backup"))
     log_path = os.path.join(directory, "log.csv")
     trim_log(log_path, initial_epoch)
-    timer = EpochTimer()
-    bleu = [ValidationBleu(vocab, valid_sessions)] if train_config.select == "bleu" else []
-    callbacks = bleu + fit_callbacks(out, directory, train_config, timer) + list(extra_callbacks)
-    started = time.perf_counter()
-    history = model.fit(
-        train,
-        validation_data=valid,
-        epochs=train_config.epochs,
-        initial_epoch=initial_epoch,
-        callbacks=callbacks,
-        verbose=verbose,
-        shuffle=False,
-    )
-    losses = history.history.get("loss", [])
+    losses, epoch_seconds = _train(job, model, directory, initial_epoch)
     if losses and not math.isfinite(losses[-1]):
-        kept = backups(os.path.join(directory, "backup"))
-        trim_log(log_path, kept[0][0] if kept else 0)
-        distribute.finish(directory, out)
-        kept = f"epoch {kept[0][0]}'s backup" if kept else "no epoch (none finished)"
-        raise TrainingDiverged(
-            f"the loss became {losses[-1]} in epoch {initial_epoch + len(losses)}; training "
-            f"stopped, {out} keeps {kept}; train anew into another --out with a lower "
-            "learning_rate_scale, weight_decay or entropy_weight"
-        )
-    epoch_seconds = timer.seconds or [time.perf_counter() - started]
-
-    final, weights_from = save_best(name, model, model_config, directory)
-    vocab.save(os.path.join(directory, "vocab.txt"))
-    global_batch = train_config.batch_size * replicas
-    sessions_seen = steps_per_epoch * global_batch if steps_per_epoch else len(train_sessions)
-    summary = {
-        "model": name,
-        "device": device,
-        "parameters": int(final.count_params()),
-        "size_mb": round(final.size_mb, 3),
-        **epochs_summary(finished_epochs(log_path), train_config.select),
-        "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
-        "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
-        "train_sessions": len(train_sessions),
-        "weights_from": weights_from,
-        "strategy": strategy_name,
-        "replicas": replicas,
-        "batch_size_per_replica": train_config.batch_size,
-        "global_batch_size": global_batch,
-        "warmup_steps": distribute.warmup_for(train_config.warmup_steps, replicas),
-    }
+        _stop_diverged(job, directory, log_path, losses, initial_epoch)
+    final, weights_from = save_best(job.name, model, job.model_config, directory)
+    job.vocab.save(os.path.join(directory, "vocab.txt"))
+    summary = _summary(job, final, weights_from, finished_epochs(log_path), epoch_seconds)
     with open(os.path.join(directory, "train_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     # model.keras is written: the checkpoint and the backup are no longer needed.
     if os.path.isfile(os.path.join(directory, "best.keras")):
         os.remove(os.path.join(directory, "best.keras"))
     shutil.rmtree(os.path.join(directory, "backup"), ignore_errors=True)
-    distribute.finish(directory, out)
+    distribute.finish(directory, job.out)
     return summary
 
 
-def datasets(
-    vocab,
-    model_config,
-    train_config,
-    train_sessions,
-    valid_sessions,
-    steps_per_epoch,
-    replicas=1,
-    data_dir=None,
-):
+def _built_model(job):
+    """The job's model, built and compiled with its optimizer built, under its strategy."""
+    with job.strategy.scope():
+        model = build_model(job.name, job.model_config)
+        model.build()
+        compile_model(model, job.model_config, job.train_config, job.replicas)
+        model.optimizer.build(model.trainable_variables)
+    return model
+
+
+def _train(job, model, directory, initial_epoch):
+    """Runs model.fit from `initial_epoch`; returns the epochs' losses and seconds."""
+    train, valid = datasets(job)
+    timer = EpochTimer()
+    config = job.train_config
+    bleu = [ValidationBleu(job.vocab, job.valid_sessions)] if config.select == "bleu" else []
+    callbacks = bleu + fit_callbacks(job.out, directory, config, timer) + list(job.extra_callbacks)
+    started = time.perf_counter()
+    history = model.fit(
+        train,
+        validation_data=valid,
+        epochs=config.epochs,
+        initial_epoch=initial_epoch,
+        callbacks=callbacks,
+        verbose=job.verbose,
+        shuffle=False,
+    )
+    return history.history.get("loss", []), timer.seconds or [time.perf_counter() - started]
+
+
+def _stop_diverged(job, directory, log_path, losses, initial_epoch):
+    """Trims the log to the last backup, finishes the directory and raises TrainingDiverged."""
+    kept = backups(os.path.join(directory, "backup"))
+    trim_log(log_path, kept[0][0] if kept else 0)
+    distribute.finish(directory, job.out)
+    kept = f"epoch {kept[0][0]}'s backup" if kept else "no epoch (none finished)"
+    raise TrainingDiverged(
+        f"the loss became {losses[-1]} in epoch {initial_epoch + len(losses)}; training "
+        f"stopped, {job.out} keeps {kept}; train anew into another --out with a lower "
+        "learning_rate_scale, weight_decay or entropy_weight"
+    )
+
+
+def _summary(job, final, weights_from, rows, epoch_seconds):
+    """train_summary.json's figures: the model, its epochs (`rows` of the log), speed, and
+    the distribution it trained under."""
+    config, replicas = job.train_config, job.replicas
+    global_batch = config.batch_size * replicas
+    sessions_seen = (
+        job.steps_per_epoch * global_batch if job.steps_per_epoch else len(job.train_sessions)
+    )
+    return {
+        "model": job.name,
+        "device": job.device,
+        "parameters": int(final.count_params()),
+        "size_mb": round(final.size_mb, 3),
+        **epochs_summary(rows, config.select),
+        "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
+        "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
+        "train_sessions": len(job.train_sessions),
+        "weights_from": weights_from,
+        "strategy": job.strategy_name,
+        "replicas": replicas,
+        "batch_size_per_replica": config.batch_size,
+        "global_batch_size": global_batch,
+        "warmup_steps": distribute.warmup_for(config.warmup_steps, replicas),
+    }
+
+
+def datasets(job):
     """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
-    in global batches of `replicas` x the batch size, sharded across workers; with
+    in global batches of the replicas x the batch size, sharded across workers; with
     `history_queries`, each session also gets its user's earlier queries from `data_dir`."""
     from mtn_keras.data.pipeline import make_dataset
 
-    n, batch_size = model_config.max_query_tokens, train_config.batch_size * replicas
+    n = job.model_config.max_query_tokens
+    batch_size = job.train_config.batch_size * job.replicas
     history = {}
-    if model_config.history_queries:
+    if job.model_config.history_queries:
         from mtn_keras.data.history import split_histories
 
         history = split_histories(
-            data_dir, ("train", "valid"), vocab, n, model_config.history_queries
+            job.data_dir, ("train", "valid"), job.vocab, n, job.model_config.history_queries
         )
     train = make_dataset(
-        train_sessions,
-        vocab,
+        job.train_sessions,
+        job.vocab,
         n,
         batch_size,
         shuffle=True,
-        seed=train_config.seed,
+        seed=job.train_config.seed,
         history=history.get("train"),
     )
     valid = make_dataset(
-        valid_sessions, vocab, n, batch_size, shuffle=False, history=history.get("valid")
+        job.valid_sessions, job.vocab, n, batch_size, shuffle=False, history=history.get("valid")
     )
-    if steps_per_epoch:
-        train = train.take(steps_per_epoch)
+    if job.steps_per_epoch:
+        train = train.take(job.steps_per_epoch)
     return distribute.shard(train), distribute.shard(valid)
-
-
-def fit_callbacks(out, directory, train_config, timer):
-    """The epoch's CSV log row, best checkpoint and early stopping (both on the validation
-    column that TrainConfig.select names), then the backup for --resume, NaN guard,
-    TensorBoard log and epoch timer, written in this worker's `directory`. The row and the
-    checkpoint come before the backup, so a kill between them never loses a backed-up
-    epoch's row (resume drops the rows after its backup). A resumed run's best checkpoint
-    starts at the best of the chief's log in `out`."""
-    monitor, mode = selected(train_config.select)
-    rows = finished_epochs(os.path.join(out, "log.csv"))
-    values = [float(r[monitor]) for r in rows if r.get(monitor)]
-    best = (min if mode == "min" else max)(values, default=None)
-    return [
-        keras.callbacks.CSVLogger(os.path.join(directory, "log.csv"), append=True),
-        BestCheckpoint(os.path.join(directory, "best.keras"), monitor, mode, best),
-        keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=train_config.patience),
-        RunBackup(os.path.join(directory, "backup")),
-        keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
-        timer,
-    ]
 
 
 def save_best(name, model, model_config, out):
@@ -478,11 +290,6 @@ def save_best(name, model, model_config, out):
     with staged_file(os.path.join(out, "model.keras")) as temp:
         final.save(temp)
     return final, weights_from
-
-
-def selected(select):
-    """The log column and direction that pick the best epoch under TrainConfig.select."""
-    return ("val_bleu", "max") if select == "bleu" else ("val_loss", "min")
 
 
 def epochs_summary(rows, select="loss"):

@@ -13,21 +13,7 @@ INF = np.inf
 def searcher(**kwargs):
     """A BeamSearch of one row, 2 beams, 2 results, length 4, no length normalisation."""
     options = dict(
-        batch_size=1,
-        beam_size=2,
-        num_results=2,
-        max_length=4,
-        bos_id=BOS,
-        eos_id=EOS,
-        banned_ids=(PAD, UNK, BOS),
-        length_alpha=0.0,
-        prefix=None,
-        dedupe=True,
-        no_repeat_bigrams=True,
-        no_repeat_words=False,
-        continuing=None,
-        trace=None,
-        exact_stop=True,
+        batch_size=1, beam_size=2, num_results=2, max_length=4, length_alpha=0.0, exact_stop=True
     )
     return BeamSearch(None, **{**options, **kwargs})
 

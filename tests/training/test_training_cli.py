@@ -87,7 +87,7 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
 
 
 def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
-    from mtn_keras.training.fitting import BestCheckpoint
+    from mtn_keras.training.callbacks import BestCheckpoint
 
     class Saved:
         def __init__(self):
@@ -108,7 +108,7 @@ def test_validation_bleu_is_evaluate_s_bleu_of_the_top_suggestion(trained, prepa
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.prepared import load_split
     from mtn_keras.scorecard.evaluation import evaluate
-    from mtn_keras.training.fitting import ValidationBleu
+    from mtn_keras.training.callbacks import ValidationBleu
 
     valid = load_split(str(prepared_data), "valid")
     scorer = ValidationBleu(trained.vocab, valid)

@@ -70,7 +70,7 @@ def test_a_run_killed_before_its_first_epoch_can_be_resumed(tmp_path):
 
 
 def test_resume_drops_the_log_rows_after_the_backup_and_a_cut_row(tmp_path):
-    from mtn_keras.training.fitting import finished_epochs, trim_log
+    from mtn_keras.training.backup import finished_epochs, trim_log
 
     log = tmp_path / "log.csv"
     log.write_text("epoch,loss,val_loss\n0,2.0,1.5\n1,1.0,0.9\n2,0.8,0.7\n3,0.7,0.")
@@ -86,7 +86,8 @@ def test_the_log_row_and_checkpoint_are_written_before_the_backup(tmp_path):
     import keras
 
     from mtn_keras.base.config import TrainConfig
-    from mtn_keras.training.fitting import BestCheckpoint, EpochTimer, RunBackup, fit_callbacks
+    from mtn_keras.training.backup import RunBackup
+    from mtn_keras.training.callbacks import BestCheckpoint, EpochTimer, fit_callbacks
 
     callbacks = fit_callbacks(str(tmp_path), str(tmp_path), TrainConfig(), EpochTimer())
     kinds = [type(callback) for callback in callbacks]
@@ -102,7 +103,7 @@ def test_a_backup_cut_by_a_kill_falls_back_to_the_previous_one(tmp_path, capsys)
     import keras
     import numpy as np
 
-    from mtn_keras.training.fitting import RunBackup, backups, restore_backup
+    from mtn_keras.training.backup import RunBackup, backups, restore_backup
 
     def model():
         built = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])

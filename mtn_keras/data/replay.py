@@ -1,0 +1,46 @@
+"""Raw query logs to the lines a model is scored on, as `prepare` makes them: the kept
+sessions' protocol lines, each line's user and where it starts in its user's history. One
+path for `prepare` (per split) and `evaluate --input` (the whole log)."""
+
+from typing import NamedTuple
+
+from mtn_keras.data.sessions import (
+    Protocol,
+    Session,
+    line_starts,
+    line_users,
+    protocol_lines,
+    sessions_from_logs,
+)
+
+
+class Lines(NamedTuple):
+    """A protocol's lines (queries oldest first) and, for each, its user and start."""
+
+    lines: list[list[str]]
+    users: list[str]
+    starts: list[int]
+
+
+def protocol_view(sessions: list[Session], protocol: Protocol) -> Lines:
+    """The lines that `protocol` makes of these kept sessions, with their users and starts."""
+    return Lines(
+        protocol_lines((s.queries for s in sessions), protocol),
+        line_users(sessions, protocol),
+        line_starts(sessions, protocol),
+    )
+
+
+def replay_logs(
+    paths: list[str], fmt: str, protocol: Protocol, history: bool = False
+) -> tuple[Lines, dict[str, list[str]] | None]:
+    """The logs' lines under `protocol`, and with `history` each user's queries in time
+    order (the histories that the lines' starts point into; None without)."""
+    rows = [] if history else None
+    view = protocol_view(sessions_from_logs(paths, fmt, protocol, history=rows), protocol)
+    if not history:
+        return view, None
+    by_user: dict[str, list[str]] = {}
+    for user, _, query in rows:
+        by_user.setdefault(user, []).append(query)
+    return view, by_user
