@@ -61,7 +61,7 @@ class TrainConfig:
 @dataclass(frozen=True, kw_only=True)
 class DecodeConfig:
     """How suggestions are decoded; frozen, built by keyword. The defaults' reasons and
-    figures (alpha, exact_stop) are in README.md, "Decoding settings"."""
+    figures (alpha, exact_stop) are in docs/quality.md, "Decoding settings"."""
 
     k: int = 5
     beam: int = 8
