@@ -14,6 +14,14 @@ import numpy as np
 HISTORY_SIZE = 200  # the latest earlier queries a serving graph reads (HistoryLookup)
 
 
+def latest(history, size=HISTORY_SIZE, end=None):
+    """The last `size` entries of `history` (of those before position `end` when given),
+    oldest first: what a model and a ranker read of a user's history (a slice, no copy of
+    a numpy array). Its graph form is ranking.history_lookup.latest."""
+    end = len(history) if end is None else end
+    return history[max(0, end - size) : end]
+
+
 def write_history(path: str, rows: list[tuple[str, int, str]]) -> None:
     """Write (user, time, query) rows, one a line, TAB-separated."""
     with open(path, "w", encoding="utf-8") as file:
@@ -60,18 +68,17 @@ class PairHistories:
         size: at most this many earlier queries per line.
     """
 
-    def __init__(self, histories, users, starts, size=200):
+    def __init__(self, histories, users, starts, size=HISTORY_SIZE):
         self.histories, self.users, self.starts, self.size = histories, users, starts, size
 
     def __len__(self):
         return len(self.users)
 
     def __getitem__(self, line: int) -> list[str]:
-        start = self.starts[line]
-        return self.histories[self.users[line]][max(0, start - self.size) : start]
+        return latest(self.histories[self.users[line]], self.size, self.starts[line])
 
     @classmethod
-    def load(cls, directory: str, name: str, size: int = 200) -> "PairHistories | None":
+    def load(cls, directory: str, name: str, size: int = HISTORY_SIZE) -> "PairHistories | None":
         """The histories of a prepared split; None if the dataset has none. Raises ValueError
         naming the first user of the split that history.tsv does not hold."""
         from mtn_keras.data.prepared import load_users

@@ -37,6 +37,15 @@ class Ranking:
                 json.dump({**(self.info or {}), **thresholds}, handle, indent=2)
 
 
+def thresholds(threshold, history_threshold=None, given=None):
+    """The (threshold, history threshold) a ranking shows with: the `given` one
+    (DecodeConfig.threshold, `--threshold`) for both when there is one, else the ranking's,
+    a missing history threshold being the plain one."""
+    if given is not None:
+        return given, given
+    return threshold, threshold if history_threshold is None else history_threshold
+
+
 def load_ranking(model_dir):
     """The Ranking of a model directory, or None when it has none. Raises ValueError naming
     the file when one is damaged."""
@@ -49,8 +58,10 @@ def load_ranking(model_dir):
     try:
         with open(os.path.join(folder, "ranking.json")) as handle:
             info = json.load(handle)
-        threshold = info.get("threshold") if isinstance(info, dict) else None
-        history_threshold = info.get("history_threshold", threshold)
+        read = info if isinstance(info, dict) else {}
+        threshold, history_threshold = thresholds(
+            read.get("threshold"), read.get("history_threshold")
+        )
         for name, value in (("threshold", threshold), ("history_threshold", history_threshold)):
             if (
                 isinstance(value, bool)

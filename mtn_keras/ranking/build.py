@@ -3,19 +3,19 @@ candidates of the validation split (with and without typed prefixes, each with i
 earlier queries), the threshold tuned there too."""
 
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
-from mtn_keras.data.history import HISTORY_SIZE
+from mtn_keras.data.history import HISTORY_SIZE, PairHistories, latest
 from mtn_keras.data.pairs import session_pairs
+from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
-
-HISTORY = HISTORY_SIZE  # the history columns fed to the candidate table
 
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
@@ -82,7 +82,7 @@ def candidate_rows(candidate_table, rows, batch_size=64):
         input_signature=[
             tf.TensorSpec([None, None], tf.string),
             tf.TensorSpec([None], tf.string),
-            tf.TensorSpec([None, HISTORY], tf.string),
+            tf.TensorSpec([None, HISTORY_SIZE], tf.string),
         ],
     )
     features, labels, groups, keys = [], [], [], []
@@ -92,13 +92,13 @@ def candidate_rows(candidate_table, rows, batch_size=64):
         sessions = [[""] * (width - len(context)) + list(context) for context, _, _, _ in batch]
         prefixes = [prefix for _, _, prefix, _ in batch] + [""] * (batch_size - len(batch))
         sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
-        earlier = [list(history[-HISTORY:]) for _, _, _, history in batch]
-        history = [[""] * (HISTORY - len(h)) + h for h in earlier]
-        history += [[""] * HISTORY] * (batch_size - len(batch))
+        earlier = [list(latest(history)) for _, _, _, history in batch]
+        history = [[""] * (HISTORY_SIZE - len(h)) + h for h in earlier]
+        history += [[""] * HISTORY_SIZE] * (batch_size - len(batch))
         found = table(
             tf.constant(sessions, tf.string, [batch_size, width]),
             tf.constant(prefixes),
-            tf.constant(history, tf.string, [batch_size, HISTORY]),
+            tf.constant(history, tf.string, [batch_size, HISTORY_SIZE]),
         )
         texts = [[t.decode() for t in row] for row in found["texts"].numpy()]
         valid = found["valid"].numpy()
@@ -112,6 +112,38 @@ def candidate_rows(candidate_table, rows, batch_size=64):
     return np.array(features, np.float32), np.array(labels), np.array(groups), keys
 
 
+@dataclass
+class RankingData:
+    """What a ranking is built from: the training split's sessions (the index) and the
+    validation split's (the ranker and its thresholds), with each validation session's
+    user's earlier queries (`valid_histories`, a `data.history.PairHistories`, when the
+    dataset has them) and user (`valid_users`, one per session; else each session is its
+    own user)."""
+
+    train_sessions: list
+    valid_sessions: list
+    valid_histories: PairHistories | None = None
+    valid_users: list | None = None
+
+    @classmethod
+    def load(cls, data, valid_data=None):
+        """The training split of the prepared dataset `data` and the validation split of
+        `valid_data` (default: `data`'s). Raises ValueError when the validation split is
+        empty (the ranker is fitted on it)."""
+        valid_data = valid_data or data
+        found = cls(
+            load_split(data, "train"),
+            load_split(valid_data, "valid"),
+            PairHistories.load(valid_data, "valid"),
+            load_users(valid_data, "valid"),
+        )
+        if not found.valid_sessions:
+            raise ValueError(
+                f"{valid_data}: the validation split is empty; the ranker is fitted on it"
+            )
+        return found
+
+
 def build_ranking(
     table_for,
     train_sessions,
@@ -122,77 +154,132 @@ def build_ranking(
     valid_histories=None,
     valid_users=None,
 ):
-    """A model's `Ranking`: the index of `train_sessions`, and the ranker fitted on the
-    candidates of `valid_sessions` (with their users' earlier queries, `valid_histories`,
-    a `data.history.PairHistories`, when the dataset has them), where the thresholds are
-    tuned too (one for sessions without a history, one with), each on out-of-fold
-    probabilities: rankers fitted on FOLDS - 1 folds of the users (`valid_users`, one per
-    session; else sessions) score the held-out fold, so the thresholds and the figures in
-    ranking.json are not in-sample. `table_for(index)` gives the
-    candidate table function of the model ranked with that index (decoded with
-    `decoding`, threshold 0; see `candidate_rows`). The validation users are users the
-    model never saw, as the product meets them: held-out sessions of training users, added,
-    made a worse ranker (docs/ranking.md): the model remembers them, and its scores of their
-    next queries mislead."""
-    index = QueryLogIndex.build(train_sessions, blocked_phrases())
+    """`fit_ranking` of the sessions, histories and users given one by one (a RankingData's
+    fields)."""
+    data = RankingData(train_sessions, valid_sessions, valid_histories, valid_users)
+    return fit_ranking(table_for, data, decoding, hidden, progress)
+
+
+def fit_ranking(table_for, data, decoding, hidden=16, progress=print):
+    """A model's `Ranking`: the index of `data`'s training sessions, and the ranker fitted on
+    the candidates of its validation sessions (with their users' earlier queries when the
+    dataset has them), where the thresholds are tuned too (one for sessions without a
+    history, one with), each on out-of-fold probabilities: rankers fitted on FOLDS - 1
+    folds of the users score the held-out fold, so the thresholds and the figures in
+    ranking.json are not in-sample. `table_for(index)` gives the candidate table function
+    of the model ranked with that index (decoded with `decoding`, threshold 0; see
+    `candidate_rows`). The validation users are users the model never saw, as the product
+    meets them: held-out sessions of training users, added, made a worse ranker
+    (docs/ranking.md): the model remembers them, and its scores of their next queries
+    mislead."""
+    index = QueryLogIndex.build(data.train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
-    pairs = session_pairs(valid_sessions)
-    rows, plain, lines = typed_pairs(valid_sessions, valid_histories)
-    if valid_histories is not None:
-        with_history = sum(bool(history) for _, _, _, history in rows[: len(pairs)])
-        progress(f"valid: {with_history:,} of {len(pairs):,} pairs have an earlier query")
-    features, labels, groups, keys = candidate_rows(table_for(index), rows)
+    fitted = fitting_rows(table_for(index), data, progress)
+    ranker = fit_ranker(fitted["features"], fitted["labels"], hidden)
+    units = data.valid_users
+    if units is None:
+        units = range(len(data.valid_sessions))
+    probabilities = out_of_fold(fitted, units, hidden)
+    progress(f"thresholds: tuned on out-of-fold probabilities ({FOLDS} folds of the users)")
+    chosen = tuned_thresholds(fitted, probabilities, decoding.k, progress)
+    info = ranking_info(fitted, chosen, index, decoding, hidden, data.valid_histories)
+    threshold = chosen["plain"][0]
+    history_threshold = chosen["history"][0] if "history" in chosen else None
+    return Ranking(index, ranker, threshold, info, history_threshold)
+
+
+def fitting_rows(table, data, progress=print):
+    """The rows the ranker is fitted on (`typed_pairs` of `data`'s validation sessions) and
+    their candidates by `table` (`candidate_rows`): a dict of the untyped `pairs` count,
+    the `plain` count, each row's `lines`, and the candidates' `features`, `labels`,
+    `groups` and `keys`."""
+    pairs = len(session_pairs(data.valid_sessions))
+    rows, plain, lines = typed_pairs(data.valid_sessions, data.valid_histories)
+    if data.valid_histories is not None:
+        with_history = sum(bool(history) for _, _, _, history in rows[:pairs])
+        progress(f"valid: {with_history:,} of {pairs:,} pairs have an earlier query")
+    features, labels, groups, keys = candidate_rows(table, rows)
     progress(
         f"valid: {len(labels)} candidates of {len(rows)} pairs (with and without histories) "
         f"and typed prefixes, {int(labels.sum())} the next query"
     )
-    ranker = fit_ranker(features, labels, hidden)
-    units = valid_users if valid_users is not None else range(len(valid_sessions))
-    folds = user_folds([units[lines[group]] for group in groups])
+    return {
+        "pairs": pairs,
+        "plain": plain,
+        "rows": len(rows),
+        "lines": lines,
+        "features": features,
+        "labels": labels,
+        "groups": groups,
+        "keys": keys,
+    }
+
+
+def out_of_fold(fitted, units, hidden):
+    """Each candidate's probability by a ranker fitted on the other FOLDS - 1 folds of the
+    users (`units`: each validation line's user) of the `fitted` rows (`fitting_rows`)."""
+    features, labels = fitted["features"], fitted["labels"]
+    folds = user_folds([units[fitted["lines"][group]] for group in fitted["groups"]])
     probabilities = np.zeros(len(labels))
     for fold in range(FOLDS):
         held = folds == fold
-        fitted = fit_ranker(features[~held], labels[~held], hidden)
-        probabilities[held] = probability(fitted, features[held])
-    progress(f"thresholds: tuned on out-of-fold probabilities ({FOLDS} folds of the users)")
-    # The thresholds hold `suggest` only (completions are not held to them): each is tuned
-    # on its own untyped rows, without histories and with them (as the model meets users).
-    chosen = {}
-    spans = {"history": (0, len(pairs)), "plain": (len(pairs), len(pairs) + plain)}
+        ranker = fit_ranker(features[~held], labels[~held], hidden)
+        probabilities[held] = probability(ranker, features[held])
+    return probabilities
+
+
+def tuned_thresholds(fitted, probabilities, k, progress=print):
+    """Name ("plain", and with histories "history") -> (threshold, SR@k % with all shown,
+    its curve point (threshold, SR@k %, coverage %)). The thresholds hold `suggest` only
+    (completions are not held to them): each is tuned on its own untyped rows of the
+    `fitted` rows (`fitting_rows`), without histories and with them (as the model meets
+    users)."""
+    pairs, plain, groups = fitted["pairs"], fitted["plain"], fitted["groups"]
+    spans = {"history": (0, pairs), "plain": (pairs, pairs + plain)}
     if not plain:  # no histories: the pairs are the users' without history
-        spans = {"plain": (0, len(pairs))}
+        spans = {"plain": (0, pairs)}
+    chosen = {}
     for name, (low, high) in spans.items():
         rows_in = (groups >= low) & (groups < high)
         curve = threshold_curve(
             probabilities[rows_in],
             groups[rows_in],
-            [key for key, keep in zip(keys, rows_in) if keep],
-            labels[rows_in],
+            [key for key, keep in zip(fitted["keys"], rows_in) if keep],
+            fitted["labels"][rows_in],
             high - low,
-            decoding.k,
+            k,
         )
         threshold = choose_threshold(curve, KEEP[name])
         at = next((point for point in curve if point[0] >= threshold), (threshold, 0.0, 0.0))
         chosen[name] = (threshold, curve[0][1] if curve else 0.0, at)
         progress(
-            f"threshold {name} {threshold:.4f}: SR@{decoding.k} {at[1]:.2f}% (all shown "
+            f"threshold {name} {threshold:.4f}: SR@{k} {at[1]:.2f}% (all shown "
             f"{chosen[name][1]:.2f}%), coverage {at[2]:.1f}% on {high - low:,} validation pairs"
         )
-    threshold, all_shown, at = chosen["plain"]
+    return chosen
+
+
+def ranking_info(fitted, chosen, index, decoding, hidden, histories):
+    """ranking.json's figures: the features, the ranker's size, the index's sizes, what it
+    was fitted on (`fitted`, `fitting_rows`), the validation SR@k and coverage at the
+    `chosen` thresholds (`tuned_thresholds`) and the decoding it was fitted with."""
+    k = decoding.k
+    _, all_shown, at = chosen["plain"]
+    labels = fitted["labels"]
     info = {
         "features": list(FEATURES),
         "hidden": hidden,
         "index": index.sizes(),
         "fitted_on": {
-            "pairs": len(pairs),
-            "histories": valid_histories is not None,
-            "pairs_without_history": plain,
-            "typed_pairs": len(rows) - len(pairs) - plain,
+            "pairs": fitted["pairs"],
+            "histories": histories is not None,
+            "pairs_without_history": fitted["plain"],
+            "typed_pairs": fitted["rows"] - fitted["pairs"] - fitted["plain"],
             "candidates": len(labels),
             "positives": int(labels.sum()),
         },
-        f"sr@{decoding.k}_all_shown": all_shown,
-        f"sr@{decoding.k}": at[1],
+        f"sr@{k}_all_shown": all_shown,
+        f"sr@{k}": at[1],
         "coverage": at[2],
         "decoding": {
             "beam": decoding.beam,
@@ -200,12 +287,11 @@ def build_ranking(
             "filters": list(decoding.filters),
         },
     }
-    history_threshold = None
     if "history" in chosen:
-        history_threshold, shown, point = chosen["history"]
+        _, shown, point = chosen["history"]
         info["with_history"] = {
-            f"sr@{decoding.k}_all_shown": shown,
-            f"sr@{decoding.k}": point[1],
+            f"sr@{k}_all_shown": shown,
+            f"sr@{k}": point[1],
             "coverage": point[2],
         }
-    return Ranking(index, ranker, threshold, info, history_threshold)
+    return info

@@ -30,6 +30,12 @@ PRIORITY = (0.64, 0.60, 0.88, 1.70, 1.19, -0.14)
 NEG_INF = float("-inf")
 
 
+def latest(history, size):
+    """[B, T] -> [B, min(T, size)]: each row's last `size` entries, oldest first
+    (data.history.latest as a graph op)."""
+    return history[:, -size:] if size else history[:, :0]
+
+
 class HistoryLookup:
     """Candidates and evidence from a user's history.
 
@@ -51,7 +57,7 @@ class HistoryLookup:
         previous = tf.pad(history[:, :-1], [[0, 0], [1, 0]])
         history = self.aligned(tf.where(history == previous, "", history))
         padded = tf.pad(history, [[0, 0], [self.size, 0]])
-        return padded[:, -self.size :]
+        return latest(padded, self.size)
 
     @staticmethod
     def aligned(history):

@@ -16,14 +16,39 @@ import tensorflow as tf
 
 from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better
-from mtn_keras.ranking.log_lookup import LogLookup
-from mtn_keras.ranking.prefix_lookup import PrefixLookup
+from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
+from mtn_keras.ranking.log_lookup import EVIDENCE
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history (nothing typed)
 LOOSE = 2  # at most this many earlier queries that relate to nothing in the session
+
+
+def evidence_of(evidence, names, of):
+    """[B, M]: whether any of the `names` columns of `evidence` [B, M, len(of)] (its
+    columns named by `of`) is above 0."""
+    columns = [of.index(name) for name in names]
+    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > 0, axis=-1)
+
+
+def followed_in_log(evidence):
+    """[B, M]: the log's evidence (LogLookup.evidence) says the candidate followed a session
+    query there: the witness for `unrelated`."""
+    return evidence_of(evidence, ("follow_last", "follow_earlier", "later_session"), EVIDENCE)
+
+
+def followed_in_history(history):
+    """[B, M]: the history's evidence (HistoryLookup.evidence) says the candidate followed
+    a session query in the user's history."""
+    names = ("history_follow_last", "history_follow_session")
+    return evidence_of(history, names, HISTORY_EVIDENCE)
+
+
+def typed_before(history):
+    """[B, M]: the history's evidence says the user typed the candidate before."""
+    return evidence_of(history, ("history_count",), HISTORY_EVIDENCE)
 
 
 def top(scores, k, *columns):
@@ -51,36 +76,34 @@ def beam_only(beam, check, vouched, k):
 
 
 class HybridRanker(tf.Module):
-    """The beam's and the log's candidates, scored by the model and the log, ranked by the
-    ranker (a Keras model of the features, giving a logit), shown above `threshold`.
+    """The beam's and the pool's candidates, scored by the model, the log and the history,
+    ranked by the ranker (a Keras model of the features, giving a logit), shown above the
+    threshold.
 
     Args:
-        ranking: a `Ranking` (its index and ranker).
+        pool: the `CandidatePool` whose tables (the log's, the prefixes', the history's)
+            give each candidate's evidence.
+        ranker: the Keras ranker of a `Ranking`.
         threshold: the smallest ranker probability shown in `suggest` (0 shows k whenever
             possible). Completions are not held to it: typed words say more of the next
             query than the threshold, chosen on untyped pairs, does.
-        history: the `HistoryLookup` that reads the user's earlier queries.
-        history_threshold: the threshold for a session with the user's history (None:
-            `threshold`).
+        history_threshold: the threshold for a session with the user's history
+            (ranking.thresholds resolves both).
     """
 
-    def __init__(self, ranking, threshold, history, history_threshold=None):
+    def __init__(self, pool, ranker, threshold, history_threshold):
         super().__init__()
-        self.lookup = LogLookup(ranking.index)
-        self.history = history
-        self.prefixes = PrefixLookup(ranking.index, self.lookup.queries, self.lookup.counts)
-        track_variables_only(self, "ranker", ranking.ranker)
+        self.pool = pool
+        track_variables_only(self, "ranker", ranker)
         self.threshold = float(threshold)
-        self.history_threshold = float(
-            threshold if history_threshold is None else history_threshold
-        )
+        self.history_threshold = float(history_threshold)
 
     def table(self, inputs, beam, log, check, known_words):
-        """Every candidate of the three sources, once: texts [B, M], words, features
+        """Every candidate of the beam and the pool, once: texts [B, M], words, features
         [B, M, F], `valid` (passes the filters), `sources` and `copied` (copy weights).
-        `log` holds the candidates of the log, of the session's earlier queries that what was
-        typed returns to (`from_session` [C] marks their columns) and of the user's history
-        (`from_history` [C]), and the history itself (`history`, HistoryLookup.kept)."""
+        `log` holds the pool's candidates (CandidatePool.gather: their `source` [C] names
+        the log's, the session's earlier queries that what was typed returns to and the
+        user's history's), scored, and the history itself (`history`, HistoryLookup.kept)."""
         width = tf.shape(beam["words"])[2]
         log_words = tf.pad(log["words"], [[0, 0], [0, 0], [0, width - tf.shape(log["words"])[2]]])
         words = tf.concat([beam["words"], log_words], axis=1)
@@ -88,25 +111,23 @@ class HybridRanker(tf.Module):
         log_probs = tf.concat([beam["log_probs"], log["log_probs"]], axis=1)
         lengths = tf.concat([beam["lengths"], log["lengths"]], axis=1)
         unknown = tf.concat([beam["unknown"], log["unknown"]], axis=1)
-        beam_size = tf.shape(beam["words"])[1]
-        beam_part = tf.range(tf.shape(texts)[1]) < beam_size
-        history_part = tf.concat([tf.zeros([beam_size], tf.bool), log["from_history"]], axis=0)
-        session_part = tf.concat([tf.zeros([beam_size], tf.bool), log["from_session"]], axis=0)
+        source = tf.concat([tf.fill(tf.shape(beam["words"])[1:2], "model"), log["source"]], 0)
+        beam_part, history_part = source == "model", source == "history"
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
         in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
-        own = beam_part | history_part | session_part
-        from_log = tf.reduce_any(same & ~own[None, None, :], axis=-1)
+        from_log = tf.reduce_any(same & (source == "log")[None, None, :], axis=-1)
         from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
         # A completion that returns to an earlier session query, whoever proposed it.
         from_session, returns = revisited(texts, inputs["queries"], log["typed"] != "")
         index = tf.range(tf.shape(texts)[1])
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
+        lookup = self.pool.lookup
         last = inputs["queries"][:, -1]
-        known = tf.stack([tf.cast(self.lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
-        evidence = self.lookup.evidence(inputs["queries"], texts, log["rare"])
-        history = self.history.evidence(log["history"], inputs["queries"], texts, words)
-        prefix = self.prefixes.features(texts, log["completions"], log["typed"])
+        known = tf.stack([tf.cast(lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
+        evidence = lookup.evidence(inputs["queries"], texts, log["rare"])
+        history = self.pool.history.evidence(log["history"], inputs["queries"], texts, words)
+        prefix = self.pool.prefixes.features(texts, log["completions"], log["typed"])
         features = candidate_features(
             log_probs,
             lengths,
@@ -119,12 +140,10 @@ class HybridRanker(tf.Module):
             history,
             prefix,
         )
-        # The witness for `unrelated`: it followed a session query in the log (follow_last,
-        # follow_earlier, later_session), or the user typed it before.
-        logged = tf.reduce_any(tf.gather(evidence, [0, 2, 3], axis=-1) > 0, axis=-1)
-        followed = logged | tf.reduce_any(history[..., :2] > 0, axis=-1)
+        logged = followed_in_log(evidence)
+        followed = logged | followed_in_history(history)
         return {
-            "in_history": history[..., 2] > 0,  # the user typed it before
+            "in_history": typed_before(history),
             "related": related(words, inputs["words"], followed, log["typed"] != ""),
             "texts": texts,
             "words": words,
@@ -133,13 +152,6 @@ class HybridRanker(tf.Module):
             "valid": offered & ~repeated & check(words, texts, logged | from_history),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
-
-    def with_completions(self, texts, completions):
-        """The log's candidate texts [B, C] followed by the texts of the prefix's
-        `completions` [B, top] that are not among them ("" in their place)."""
-        extra = self.prefixes.texts(completions)
-        seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
-        return tf.concat([texts, tf.where(seen, "", extra)], axis=1)
 
     def probabilities(self, features):
         """The ranker's probability [B, M] that each candidate is the next query."""

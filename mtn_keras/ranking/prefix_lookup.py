@@ -10,6 +10,14 @@ from mtn_keras.ranking.tables import SavedTable, saved_array
 PREFIX_FEATURES = ("prefix_chars", "prefix_rank", "prefix_share")
 
 
+def completes(texts, typed):
+    """[B, M]: which normalised texts [B, M] complete the row's `typed` prefix [B]
+    (normalised, a trailing space when its last word is finished; "" completes everything):
+    data.text.completes, the one completion rule, as graph ops."""
+    size = tf.broadcast_to(tf.strings.length(typed)[:, None], tf.shape(texts))
+    return tf.strings.substr(texts + " ", tf.zeros_like(size), size) == typed[:, None]
+
+
 class PrefixLookup(tf.Module):
     """A `QueryLogIndex`'s prefix keys, rows and character order as tables.
 
@@ -57,10 +65,7 @@ class PrefixLookup(tf.Module):
             self.order, tf.maximum(-code - 1, 0)[:, None] + tf.range(self.top, dtype=tf.int64)[None]
         )
         ids = tf.cast(tf.where((code >= 0)[:, None], listed, run), tf.int64)
-        texts = tf.gather(self.queries, tf.where(ids >= 0, ids, self.size)) + " "
-        size = tf.broadcast_to(tf.strings.length(typed)[:, None], tf.shape(texts))
-        starts = tf.strings.substr(texts, tf.zeros_like(size), size) == typed[:, None]
-        keep = starts & (ids >= 0) & (typed != "")[:, None]
+        keep = completes(self.texts(ids), typed) & (ids >= 0) & (typed != "")[:, None]
         top, _ = tf.math.top_k(tf.where(keep, -ids, -tf.cast(self.size, tf.int64)), self.top)
         return tf.where(top > -self.size, -top, -1)
 

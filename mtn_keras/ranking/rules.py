@@ -2,6 +2,8 @@
 the evaluation's quality counts, the anchors' filtering, the ranker's lists). Their graph
 twins are in `filters.py`; tests/ranking/test_ranking_rules.py checks that both agree."""
 
+from mtn_keras.data.text import completes
+
 
 def repeats_session(text, context):
     """The suggestion equals a query of the session or its words all lie inside one."""
@@ -31,9 +33,9 @@ def relates(text, context, history=(), follows=frozenset(), prefix=""):
     """The earlier query `text` relates to the session (`context`): it shares a word with a
     session query, came right after one in the user's `history`, followed one in the log
     (`follows`: (query, later query of its log session) pairs), or starts with the typed
-    `prefix`. An earlier query that relates to nothing is the user's past, not this session's
-    next step. The graph's twin is `filters.related`."""
-    if prefix and text.startswith(prefix):
+    `prefix` (data.text.completes). An earlier query that relates to nothing is the user's
+    past, not this session's next step. The graph's twin is `filters.related`."""
+    if prefix.strip() and completes(text, prefix):
         return True
     words = set(text.split())
     if any(words & set(query.split()) for query in context):

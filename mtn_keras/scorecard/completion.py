@@ -9,6 +9,7 @@ from bisect import bisect_left
 from collections import Counter
 
 from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
+from mtn_keras.data.text import completes
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
@@ -20,8 +21,9 @@ LAST_CHAR = chr(0x10FFFF)
 
 class MostPopularCompletion:
     """The training log's most frequent queries that start with the typed prefix (Bar-Yossef
-    and Kraus, WWW 2011), matched as `complete` matches: by characters against the query
-    followed by a space, so a finished word stands whole. Ties go by text."""
+    and Kraus, WWW 2011), matched as `complete` matches (data.text.completes: by characters
+    against the query followed by a space, so a finished word stands whole), the sorted keys'
+    run of the prefix being exactly the queries it completes. Ties go by text."""
 
     def fit(self, train_sessions):
         """Counts the queries of the training sessions."""
@@ -51,7 +53,7 @@ class HistoryThenMPC:
         if not prefix:
             return []
         counts = Counter(history)
-        latest = [q for q in dict.fromkeys(reversed(history)) if (q + " ").startswith(prefix)]
+        latest = [q for q in dict.fromkeys(reversed(history)) if completes(q, prefix)]
         own = sorted(latest, key=lambda query: -counts[query])  # stable: latest first
         return list(dict.fromkeys(own + self.mpc.complete(prefix, k)))[:k]
 
@@ -108,48 +110,66 @@ def completion_report(
     histories)`, also "NAME + history" and the history-then-MPC anchor, and every row's
     figures split into repeat and new pairs (report.split_by_history)."""
     mpc = MostPopularCompletion().fit(train_sessions)
-    own = HistoryThenMPC(mpc)
     follows = log_follows(train_sessions) if histories is not None else frozenset()
     report = {}
     cases = completion_cases(sessions, users, chars, histories)
     for case, (pairs, prefixes, groups, earlier) in cases.items():
         contexts = [context for context, _ in pairs]
-        lists = {name: []}
-        for start in range(0, len(pairs), batch_size):
-            end = start + batch_size
-            lists[name] += complete(contexts[start:end], prefixes[start:end])
+        lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
         if earlier is not None:
-            with_history = lists[f"{name} + history"] = []
-            for start in range(0, len(pairs), batch_size):
-                end = start + batch_size
-                with_history += complete_with_history(
-                    contexts[start:end], prefixes[start:end], earlier[start:end]
-                )
-        lists["MPC"] = [mpc.complete(prefix, k) for prefix in prefixes]
-        lists["MPC without the session's queries"] = [
-            mpc.complete(prefix, k, set(context)) for context, prefix in zip(contexts, prefixes)
-        ]
-        if earlier is not None:
-            lists["history then MPC"] = [
-                own.complete(prefix, list(history), k) for prefix, history in zip(prefixes, earlier)
-            ]
-        references = [reference for _, reference in pairs]
-        report[case] = {}
-        for row, found in lists.items():
-            scores = {
-                "pairs": len(pairs),
-                "sr@5": success_rate(found, references, k),
-                "mrr@5": mean_reciprocal_rank(found, references, k),
-            }
-            if resamples and pairs:
-                intervals = ratio_intervals(found, pairs, groups, resamples, seed)
-                scores |= {f"{key}_ci": intervals[f"{key}_ci"] for key in ("sr@5", "mrr@5")}
-            report[case][row] = scores
+            lists[f"{name} + history"] = in_batches(
+                complete_with_history, batch_size, contexts, prefixes, earlier
+            )
+        lists |= anchor_lists(mpc, contexts, prefixes, earlier, k)
+        report[case] = {
+            row: case_scores(found, pairs, groups, k, resamples, seed)
+            for row, found in lists.items()
+        }
         if earlier is not None:
             split_by_history(
                 report[case], lists, pairs, earlier, follows, groups, resamples, seed, prefixes
             )
     return report
+
+
+def in_batches(complete, batch_size, *columns):
+    """`complete(*columns)`'s lists, asked `batch_size` rows of the `columns` at a time."""
+    lists = []
+    for start in range(0, len(columns[0]), batch_size):
+        lists += complete(*(column[start : start + batch_size] for column in columns))
+    return lists
+
+
+def anchor_lists(mpc, contexts, prefixes, earlier, k):
+    """The anchors' k completions of each row: MPC, MPC without the session's queries and,
+    with the rows' histories (`earlier`), the history then MPC."""
+    lists = {
+        "MPC": [mpc.complete(prefix, k) for prefix in prefixes],
+        "MPC without the session's queries": [
+            mpc.complete(prefix, k, set(context)) for context, prefix in zip(contexts, prefixes)
+        ],
+    }
+    if earlier is not None:
+        own = HistoryThenMPC(mpc)
+        lists["history then MPC"] = [
+            own.complete(prefix, list(history), k) for prefix, history in zip(prefixes, earlier)
+        ]
+    return lists
+
+
+def case_scores(found, pairs, groups, k, resamples, seed):
+    """{pairs, sr@5, mrr@5, and with `resamples` their `_ci`} of the lists `found` for the
+    (context, next query) `pairs`, resampled over the `groups` (users)."""
+    references = [reference for _, reference in pairs]
+    scores = {
+        "pairs": len(pairs),
+        "sr@5": success_rate(found, references, k),
+        "mrr@5": mean_reciprocal_rank(found, references, k),
+    }
+    if resamples and pairs:
+        intervals = ratio_intervals(found, pairs, groups, resamples, seed)
+        scores |= {f"{key}_ci": intervals[f"{key}_ci"] for key in ("sr@5", "mrr@5")}
+    return scores
 
 
 def completion_table(report):

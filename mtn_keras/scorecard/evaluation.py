@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from mtn_keras.base.config import DecodeConfig
-from mtn_keras.data.history import HISTORY_SIZE
+from mtn_keras.data.history import HISTORY_SIZE, latest
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
@@ -32,14 +32,14 @@ from mtn_keras.serving.savedmodel import (
 )
 
 BOOTSTRAP_SEED = 0
-HISTORY = HISTORY_SIZE  # the earlier queries a pair's history passes on
+HISTORY = HISTORY_SIZE  # the earlier queries a pair's history passes on (evaluate imports it)
 
 
 def model_suggester(suggest_strings, k=None, history=False):
     """A batch suggester over a suggest graph (the service's, or a SavedModel's signature):
     contexts -> lists of (text, score), the first `k` of each (default: all). With
     `history`, the graph is a `suggest_with_history` and the suggester reads the pairs'
-    histories too (their last HISTORY queries)."""
+    histories too (their `latest` queries)."""
     import tensorflow as tf
 
     def answer(result):
@@ -53,7 +53,7 @@ def model_suggester(suggest_strings, k=None, history=False):
         return answer(suggest_strings(tf.constant(left_padded(contexts))))
 
     def suggest_with_history(contexts, histories):
-        earlier = left_padded([h[-HISTORY:] for h in histories])
+        earlier = left_padded([latest(h) for h in histories])
         return answer(
             suggest_strings(tf.constant(left_padded(contexts)), tf.constant(earlier, tf.string))
         )
@@ -74,7 +74,7 @@ def model_completer(complete_strings, k, history=False):
     """A batch completer over a complete graph (the service's, or a SavedModel's signature):
     (contexts, prefixes) -> lists of the first `k` texts; with `history`, the graph is a
     `complete_with_history` and the completer takes the rows' histories too (their last
-    HISTORY queries)."""
+    queries, `latest`)."""
     import tensorflow as tf
 
     def texts(result):
@@ -86,7 +86,7 @@ def model_completer(complete_strings, k, history=False):
 
     def complete_with_history(contexts, prefixes, histories):
         session = tf.constant(left_padded(contexts), tf.string)
-        earlier = tf.constant(left_padded([h[-HISTORY:] for h in histories]), tf.string)
+        earlier = tf.constant(left_padded([latest(h) for h in histories]), tf.string)
         return texts(complete_strings(session, tf.constant(prefixes, tf.string), earlier))
 
     return complete_with_history if history else complete

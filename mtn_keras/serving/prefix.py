@@ -10,6 +10,7 @@ answered as `suggest` answers.
 
 import tensorflow as tf
 
+from mtn_keras.ranking.prefix_lookup import completes
 from mtn_keras.ranking.words import joined
 
 
@@ -99,11 +100,9 @@ class PrefixConstraint(tf.Module):
     @classmethod
     def starts_with_typed(cls, texts, typed):
         """[B, C]: the candidate texts (normalised) that begin with what was typed (`read`):
-        its finished words whole, an unfinished last word as the start of a word."""
-        typed = cls.chars(typed)[:, None]
-        size = tf.broadcast_to(tf.strings.length(typed), tf.shape(texts))
-        head = tf.strings.substr(texts + " ", tf.zeros_like(size), size)
-        return head == typed
+        its finished words whole, an unfinished last word as the start of a word
+        (prefix_lookup.completes)."""
+        return completes(texts, cls.chars(typed))
 
 
 def constrained(log_probs, context, t):

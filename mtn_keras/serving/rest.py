@@ -253,58 +253,99 @@ def metadata(path, name):
 def make_app(loaded, path, name, wait=0.005, max_batch=64, max_sessions=MAX_SESSIONS):
     """The Starlette app serving the loaded SavedModel at `path` as model `name`."""
     from starlette.applications import Starlette
-    from starlette.requests import ClientDisconnect
+
+    served = ServedModel(loaded, path, name, wait, max_batch, max_sessions)
+    app = Starlette(routes=served.routes())
+    app.state.batchers = served.batchers  # one per signature, to look at in tests
+    return app
+
+
+def serving_json(content):
+    """JSON as TensorFlow Serving writes it: -inf (the score of an empty slot) as -Infinity,
+    which Python's json reads and a strict parser (JavaScript's) does not."""
+    from starlette.responses import Response
+
+    body = json.dumps(content, ensure_ascii=False, allow_nan=True).encode("utf-8")
+    return Response(body, media_type="application/json")
+
+
+def error(message, status=400):
+    """An error answer: {"error": message} with the HTTP `status`."""
     from starlette.responses import JSONResponse
-    from starlette.routing import Route
 
-    class ServingJSON(JSONResponse):
-        """JSON as TensorFlow Serving writes it: -inf (the score of an empty slot) as
-        -Infinity, which Python's json reads and a strict parser (JavaScript's) does not."""
+    return JSONResponse({"error": message}, status_code=status)
 
-        def render(self, content):
-            return json.dumps(content, ensure_ascii=False, allow_nan=True).encode("utf-8")
 
-    signatures = {
-        key: sorted(fn.structured_input_signature[1], key=list(INPUT_RANKS).index)
-        for key, fn in loaded.signatures.items()
-    }
-    batchers = {
-        key: Batcher(loaded.signatures[key], names, wait, max_batch)
-        for key, names in signatures.items()
-    }
-    described = metadata(path, name)
+class ServedModel:
+    """The REST endpoints of one loaded SavedModel served as model `name`: its status, its
+    metadata and `:predict`, each signature's requests batched (Batcher)."""
 
-    def error(message, status=400):
-        return JSONResponse({"error": message}, status_code=status)
+    def __init__(self, loaded, path, name, wait, max_batch, max_sessions):
+        self.name, self.max_sessions = name, max_sessions
+        self.signatures = {
+            key: sorted(fn.structured_input_signature[1], key=list(INPUT_RANKS).index)
+            for key, fn in loaded.signatures.items()
+        }
+        self.batchers = {
+            key: Batcher(loaded.signatures[key], names, wait, max_batch)
+            for key, names in self.signatures.items()
+        }
+        self.described = metadata(path, name)
 
-    def unknown(request):
+    def routes(self):
+        """The routes of TensorFlow Serving's REST API for this model."""
+        from starlette.routing import Route
+
+        return [
+            Route("/v1/models/{name}", self.status, methods=["GET"]),
+            Route("/v1/models/{name}/versions/1", self.status, methods=["GET"]),
+            Route("/v1/models/{name}/metadata", self.get_metadata, methods=["GET"]),
+            Route("/v1/models/{name}/versions/1/metadata", self.get_metadata, methods=["GET"]),
+            Route("/v1/models/{name}", self.predict, methods=["POST"]),
+            Route("/v1/models/{name}/versions/{version}", self.predict, methods=["POST"]),
+        ]
+
+    def unknown(self, request):
+        """The message of a request for a model this server does not have."""
         given = request.path_params["name"]
-        return f"Servable not found for request: Latest({given}); this server has {name}"
+        return f"Servable not found for request: Latest({given}); this server has {self.name}"
 
-    async def status(request):
-        if request.path_params["name"] != name:
-            return error(unknown(request), 404)
+    async def status(self, request):
+        """GET /v1/models/NAME: the model is available (version 1)."""
+        if request.path_params["name"] != self.name:
+            return error(self.unknown(request), 404)
+        from starlette.responses import JSONResponse
+
         state = {"version": "1", "state": "AVAILABLE"}
         state["status"] = {"error_code": "OK", "error_message": ""}
         return JSONResponse({"model_version_status": [state]})
 
-    async def get_metadata(request):
-        if request.path_params["name"] != name:
-            return error(unknown(request), 404)
-        return JSONResponse(described)
+    async def get_metadata(self, request):
+        """GET /v1/models/NAME/metadata: the signatures, as TensorFlow Serving describes them."""
+        if request.path_params["name"] != self.name:
+            return error(self.unknown(request), 404)
+        from starlette.responses import JSONResponse
 
-    async def predict(request):
+        return JSONResponse(self.described)
+
+    async def predict(self, request):
+        """POST /v1/models/NAME:predict: the signature's outputs for the request's sessions,
+        in the request's form (rows or columns); HTTP 400 with the reason otherwise."""
+        from starlette.requests import ClientDisconnect
+
         model = request.path_params["name"]
         method = request.path_params.get("version", model)  # "NAME:predict" or "1:predict"
         if not method.endswith(":predict"):
-            return error(f"POST {request.url.path}: this server answers POST .../{name}:predict")
-        if model.removesuffix(":predict") != name:
-            return error(unknown(request).replace(":predict", ""), 404)
+            return error(
+                f"POST {request.url.path}: this server answers POST .../{self.name}:predict"
+            )
+        if model.removesuffix(":predict") != self.name:
+            return error(self.unknown(request).replace(":predict", ""), 404)
         try:
             body = await request.body()
-            signature, columns, form = parse_request(body, signatures, max_sessions)
-            outputs = await batchers[signature].answer(columns)
-            return ServingJSON(response(outputs, form))
+            signature, columns, form = parse_request(body, self.signatures, self.max_sessions)
+            outputs = await self.batchers[signature].answer(columns)
+            return serving_json(response(outputs, form))
         except BadRequest as bad:
             return error(str(bad))
         except ClientDisconnect:
@@ -312,18 +353,6 @@ def make_app(loaded, path, name, wait=0.005, max_batch=64, max_sessions=MAX_SESS
         except Exception as failure:  # TensorFlow's errors: say what, never a traceback
             message = getattr(failure, "message", None) or str(failure)
             return error(message.strip().splitlines()[0] if message.strip() else repr(failure))
-
-    routes = [
-        Route("/v1/models/{name}", status, methods=["GET"]),
-        Route("/v1/models/{name}/versions/1", status, methods=["GET"]),
-        Route("/v1/models/{name}/metadata", get_metadata, methods=["GET"]),
-        Route("/v1/models/{name}/versions/1/metadata", get_metadata, methods=["GET"]),
-        Route("/v1/models/{name}", predict, methods=["POST"]),
-        Route("/v1/models/{name}/versions/{version}", predict, methods=["POST"]),
-    ]
-    app = Starlette(routes=routes)
-    app.state.batchers = batchers  # one per signature, to look at in tests
-    return app
 
 
 def default_name(model):

@@ -33,9 +33,10 @@ from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.decoding import beam_search
-from mtn_keras.ranking import filters
+from mtn_keras.ranking import filters, thresholds
 from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.ranking.history_lookup import HistoryLookup
+from mtn_keras.ranking.candidates import CandidatePool
+from mtn_keras.ranking.history_lookup import HistoryLookup, latest
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only
 from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
@@ -86,12 +87,11 @@ class SuggestionService(tf.Module):
         self.blocked_pattern = filters.blocked_pattern(phrases)
         self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces)
         self.history = HistoryLookup()
-        self.hybrid = None
+        self.pool = self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
-            given = decoding.threshold
-            threshold = ranking.threshold if given is None else given
-            history_threshold = ranking.history_threshold if given is None else given
-            self.hybrid = HybridRanker(ranking, threshold, self.history, history_threshold)
+            self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
+            shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
+            self.hybrid = HybridRanker(self.pool, ranking.ranker, *shown)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
@@ -142,9 +142,9 @@ class SuggestionService(tf.Module):
 
     def candidates(self, session, prefix=None, history=None):
         """The prepared inputs, the beam's n-best after the typed `prefix`, (with a ranking)
-        the log's and the `history`'s candidates (history: HistoryLookup.kept) with the
-        model's scores of them, what was typed (PrefixConstraint.read; None without a
-        prefix) and the session attention of the model's encoder [B, layers, heads,
+        the pool's candidates (CandidatePool.gather, with the `history`: HistoryLookup.kept)
+        with the model's scores of them, what was typed (PrefixConstraint.read; None without
+        a prefix) and the session attention of the model's encoder [B, layers, heads,
         max_queries, max_queries] with, when the model reads the history (its third
         level), its attention over the kept history [B, T] (else None). The candidates are each
         a dict of words [B, M, L], log_probs, lengths, unknown (words the model cannot
@@ -153,8 +153,25 @@ class SuggestionService(tf.Module):
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
         if history is None:
             history = self.kept_history(session)
-        args, typed_tokens, log = self.search_inputs(inputs, typed, history)
+        log = self.pooled(inputs, typed, history)
+        args, typed_tokens = self.search_inputs(inputs, typed, history, log)
         found = self.search(**args)
+        beam = self.beam_candidates(found, inputs, typed_tokens)
+        if log is not None:
+            context = {"context": found["context"]}
+            scored = candidate_log_probs(self.model, context, log["ids"], found["candidate_hidden"])
+            log = {**log, **scored}
+        attention = {"session": found["session_attention"], "history": None}
+        if "history_attention" in found:  # the model's third level read the history
+            read = found["history_attention"]
+            attention["history"] = tf.pad(
+                read, [[0, 0], [tf.shape(history)[1] - tf.shape(read)[1], 0]]
+            )
+        return inputs, beam, log, typed, attention
+
+    def beam_candidates(self, found, inputs, typed_tokens):
+        """The beam's n-best of a search (`found`) as candidates: words, scores, log_probs,
+        lengths, unknown and copied; without `repeat_last`, the last query is none."""
         beam = {
             "words": self.encoder.to_words(found["ids"], inputs, typed_tokens),
             "copied": found["trace"],
@@ -165,21 +182,28 @@ class SuggestionService(tf.Module):
             last = joined(beam["words"]) == joined(inputs["words"][:, -1:])
             for key in ("scores", "log_probs"):
                 beam[key] = tf.where(last, float("-inf"), beam[key])
-        if log is not None:
-            scored = candidate_log_probs(
-                self.model,
-                {"context": found["context"]},
-                args["candidates"],
-                found["candidate_hidden"],
-            )
-            log = {**log, **scored}
-        attention = {"session": found["session_attention"], "history": None}
-        if "history_attention" in found:  # the model's third level read the history
-            read = found["history_attention"]
-            attention["history"] = tf.pad(
-                read, [[0, 0], [tf.shape(history)[1] - tf.shape(read)[1], 0]]
-            )
-        return inputs, beam, log, typed, attention
+        return beam
+
+    def pooled(self, inputs, typed, history):
+        """The pool's candidates (CandidatePool.gather) after the prepared `inputs`, what was
+        `typed` (PrefixConstraint.read, or None) and the kept `history`, with their `words`
+        [B, C, n] and token `ids` [B, C, n] for the search to score, the `typed` characters
+        and the `history` the ranker reads; None without a ranking."""
+        if self.pool is None:
+            return None
+        batch = tf.shape(inputs["queries"])[0]
+        chars = tf.fill([batch], "") if typed is None else self.typed.chars(typed)
+        found = self.pool.gather(inputs["queries"], inputs["words"], history, chars)
+        split = tf.strings.split(found["texts"])
+        tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
+        ids = self.encoder.word_ids(tf.reshape(tokens, [batch, -1]), inputs)
+        return {
+            **found,
+            "words": split.to_tensor("", shape=[None, None, self.n]),
+            "ids": tf.reshape(ids, [batch, -1, self.n]),
+            "typed": chars,
+            "history": history,
+        }
 
     def kept_history(self, session, history=None):
         """The earlier queries the graph reads (HistoryLookup.kept), normalised and cut to
@@ -216,76 +240,32 @@ class SuggestionService(tf.Module):
             inputs, beam, log, self.check(inputs, typed["any"]), self.encoder.known_words(inputs)
         )
 
-    def search_inputs(self, inputs, typed, history):
+    def search_inputs(self, inputs, typed, history, pooled=None):
         """The arguments of `search` (sessions front-padded to max_queries slots, so that
-        one compiled XLA shape serves all lengths; the constraint of what was `typed`; the
-        candidates of the log and of the `history` as ids), the typed tokens and those
-        candidates (their `words`, the session's `rare` word ids, see LogLookup; the log's
-        `completions` of what was `typed`, see PrefixLookup, among them; the
-        `from_history` columns and the `history`), None without a ranking. `history`: the
-        kept history (HistoryLookup.kept)."""
+        one compiled XLA shape serves all lengths; the kept `history`'s tokens when the
+        model reads it; the constraint of what was `typed`; the `pooled` candidates' ids)
+        and the typed tokens (None without a prefix)."""
         size = tf.shape(inputs["source"])[1]
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(inputs["tokens"], pad), "ext": tf.pad(inputs["ext"], pad)}
         if self.model.config.history_queries:
             args["history_tokens"] = self.history_tokens(history)
-        tokens = log = None
+        tokens = None
         if typed is not None:
             tokens, allowed, args["allowed_at"] = self.typed.typed_words(typed, inputs)
             width = self.vocab_size + self.max_queries * self.n
             args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
             args["forced"] = self.encoder.word_ids(tokens, inputs)
-        if self.hybrid is not None:
-            rare = self.hybrid.lookup.rare_word_ids(inputs["queries"])
-            log_texts = self.hybrid.lookup.candidates(inputs["queries"], rare)
-            typed_chars = tf.fill(tf.shape(rare)[:1], "")
-            starting = None  # the history entries that start with what was typed
-            if typed is not None:
-                log_texts = tf.where(self.typed.starts_with_typed(log_texts, typed), log_texts, "")
-                starting = self.typed.starts_with_typed(history, typed)
-                typed_chars = self.typed.chars(typed)
-            completions = self.hybrid.prefixes.completions(typed_chars)
-            log_texts = self.hybrid.with_completions(log_texts, completions)
-            returns = self.returns(inputs["queries"], typed)
-            mine = self.history.candidates(history, inputs["queries"], inputs["words"], starting)
-            log_texts = tf.concat([log_texts, returns, mine], axis=1)
-            split = tf.strings.split(log_texts)
-            log_words = split.to_tensor("", shape=[None, None, self.n])
-            log_tokens = self.encoder.tokenise.of_words(split).to_tensor(
-                "", shape=[None, None, self.n]
-            )
-            batch = tf.shape(log_tokens)[0]
-            ids = self.encoder.word_ids(tf.reshape(log_tokens, [batch, -1]), inputs)
-            args["candidates"] = tf.reshape(ids, [batch, -1, self.n])
-            columns = tf.range(tf.shape(log_texts)[1])
-            from_history = columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1]
-            from_session = ~from_history & (
-                columns >= tf.shape(log_texts)[1] - tf.shape(mine)[1] - tf.shape(returns)[1]
-            )
-            log = {"words": log_words, "rare": rare, "completions": completions}
-            log |= {"typed": typed_chars, "from_history": from_history, "history": history}
-            log |= {"from_session": from_session}
-        return args, tokens, log
+        if pooled is not None:
+            args["candidates"] = pooled["ids"]
+        return args, tokens
 
     def history_tokens(self, history):
         """The kept history [B, T] -> the token ids [B, H, n] of its latest H entries, H the
         model's `history_queries` (its third level): vocabulary ids and <unk>, as in
         training (nothing is copied from the history)."""
-        latest = history[:, -self.model.config.history_queries :]
-        return self.encoder.token_ids(tf.strings.split(latest))[1]
-
-    def returns(self, queries, typed):
-        """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
-        left out) that start with what was `typed` (PrefixConstraint.read; none without),
-        as completions that return to them ("" elsewhere; one width for every session, so
-        one compiled shape)."""
-        earlier = queries[:, :-1]
-        if typed is None:
-            earlier = tf.fill(tf.shape(earlier), "")
-        else:  # an empty prefix starts every text, but returns to nothing
-            starts = self.typed.starts_with_typed(earlier, typed) & typed["any"][:, None]
-            earlier = tf.where(starts, earlier, "")
-        return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
+        kept = latest(history, self.model.config.history_queries)
+        return self.encoder.token_ids(tf.strings.split(kept))[1]
 
     def _search(
         self,

@@ -2,9 +2,9 @@
 and a pair's history is only what its own user typed before it."""
 
 import pytest
-from test_data_prepare import write_log
+from test_data_prepare import WORDS, write_log
 
-from mtn_keras.data.history import PairHistories, load_history, load_starts
+from mtn_keras.data.history import PairHistories, latest, load_history, load_starts
 from mtn_keras.data.prepare import prepare
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.sessions import Protocol
@@ -39,17 +39,38 @@ def test_each_line_starts_at_its_sessions_start_in_its_users_history(tmp_path):
     assert load_starts(out, "test") == [0, 4, 4] * 4
 
 
-def test_a_pairs_history_is_its_own_users_earlier_queries(tmp_path):
+def written_sessions(user):
+    """The sessions `write_log` wrote for `user`, their queries in time order."""
+    parts = [(0, 3), (2, 1), (4, 6)]
+    return [
+        [f"{WORDS[(user + start + k) % 10]} {WORDS[(user * 3 + k) % 10]}" for k in range(count)]
+        for start, count in parts
+    ]
+
+
+@pytest.mark.parametrize("size", [5, 3])
+def test_a_pairs_history_is_its_own_users_earlier_queries(tmp_path, size):
+    """Each test line's history is the latest `size` queries its own user typed in the
+    sessions before the line's, as the log was written (a session of one query too)."""
     out = prepared(tmp_path)
-    histories, train_users = load_history(out), set(load_users(out, "train"))
-    pairs = PairHistories.load(str(out), "test", size=5)
+    train_users = set(load_users(out, "test")) & set(load_users(out, "train"))
+    pairs = PairHistories.load(str(out), "test", size=size)
     lines, users = load_split(out, "test"), load_users(out, "test")
-    starts = load_starts(out, "test")
-    assert len(pairs) == len(lines)
-    for i, (user, start) in enumerate(zip(users, starts)):
-        assert user not in train_users
-        assert pairs[i] == histories[user][max(0, start - 5) : start]
-    assert pairs[starts.index(0)] == []
+    assert len(pairs) == len(lines) and not train_users
+    for i, (line, user) in enumerate(zip(lines, users)):
+        sessions = written_sessions(int(user))
+        at = next(n for n, session in enumerate(sessions) if line[0] in session)
+        earlier = [query for session in sessions[:at] for query in session]
+        assert pairs[i] == earlier[-size:], (line, earlier)
+    assert {len(pairs[i]) for i in range(len(pairs))} == {0, min(4, size)}
+
+
+@pytest.mark.parametrize(
+    "size, end, expected",
+    [(2, None, ["c", "d"]), (9, None, ["a", "b", "c", "d"]), (2, 3, ["b", "c"]), (0, None, [])],
+)
+def test_latest_is_the_last_entries_before_the_end(size, end, expected):
+    assert latest(["a", "b", "c", "d"], size, end) == expected
 
 
 def test_a_dataset_without_histories_says_none(tmp_path):

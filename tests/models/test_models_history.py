@@ -81,10 +81,19 @@ def test_start_returns_history_attention_over_real_entries(model):
 
 
 def test_the_query_encoder_reads_the_history_too():
+    """With `history_encoder="query"` the history's entries change the outputs of the rows
+    that have them, and a masked-out history gives the outputs of no history."""
     model = tiny_mtn(H, history_encoder="query")
     x, history = inputs()
-    out = model({**x, "history_tokens": history})
-    assert np.all(np.isfinite(out["hidden"]))
+    _, other = inputs(seed=1)
+    read = model({**x, "history_tokens": history})["hidden"]
+    changed = model({**x, "history_tokens": other})["hidden"]
+    masked = model({**x, "history_tokens": np.zeros_like(history)})["hidden"]
+    plain = model(x)["hidden"]
+    for row in (0, 2):  # rows 0 and 2 have real entries, row 1 none
+        assert not np.allclose(read[row], changed[row])
+    np.testing.assert_allclose(read[1], changed[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(masked, plain, rtol=1e-5, atol=1e-6)
 
 
 def test_saves_and_loads_with_history_on(model, tmp_path):
@@ -97,10 +106,15 @@ def test_saves_and_loads_with_history_on(model, tmp_path):
 
 
 def test_trains_with_model_fit_on_history_batches():
+    """`model.fit` on batches with histories trains the layers that read them: their
+    weights move, which they would not if the history were ignored."""
     model = tiny_mtn(H)
     model.compile(optimizer="adam")
     x, history = inputs()
     x["history_tokens"] = history
     target = np.where(x["decoder_input"] > 0, x["decoder_input"], 0)
+    reading = [v for v in model.trainable_weights if "history" in v.path]
+    before = [np.array(v) for v in reading]
     logs = model.fit(x, target, batch_size=3, epochs=1, verbose=0).history
-    assert np.isfinite(logs["loss"][0])
+    assert np.isfinite(logs["loss"][0]) and reading
+    assert all(not np.allclose(np.array(v), old) for v, old in zip(reading, before))

@@ -63,3 +63,42 @@ def test_the_app_names_the_queries_the_model_read(session):
     queries = encoder.prepare(tf.constant([session or [""]], tf.string))["queries"].numpy()[0]
     read = [q.decode() for q in queries if q]
     assert [normalise(session[i]) for i in used_queries(session, len(read))] == read
+
+
+TYPED = st.text(alphabet="abé -", max_size=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    queries=st.lists(TYPED, min_size=1, max_size=6),
+    typed=st.one_of(TYPED, st.integers(0, 6)),
+    finished=st.booleans(),
+)
+def test_both_graph_forms_of_completion_agree_with_completes(queries, typed, finished):
+    """`data.text.completes` on normalised strings, and its graph forms: the prefix lists'
+    (`prefix_lookup.completes`) and the typed prefix's (`PrefixConstraint`)."""
+    from mtn_keras.data.text import completes
+    from mtn_keras.ranking.prefix_lookup import completes as graph_completes
+    from mtn_keras.serving.prefix import PrefixConstraint
+
+    texts = [normalise(query) for query in queries]
+    # typed: some characters, or the first `typed` of a candidate, as a searcher types them
+    text = normalise(texts[0][:typed] if isinstance(typed, int) else typed)
+    prefix = text + " " if finished and text else text
+    read = {"text": tf.constant([text]), "open": tf.constant([not finished])}
+    read["any"] = tf.constant([text != ""])
+    lists = graph_completes(tf.constant([texts]), tf.constant([prefix])).numpy()[0]
+    typed_in = PrefixConstraint.starts_with_typed(tf.constant([texts]), read).numpy()[0]
+    expected = [completes(query, prefix) for query in texts]
+    assert lists.tolist() == expected and typed_in.tolist() == expected, (texts, prefix)
+
+
+@settings(max_examples=40, deadline=None)
+@given(history=st.lists(st.sampled_from(WORDS), max_size=8), size=st.integers(0, 10))
+def test_the_latest_entries_are_one_rule_in_and_out_of_the_graph(history, size):
+    """`data.history.latest` and its graph form `history_lookup.latest`."""
+    from mtn_keras.data.history import latest
+    from mtn_keras.ranking.history_lookup import latest as graph_latest
+
+    kept = graph_latest(tf.constant([history], tf.string, [1, len(history)]), size)
+    assert [t.decode() for t in kept.numpy()[0]] == latest(history, size)

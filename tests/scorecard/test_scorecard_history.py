@@ -12,6 +12,10 @@ def test_the_history_anchor_offers_followers_then_shared_words_then_frequent():
 
 
 def test_the_history_anchor_reads_only_what_it_is_given():
+    """Two users after the same session get each their own earlier queries; an empty
+    session gets nothing, whatever its history."""
     anchor = batched(History(), 3)
     assert anchor.reads_history
-    assert anchor([["a b"], []], [[], ["a b"]]) == [[], []]
+    contexts = [["a b"], ["a b"], []]
+    histories = [["a b", "c d", "x y"], ["a b", "e f"], ["a b", "c d"]]
+    assert anchor(contexts, histories) == [[("c d", 3.0), ("x y", 2.0)], [("e f", 3.0)], []]

@@ -1,6 +1,6 @@
 """An MTN with the third level (`history_queries`) served: the graph hands it the latest
-history entries as token ids, an empty history answers as `suggest`, and `history_attention`
-is the model's own attention over what it read."""
+history entries as token ids, an empty history answers as the same weights without the
+third level, and `history_attention` is the model's own attention over what it read."""
 
 import keras
 import numpy as np
@@ -43,6 +43,21 @@ def service(trained):
     return SuggestionService(trained.model, trained.vocab.tokens, DECODING)
 
 
+@pytest.fixture(scope="module")
+def without_level(trained):
+    """A service over the same weights in a model without the third level: its graph
+    hands the model no history at all."""
+    config, _ = preset("tiny")
+    config.vocab_size, config.max_query_tokens = trained.config.vocab_size, N
+    model = build_model("mtn", config)
+    model.build()
+    weights = [v for v in trained.model.weights if "history" not in v.path]
+    assert [v.shape for v in weights] == [v.shape for v in model.weights]
+    for variable, value in zip(model.weights, weights):
+        variable.assign(value)
+    return SuggestionService(model, trained.vocab.tokens, DECODING)
+
+
 def test_the_latest_entries_reach_the_model_as_token_ids(service):
     kept = service.kept_history(SESSION, HISTORY)
     tokens = service.history_tokens(kept).numpy()
@@ -69,15 +84,15 @@ def test_history_attention_is_the_models_over_what_it_read(service):
     np.testing.assert_array_equal(weights[1], 0)  # no history, nothing read
 
 
-def test_the_history_changes_the_models_scores(service):
+def test_the_history_changes_the_models_scores(service, without_level):
     read = service.suggest_with_history(SESSION, HISTORY)["scores"].numpy()[0]
-    plain = service.suggest(SESSION)["scores"].numpy()[0]
+    plain = without_level.suggest(SESSION)["scores"].numpy()[0]
     assert not np.allclose(read, plain)
 
 
-def test_an_empty_history_answers_as_suggest(service):
+def test_an_empty_history_answers_as_a_model_that_reads_none(service, without_level):
     empty = service.suggest_with_history(SESSION, tf.fill([2, 6], ""))
-    plain = service.suggest(SESSION)
+    plain = without_level.suggest(SESSION)
     np.testing.assert_array_equal(empty["suggestions"].numpy(), plain["suggestions"].numpy())
     np.testing.assert_allclose(empty["scores"].numpy(), plain["scores"].numpy(), rtol=1e-5)
     np.testing.assert_array_equal(empty["history_attention"].numpy(), 0)

@@ -1,0 +1,70 @@
+"""The candidates beside the beam's, inside the serving graph: what followed the session in
+the log, the log's most frequent completions of what was typed, the session's earlier
+queries that the typed prefix returns to, and the user's earlier queries; each column
+keeps the name of the source that proposed it."""
+
+import tensorflow as tf
+
+from mtn_keras.ranking.history_lookup import HistoryLookup
+from mtn_keras.ranking.log_lookup import LogLookup
+from mtn_keras.ranking.prefix_lookup import PrefixLookup, completes
+
+
+class CandidatePool(tf.Module):
+    """The log's, the prefix lists', the session's and the history's candidates of a batch.
+
+    Args:
+        index: the `QueryLogIndex`.
+        history: the `HistoryLookup` that reads the user's earlier queries.
+        max_queries: the session's last queries the model reads (the width of the
+            session's candidates, one compiled shape for every session).
+    """
+
+    def __init__(self, index, history=None, max_queries=1):
+        super().__init__()
+        self.lookup = LogLookup(index)
+        self.prefixes = PrefixLookup(index, self.lookup.queries, self.lookup.counts)
+        self.history = HistoryLookup() if history is None else history
+        self.max_queries = max_queries
+
+    def gather(self, queries, session_words, history, typed):
+        """The candidates after the session's queries [B, S'] (words [B, S', n]), with the
+        kept history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
+        (PrefixConstraint.chars; "" for none): `texts` [B, C] ("" padding), `source` [C]
+        ("log", "session" or "history"), the last query's `rare` word ids (LogLookup) and
+        the prefix's `completions` (PrefixLookup). Only candidates that complete what was
+        typed are kept."""
+        rare = self.lookup.rare_word_ids(queries)
+        log = self.lookup.candidates(queries, rare)
+        log = tf.where(completes(log, typed), log, "")
+        completions = self.prefixes.completions(typed)
+        parts = {
+            "log": self.with_completions(log, completions),
+            "session": self.returns(queries, typed),
+            "history": self.history.candidates(
+                history, queries, session_words, completes(history, typed)
+            ),
+        }
+        source = [tf.fill(tf.shape(texts)[1:], name) for name, texts in parts.items()]
+        return {
+            "texts": tf.concat(list(parts.values()), axis=1),
+            "source": tf.concat(source, axis=0),
+            "rare": rare,
+            "completions": completions,
+        }
+
+    def with_completions(self, texts, completions):
+        """The log's candidate texts [B, C] followed by the texts of the prefix's
+        `completions` [B, top] that are not among them ("" in their place)."""
+        extra = self.prefixes.texts(completions)
+        seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
+        return tf.concat([texts, tf.where(seen, "", extra)], axis=1)
+
+    def returns(self, queries, typed):
+        """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
+        left out) that complete what was `typed` (none for ""), as completions that return
+        to them ("" elsewhere; one width for every session, so one compiled shape)."""
+        earlier = queries[:, :-1]
+        starts = completes(earlier, typed) & (typed != "")[:, None]
+        earlier = tf.where(starts, earlier, "")
+        return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
