@@ -19,6 +19,7 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
+from mtn_keras.data.history import latest
 from mtn_keras.data.sessions import SESSION_GAP_SECONDS
 
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
@@ -134,7 +135,7 @@ class HistoryStore:
                 ).fetchall()
                 self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
         kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
-        return kept[max(len(kept) - size, 0) :] if size else ()
+        return latest(kept, size)
 
     def count(self) -> int:
         """How many queries the file holds."""

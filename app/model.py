@@ -15,7 +15,7 @@ import numpy as np
 
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import compiled_before, mark_compiled
-from mtn_keras.data.history import HISTORY_SIZE
+from mtn_keras.data.history import HISTORY_SIZE, latest
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
 from mtn_keras.serving.savedmodel import (
@@ -207,7 +207,7 @@ class Backend:
         a model without the history signatures."""
         if not self.has_history:
             return ()
-        return tuple(history)[max(len(history) - self.history_size, 0) :]
+        return latest(tuple(history), self.history_size)
 
     def attention(self, session: list[str], history: tuple[str, ...] = ()) -> SessionAttention:
         """The session encoder's attention over the queries the model kept.

@@ -43,7 +43,6 @@ from mtn_keras.scorecard import (
     write_json,
 )
 from mtn_keras.scorecard.evaluation import (
-    HISTORY,
     bootstrap_line,
     completions,
     evaluate,
@@ -178,7 +177,7 @@ def _pairs(args, limits):
     view, by_user = replay_logs(args.input, args.format, protocol, history=args.history)
     if not args.history:
         return Pairs(view.lines, view.users)
-    earlier = PairHistories(by_user, view.users, view.starts, HISTORY)
+    earlier = PairHistories(by_user, view.users, view.starts)
     return Pairs(view.lines, view.users, earlier, pair_histories(view.lines, earlier))
 
 

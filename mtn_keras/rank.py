@@ -8,25 +8,22 @@ import os
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError
 from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, non_negative_int, run
-from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
-def rank(trained, train_sessions, valid_sessions, decoding, **options):
-    """The `Ranking` of a loaded `TrainedModel` (ranking.build.build_ranking, whose keyword
-    `options` it takes: hidden, progress, valid_histories, valid_users), its candidates
-    scored by the serving graph itself."""
+def rank(trained, data, decoding, hidden=16, progress=print):
+    """The `Ranking` of a loaded `TrainedModel` fitted on `data` (a ranking.build.RankingData),
+    its candidates scored by the serving graph itself (ranking.build.fit_ranking)."""
     from mtn_keras.ranking import Ranking
-    from mtn_keras.ranking.build import build_ranking
+    from mtn_keras.ranking.build import fit_ranking
     from mtn_keras.serving.service import SuggestionService
 
     def table_for(index):
         service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
         return service.candidate_table
 
-    return build_ranking(table_for, train_sessions, valid_sessions, decoding, **options)
+    return fit_ranking(table_for, data, decoding, hidden, progress)
 
 
 def main(argv=None):
@@ -52,6 +49,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if code := needs_tensorflow("ranking", args.verbose):
         return code
+    from mtn_keras.ranking.build import RankingData  # TensorFlow's import, once it is known there
+
     try:
         if not os.access(args.model, os.W_OK) and os.path.isdir(args.model):
             raise OutputError(f"{args.model}: not writable (the ranking is written into it)")
@@ -60,26 +59,12 @@ def main(argv=None):
         if not data:
             raise ValueError("the model's training data is not at hand; pass --data")
         valid_data = args.valid_data or data
-        train, valid = load_split(data, "train"), load_split(valid_data, "valid")
-        histories = PairHistories.load(valid_data, "valid")
-        users = load_users(valid_data, "valid")
-        if not valid:
-            raise ValueError(
-                f"{valid_data}: the validation split is empty; the ranker is fitted on it"
-            )
+        fitting = RankingData.load(data, valid_data)
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
         return fail("ranking", error, args.verbose)
-    if histories is None:
+    if fitting.valid_histories is None:
         print(f"ranking: {valid_data} keeps no users' histories (prepare it again to fit on them)")
-    ranking = rank(
-        trained,
-        train,
-        valid,
-        DecodeConfig(threshold=0.0),
-        hidden=args.hidden,
-        valid_histories=histories,
-        valid_users=users,
-    )
+    ranking = rank(trained, fitting, DecodeConfig(threshold=0.0), args.hidden)
     try:
         ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole
     except OSError as error:

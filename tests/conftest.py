@@ -124,21 +124,19 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.data.history import PairHistories
     from mtn_keras.data.prepared import load_split
     from mtn_keras.rank import rank
+    from mtn_keras.ranking.build import RankingData
     from mtn_keras.training.artifacts import load_trained
 
     out = tmp_path_factory.mktemp("ranked") / "tiny"
     shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
     trained = load_trained(str(out), ranking=False)
     decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
-    ranking = rank(
-        trained,
+    data = RankingData(
         load_split(prepared_data, "train"),
         load_split(prepared_data, "valid"),
-        decoding,
-        hidden=4,
-        progress=lambda _: None,
-        valid_histories=PairHistories.load(str(prepared_data), "valid"),
+        PairHistories.load(str(prepared_data), "valid"),
     )
+    ranking = rank(trained, data, decoding, hidden=4, progress=lambda _: None)
     ranking.save(str(out))
     return out
 

@@ -144,22 +144,6 @@ class RankingData:
         return found
 
 
-def build_ranking(
-    table_for,
-    train_sessions,
-    valid_sessions,
-    decoding,
-    hidden=16,
-    progress=print,
-    valid_histories=None,
-    valid_users=None,
-):
-    """`fit_ranking` of the sessions, histories and users given one by one (a RankingData's
-    fields)."""
-    data = RankingData(train_sessions, valid_sessions, valid_histories, valid_users)
-    return fit_ranking(table_for, data, decoding, hidden, progress)
-
-
 def fit_ranking(table_for, data, decoding, hidden=16, progress=print):
     """A model's `Ranking`: the index of `data`'s training sessions, and the ranker fitted on
     the candidates of its validation sessions (with their users' earlier queries when the

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from mtn_keras.base.config import DecodeConfig
-from mtn_keras.data.history import HISTORY_SIZE, latest
+from mtn_keras.data.history import latest
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
@@ -32,7 +32,6 @@ from mtn_keras.serving.savedmodel import (
 )
 
 BOOTSTRAP_SEED = 0
-HISTORY = HISTORY_SIZE  # the earlier queries a pair's history passes on (evaluate imports it)
 
 
 def model_suggester(suggest_strings, k=None, history=False):
