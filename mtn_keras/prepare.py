@@ -9,7 +9,7 @@ from mtn_keras.cli import add_verbose, fail, file_name, run
 from mtn_keras.data.logs import FORMATS, InputError
 from mtn_keras.data.prepare import PrepareError, format_stats, prepare
 from mtn_keras.data.prepared import load_stats
-from mtn_keras.data.sessions import PROTOCOLS, Protocol
+from mtn_keras.data.sessions import PROTOCOLS, SESSION_GAP_SECONDS, Protocol
 
 
 def _split(text: str) -> tuple[float, float, float]:
@@ -89,8 +89,8 @@ def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
         "--gap-minutes",
         type=float,
         metavar="MIN",
-        default=30,
-        help="new session after more than this idle time (default: 30)",
+        default=SESSION_GAP_SECONDS // 60,
+        help="new session after more than this idle time (default: %(default)s)",
     )
     p.add_argument(
         "--min-queries",
