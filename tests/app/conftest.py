@@ -216,6 +216,25 @@ def fake_model_with_history(tmp_path_factory):
     )
 
 
+@pytest.fixture
+def damaged_store():
+    """A function that writes a store of 2,000 long queries at a path and overwrites three of
+    its pages, as a disk error would: what every "the store is damaged" test reads."""
+
+    def damage(path):
+        from app.history_store import open_store
+
+        store, _ = open_store(path)
+        store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])
+        store.close()
+        data = bytearray(path.read_bytes())
+        data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
+        path.write_bytes(bytes(data))
+        return path
+
+    return damage
+
+
 @pytest.fixture(autouse=True)
 def private_user_data(monkeypatch, tmp_path):
     """The app's history store goes to the test's own folder, never the real user-data one."""

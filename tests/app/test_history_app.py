@@ -243,11 +243,10 @@ async def test_the_history_screen_lists_a_large_store_from_its_newest_queries(
         assert screen.highlighted()[0].query == "zanzibar ferry"
 
 
-async def test_a_damaged_store_is_named_on_the_history_screen(fake_model, store_path):
-    seeded(store_path, *[f"query number {n} " * 5 for n in range(2000)])
-    data = bytearray(store_path.read_bytes())
-    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
-    store_path.write_bytes(bytes(data))
+async def test_a_damaged_store_is_named_on_the_history_screen(
+    fake_model, store_path, damaged_store
+):
+    damaged_store(store_path)
     app = MtnApp(fake_model, show_load_time=False, history_path=store_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

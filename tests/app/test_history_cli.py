@@ -145,13 +145,8 @@ def test_a_killed_export_leaves_nothing_that_looks_complete(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt.gz", "store"]
 
 
-def test_a_damaged_store_is_named_in_one_line(capsys, store_path, tmp_path):
-    store, _ = open_store(store_path)
-    store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])
-    store.close()
-    data = bytearray(store_path.read_bytes())
-    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
-    store_path.write_bytes(bytes(data))
+def test_a_damaged_store_is_named_in_one_line(capsys, store_path, tmp_path, damaged_store):
+    damaged_store(store_path)
     code, err = run(capsys, "--history", store_path, "--export-history", tmp_path / "out.tsv")
     assert code == 1 and err.startswith(f"mtn-tui: {store_path}: the store is damaged (")
     assert err.count("\n") == 1 and not (tmp_path / "out.tsv").exists()

@@ -264,14 +264,8 @@ def test_a_read_only_store_is_read_and_left_unchanged(monkeypatch, tmp_path):
     assert path.read_bytes() == before
 
 
-def test_a_damaged_page_is_named_when_read(tmp_path):
-    path = tmp_path / "history.db"
-    store, _ = open_store(path)
-    store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])
-    store.close()
-    data = bytearray(path.read_bytes())
-    data[4096 * 3 : 4096 * 6] = b"\xff" * 4096 * 3
-    path.write_bytes(bytes(data))
+def test_a_damaged_page_is_named_when_read(tmp_path, damaged_store):
+    path = damaged_store(tmp_path / "history.db")
     store, _ = open_store(path)
     with pytest.raises(StoreError, match="history.db: the store is damaged"):
         store.entries()
