@@ -136,7 +136,8 @@ class Backend:
         self.has_sources = "sources" in outputs
         # A model with the history signatures reads the searcher's earlier queries too.
         self.has_history = "suggest_with_history" in self._model.signatures
-        # earlier queries a history model keeps, when its export.json does not say: the graph's
+        # the earlier queries a history model keeps; an export.json that does not say means
+        # the graph's own HISTORY_SIZE
         self.history_size = int(export_settings(self.path).get("history_size", HISTORY_SIZE))
         # An export whose `suggest` also gives the session attention answers both at once.
         self._attention_in_suggest = "session_attention" in outputs

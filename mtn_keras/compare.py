@@ -107,7 +107,6 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
             splits["train"],
             splits["valid"],
             out,
-            resume=os.path.isdir(os.path.join(out, "backup")),
             verbose=2,
             data_dir=args.data,
         )

@@ -220,7 +220,6 @@ def main(argv=None):
             train_sessions=setup.splits["train"],
             valid_sessions=setup.splits["valid"],
             out=args.out,
-            resume=args.resume,
             steps_per_epoch=args.steps_per_epoch,
             verbose=verbose,
             data_dir=args.data,

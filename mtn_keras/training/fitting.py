@@ -125,7 +125,6 @@ def fit_model(
     train_sessions,
     valid_sessions,
     out,
-    resume=False,
     steps_per_epoch=None,
     verbose=1,
     data_dir=None,
@@ -136,8 +135,8 @@ def fit_model(
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
     write the model directory. Raises TrainingDiverged when the loss is not finite.
 
-    A backup in `out` is always continued from (`resume` is the caller's word that one may
-    be there). `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a
+    A backup in `out` is always continued from (train's --resume checks that one may be
+    there). `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a
     worker that is not the `chief` writes to a temporary directory instead of `out`, removed
     at the end. The global seeds and dtype policy are set for the run only."""
     job = FitJob(

@@ -151,7 +151,7 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(
     assert (tmp_path / "backup").is_dir() and not (tmp_path / "model.keras").exists()
     best = tmp_path / "best.keras"
     best.write_bytes(best.read_bytes()[:1000])  # truncated
-    summary = fitting.fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
+    summary = fitting.fit_model("mtn", model_config, train_config, vocab, **args)
     assert "best.keras: cannot load the model (not a .keras archive" in capsys.readouterr().err
     assert (
         summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2

@@ -79,7 +79,7 @@ def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         fit_model("mtn", model_config, train_config, vocab, extra_callbacks=[Interrupt()], **args)
     assert (tmp_path / "backup").is_dir()
-    summary = fit_model("mtn", model_config, train_config, vocab, resume=True, **args)
+    summary = fit_model("mtn", model_config, train_config, vocab, **args)
     with open(tmp_path / "log.csv") as handle:
         epochs = [int(row["epoch"]) for row in csv.DictReader(handle)]
     assert epochs == [0, 1, 2], "no finished epoch is lost or repeated"
