@@ -7,10 +7,10 @@ for what is new to them (three next queries in four on AOL). Ranked by probabili
 their recent queries filled every list whatever the session (SR@5 on new pairs 0.00 against
 0.34 without history, 54% of shown items unrelated, on the AOL dev log's validation users).
 So while nothing is typed: the session's own candidates (the beam's and the log's) are
-scored and held to the threshold as without a history, and stand beside the related
-earlier queries by probability; an earlier query that relates to nothing in the session
-(`filters.related`) comes after every related suggestion, at most LOOSE of them. Typed
-words relate every completion, and there the ranker's order stands."""
+scored and held to the threshold as without a history, and their RESERVED best are always
+shown; an earlier query that relates to nothing in the session (`filters.related`) comes
+after every related suggestion, at most LOOSE of them. Typed words relate every completion,
+and there the ranker's order stands (pinning cost completions with history 3 points)."""
 
 import tensorflow as tf
 
@@ -22,6 +22,7 @@ from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
+RESERVED = 2  # the session's own best always shown beside a history (nothing typed)
 LOOSE = 2  # at most this many earlier queries that relate to nothing in the session
 
 
@@ -170,18 +171,25 @@ class HybridRanker(tf.Module):
         threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
-        chosen = placed(scores, mine & ~found["related"], k)
+        chosen = placed(scores, mine, mine & ~found["related"], typed, k)
         columns = (scores, found["texts"], found["sources"], found["copied"])
         return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
 
 
-def placed(scores, loose, k):
+def placed(scores, mine, loose, typed, k):
     """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown), best
-    first. `loose` [B, M]: the history's candidates that relate to nothing in the session
-    (while nothing is typed): at most LOOSE of them are shown, after every other."""
+    first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
+    them that relate to nothing in the session; `typed` [B]. The session's own RESERVED best
+    are always among them, at most LOOSE loose ones are, after every other."""
     scores = tf.where(loose & (rank_among(scores, loose) >= LOOSE), NEG_INF, scores)
-    _, chosen = tf.math.top_k(tf.where(loose, scores - 2.0, scores), k)
-    return chosen
+    session = ~mine & ~typed[:, None]
+    reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
+    # Which k are shown: the reserved, then the best; in what order: by score, loose last.
+    lowered = tf.where(loose, scores - 4.0, scores)
+    _, chosen = tf.math.top_k(tf.where(reserved, scores + 2.0, lowered), k)
+    ordered = tf.gather(tf.where(loose, scores - 2.0, scores), chosen, batch_dims=1)
+    _, order = tf.math.top_k(ordered, k)
+    return tf.gather(chosen, order, batch_dims=1)
 
 
 def rank_among(scores, members):

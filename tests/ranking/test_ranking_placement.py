@@ -1,6 +1,6 @@
-"""Where the user's history may stand in a list: an earlier query that relates to nothing
-after every related suggestion and at most LOOSE of them; the rest, and typed completions,
-in the ranker's order."""
+"""Where the user's history may stand in a list: the session's own best always shown, an
+earlier query that relates to nothing after every related suggestion and at most LOOSE of
+them, and typed completions in the ranker's order."""
 
 import pytest
 
@@ -8,7 +8,7 @@ tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.ranking.features import FEATURES, without_history  # noqa: E402
 from mtn_keras.ranking.filters import related  # noqa: E402
-from mtn_keras.ranking.hybrid import LOOSE, placed  # noqa: E402
+from mtn_keras.ranking.hybrid import LOOSE, RESERVED, placed  # noqa: E402
 
 NEG_INF = float("-inf")
 # candidates: 3 of the session (beam, log), 2 earlier queries that relate, 3 that do not
@@ -17,39 +17,45 @@ MINE = [False, False, False, True, True, True, True, True]
 LOOSE_ONES = [False, False, False, False, False, True, True, True]
 
 
-def shown(scores=SCORES, loose=LOOSE_ONES, k=5):
-    found = placed(tf.constant([scores]), tf.constant([loose]), k)
+def shown(scores=SCORES, mine=MINE, loose=LOOSE_ONES, typed=False, k=5):
+    found = placed(
+        tf.constant([scores]), tf.constant([mine]), tf.constant([loose]), tf.constant([typed]), k
+    )
     return found.numpy()[0].tolist()
 
 
-def test_unrelated_history_comes_after_every_related_suggestion_and_is_capped():
-    assert LOOSE == 2
+def test_the_sessions_best_stay_and_unrelated_history_comes_last_and_capped():
+    assert RESERVED == 2 and LOOSE == 2
+    found = shown()
     # related history by score (3, 4), then the session's own (0, 1, 2): no unrelated earlier
     # query pushes a related suggestion off; by probability alone the list would have been
     # 5, 6, 7, 3, 4, the past whatever the session
-    assert shown() == [3, 4, 0, 1, 2]
+    assert found == [3, 4, 0, 1, 2]
     assert shown(k=8)[:7] == [3, 4, 0, 1, 2, 5, 6]  # loose ones last; the third never shown
 
 
-def test_unrelated_history_fills_a_short_list():
-    scores = [0.002, NEG_INF, NEG_INF, NEG_INF, NEG_INF] + SCORES[5:]
-    assert shown(scores=scores)[:3] == [0, 5, 6]
+def test_without_history_the_list_is_the_rankers_order():
+    mine = [False] * len(SCORES)
+    assert shown(mine=mine, loose=mine) == [5, 6, 7, 3, 4]
 
 
-def test_without_unrelated_history_the_list_is_the_rankers_order():
+def test_typed_words_keep_the_rankers_order():
     none = [False] * len(SCORES)
-    assert shown(loose=none) == [5, 6, 7, 3, 4]
+    assert shown(mine=none, loose=none, typed=True) == [5, 6, 7, 3, 4]
 
 
-def test_a_related_earlier_query_more_probable_than_the_sessions_own_may_take_its_place():
+def test_the_sessions_two_best_stay_beside_strong_history():
     scores = [0.002, 0.0015, 0.001, 0.03, 0.02, 0.025, 0.04, 0.035]
+    mine = [False, False, False, True, True, True, True, True]
     related_history = [False] * len(scores)  # five related earlier queries, all stronger
-    assert shown(scores=scores, loose=related_history) == [6, 7, 3, 5, 4]
+    found = shown(scores=scores, mine=mine, loose=related_history)
+    assert sorted(found) == [0, 1, 3, 6, 7] and found[-2:] == [0, 1]
 
 
-def test_a_session_suggestion_more_probable_than_the_history_stays_first():
-    scores = [0.2, 0.0015, 0.001, 0.03, 0.02, 0.05, 0.04, 0.035]
-    assert shown(scores=scores)[0] == 0
+def test_nothing_below_the_threshold_is_pinned():
+    scores = [NEG_INF, NEG_INF, NEG_INF] + SCORES[3:]
+    found = shown(scores=scores)
+    assert found[:4] == [3, 4, 5, 6] and 0 not in found[:4]
 
 
 def test_related_means_a_shared_word_a_follow_or_typed_words():
