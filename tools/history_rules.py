@@ -1,0 +1,174 @@
+"""Where a user's history may stand in a list, measured on validation users: every untyped
+pair of a dataset's validation split, with its user's earlier sessions and again without,
+its candidates from the serving graph, scored by rankers fitted on the other folds of the
+users (out of fold, as the thresholds are tuned), then each placement rule's lists split
+into repeat and new pairs. How hybrid.placed was chosen (docs/ranking.md).
+
+Usage: python -m tools.history_rules [--model runs/default] [--data data/aol-90] [--every 2]
+"""
+
+import argparse
+
+import numpy as np
+
+HISTORY_ONLY = ("from_history", "history_follow_last", "history_follow_session", "history_count")
+HISTORY_ONLY += ("history_recency", "history_words", "history_size")
+FOLLOWED = ("history_follow_last", "history_follow_session", "follow_last", "follow_earlier")
+FOLLOWED += ("later_session",)
+SHIPPED = "own best 2 kept, unrelated last, at most 2 (hybrid.placed)"
+# name: (the session's own best kept, only when at least this probable, at most this many
+# unrelated earlier queries, the history's threshold: None for the ranking's)
+RULES = {
+    "ranker's order (no rule)": None,
+    "own best 2 kept, unrelated last, at most 2 (hybrid.placed)": (2, 0.0, 2, None),
+    "own best 1 kept, unrelated last, at most 2": (1, 0.0, 2, None),
+    "own best 2 kept when p >= 0.005": (2, 0.005, 2, None),
+    "none kept, unrelated last, at most 2": (0, 0.0, 2, None),
+    "none kept, unrelated at most 5": (0, 0.0, 5, None),
+    "none kept, history threshold 0.004": (0, 0.0, 2, 0.004),
+    "none kept, history threshold 0.012": (0, 0.0, 2, 0.012),
+}
+
+
+def candidates(trained, data, every):
+    """The validation pairs (every `every`-th) with and without their histories: rows,
+    their candidates by `trained`'s serving graph (features, labels, groups, keys) and each
+    row's user."""
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.ranking.build import RankingData, candidate_rows
+    from mtn_keras.serving.service import SuggestionService
+
+    decoding = DecodeConfig(threshold=0.0)
+    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
+    found = RankingData.load(data)
+    pairs = [
+        (session[: t + 1], session[t + 1], list(found.valid_histories[i]), found.valid_users[i])
+        for i, session in enumerate(found.valid_sessions)
+        for t in range(len(session) - 1)
+    ][::every]
+    rows = [(c, q, "", h) for c, q, h, _ in pairs] + [(c, q, "", []) for c, q, _, _ in pairs]
+    users = [user for *_, user in pairs] * 2
+    return rows, candidate_rows(service.candidate_table, rows), users
+
+
+def out_of_fold(features, labels, units):
+    """Each candidate's probability with its features and without the history's, by a
+    ranker fitted on the other folds of the users."""
+    from mtn_keras.ranking.build import FOLDS, probability, user_folds
+    from mtn_keras.ranking.features import FEATURES
+    from mtn_keras.ranking.ranker import fit_ranker
+
+    keep = np.array([name not in HISTORY_ONLY for name in FEATURES], np.float32)
+    folds = user_folds(units)
+    with_history, without = np.zeros(len(labels)), np.zeros(len(labels))
+    for fold in range(FOLDS):
+        held = folds == fold
+        ranker = fit_ranker(features[~held], labels[~held])
+        with_history[held] = probability(ranker, features[held])
+        without[held] = probability(ranker, features[held] * keep)
+    return with_history, without
+
+
+def shown(cands, rule, thresholds):
+    """The k=5 candidates (indices into `cands`' arrays) a rule shows for one row."""
+    if rule is None:
+        order = np.argsort(-cands["p"], kind="stable")
+        return distinct(cands, [c for c in order if cands["p"][c] >= thresholds[1]])[:5]
+    reserved, sure, cap, history_threshold = rule
+    mine, loose = cands["mine"], cands["loose"]
+    score = np.where(mine, cands["p"], cands["p0"])
+    floor = np.where(mine, history_threshold or thresholds[1], thresholds[0])
+    order = distinct(cands, [c for c in np.argsort(-score, kind="stable") if score[c] >= floor[c]])
+    kept = [c for c in order if not mine[c]][:reserved]
+    kept = [c for c in kept if score[c] >= sure]
+    chosen = kept + [c for c in order if not loose[c] and c not in kept]
+    chosen = sorted(chosen[:5], key=lambda c: -score[c])
+    return (chosen + [c for c in order if loose[c]][:cap])[:5]
+
+
+def distinct(cands, order):
+    """The candidates of `order` whose word sets differ from every better one's."""
+    seen, out = set(), []
+    for c in order:
+        if cands["keys"][c] not in seen:
+            seen.add(cands["keys"][c])
+            out.append(c)
+    return out
+
+
+def by_row(rows, table, p, p0):
+    """Per row: its candidates' probabilities, keys, labels and the history's flags."""
+    from mtn_keras.ranking.features import FEATURES
+
+    column = {name: FEATURES.index(name) for name in FEATURES}
+    features, groups = table[0], table[2]
+    out = []
+    for row, (context, _, _, _) in enumerate(rows):
+        at = np.nonzero(groups == row)[0]
+        f = features[at]
+        session_words = {word for query in context for word in query.split()}
+        shares = np.array([bool(set(table[3][c].split()) & session_words) for c in at], bool)
+        followed = np.any(f[:, [column[name] for name in FOLLOWED]] > 0, axis=1)
+        mine = f[:, column["history_count"]] > 0
+        keys = [table[3][c] for c in at]
+        out.append(
+            {"p": p[at], "p0": p0[at], "keys": keys, "labels": table[1][at], "mine": mine}
+            | {"loose": mine & ~shares & ~followed}
+        )
+    return out
+
+
+def report(rows, cands, thresholds):
+    """Prints each rule's SR@5 on repeat and new pairs, the new pairs' hits it loses against
+    the lists without history, the unrelated share of shown items and the mean length."""
+    half = len(rows) // 2
+    repeat = np.array([query in set(history) for _, query, _, history in rows[:half]])
+    plain = lists(cands[half:], RULES[SHIPPED], thresholds)
+    print(f"{half:,} pairs, {repeat.sum():,} repeat")
+    print("| rule | repeat | new | new lost | unrelated % | length |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, rule in {"without history": "plain", **RULES}.items():
+        found = plain if rule == "plain" else lists(cands[:half], rule, thresholds)
+        lost = np.sum(plain["hit"] & ~found["hit"] & ~repeat)
+        unrelated = 100 * found["loose"].sum() / max(found["length"].sum(), 1)
+        print(
+            f"| {name} | {100 * found['hit'][repeat].mean():.2f} | "
+            f"{100 * found['hit'][~repeat].mean():.2f} | {lost} | {unrelated:.1f} | "
+            f"{found['length'].mean():.2f} |"
+        )
+
+
+def lists(cands, rule, thresholds):
+    """Per row of `cands`: whether the rule's list holds the next query, how many unrelated
+    earlier queries it shows and its length."""
+    found = {"hit": [], "loose": [], "length": []}
+    for c in cands:
+        chosen = shown(c, rule, thresholds) if len(c["p"]) else []
+        found["hit"].append(bool(c["labels"][chosen].any()) if chosen else False)
+        found["loose"].append(int(c["loose"][chosen].sum()) if chosen else 0)
+        found["length"].append(len(chosen))
+    return {name: np.array(values) for name, values in found.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tools.history_rules", description=__doc__)
+    parser.add_argument("--model", default="runs/default", help="a run folder with a ranking")
+    parser.add_argument("--data", default="data/aol-90", help="its prepared dataset")
+    parser.add_argument("--every", type=int, default=2, help="every n-th validation pair")
+    args = parser.parse_args(argv)
+    from mtn_keras.training.artifacts import load_trained
+
+    trained = load_trained(args.model)
+    rows, table, users = candidates(trained, args.data, args.every)
+    p, p0 = out_of_fold(table[0], table[1], users_of(table[2], users))
+    thresholds = (trained.ranking.threshold, trained.ranking.history_threshold)
+    report(rows, by_row(rows, table, p, p0), thresholds)
+
+
+def users_of(groups, users):
+    """Each candidate's user, from its row's."""
+    return [users[group] for group in groups]
+
+
+if __name__ == "__main__":
+    main()
