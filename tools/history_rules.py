@@ -11,10 +11,6 @@ import argparse
 
 import numpy as np
 
-HISTORY_ONLY = ("from_history", "history_follow_last", "history_follow_session", "history_count")
-HISTORY_ONLY += ("history_recency", "history_words", "history_size")
-FOLLOWED = ("history_follow_last", "history_follow_session", "follow_last", "follow_earlier")
-FOLLOWED += ("later_session",)
 SHIPPED = "own best 2 kept, unrelated last, at most 2 (hybrid.placed)"
 # name: (the session's own best kept, only when at least this probable, at most this many
 # unrelated earlier queries, the history's threshold: None for the ranking's)
@@ -35,19 +31,18 @@ def candidates(trained, data, every):
     their candidates by `trained`'s serving graph (features, labels, groups, keys) and each
     row's user."""
     from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.ranking.build import RankingData, candidate_rows
+    from mtn_keras.data.pairs import session_pairs
+    from mtn_keras.ranking.build import RankingData, candidate_rows, typed_pairs
     from mtn_keras.serving.service import SuggestionService
 
     decoding = DecodeConfig(threshold=0.0)
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     found = RankingData.load(data)
-    pairs = [
-        (session[: t + 1], session[t + 1], list(found.valid_histories[i]), found.valid_users[i])
-        for i, session in enumerate(found.valid_sessions)
-        for t in range(len(session) - 1)
-    ][::every]
-    rows = [(c, q, "", h) for c, q, h, _ in pairs] + [(c, q, "", []) for c, q, _, _ in pairs]
-    users = [user for *_, user in pairs] * 2
+    fitted, _, lines = typed_pairs(found.valid_sessions, found.valid_histories)
+    picked = range(0, len(session_pairs(found.valid_sessions)), every)  # the untyped rows
+    with_history = [fitted[i] for i in picked]
+    rows = with_history + [(context, query, "", []) for context, query, _, _ in with_history]
+    users = [found.valid_users[lines[i]] for i in picked] * 2
     return rows, candidate_rows(service.candidate_table, rows), users
 
 
@@ -55,10 +50,10 @@ def out_of_fold(features, labels, units):
     """Each candidate's probability with its features and without the history's, by a
     ranker fitted on the other folds of the users."""
     from mtn_keras.ranking.build import FOLDS, probability, user_folds
-    from mtn_keras.ranking.features import FEATURES
+    from mtn_keras.ranking.features import FEATURES, HISTORY_FEATURES
     from mtn_keras.ranking.ranker import fit_ranker
 
-    keep = np.array([name not in HISTORY_ONLY for name in FEATURES], np.float32)
+    keep = np.array([name not in HISTORY_FEATURES for name in FEATURES], np.float32)
     folds = user_folds(units)
     with_history, without = np.zeros(len(labels)), np.zeros(len(labels))
     for fold in range(FOLDS):
@@ -77,7 +72,9 @@ def shown(cands, rule, thresholds):
     reserved, sure, cap, history_threshold = rule
     mine, loose = cands["mine"], cands["loose"]
     score = np.where(mine, cands["p"], cands["p0"])
-    floor = np.where(mine, history_threshold or thresholds[1], thresholds[0])
+    if history_threshold is None:
+        history_threshold = thresholds[1]
+    floor = np.where(mine, history_threshold, thresholds[0])
     order = distinct(cands, [c for c in np.argsort(-score, kind="stable") if score[c] >= floor[c]])
     kept = [c for c in order if not mine[c]][:reserved]
     kept = [c for c in kept if score[c] >= sure]
@@ -99,16 +96,19 @@ def distinct(cands, order):
 def by_row(rows, table, p, p0):
     """Per row: its candidates' probabilities, keys, labels and the history's flags."""
     from mtn_keras.ranking.features import FEATURES
+    from mtn_keras.ranking.hybrid import HISTORY_FOLLOWS, LOG_FOLLOWS
 
     column = {name: FEATURES.index(name) for name in FEATURES}
+    followed_columns = [column[name] for name in HISTORY_FOLLOWS + LOG_FOLLOWS]
     features, groups = table[0], table[2]
+    bounds = np.searchsorted(groups, np.arange(len(rows) + 1))  # groups ascend by row
     out = []
     for row, (context, _, _, _) in enumerate(rows):
-        at = np.nonzero(groups == row)[0]
+        at = np.arange(bounds[row], bounds[row + 1])
         f = features[at]
         session_words = {word for query in context for word in query.split()}
         shares = np.array([bool(set(table[3][c].split()) & session_words) for c in at], bool)
-        followed = np.any(f[:, [column[name] for name in FOLLOWED]] > 0, axis=1)
+        followed = np.any(f[:, followed_columns] > 0, axis=1)
         mine = f[:, column["history_count"]] > 0
         keys = [table[3][c] for c in at]
         out.append(

@@ -47,11 +47,12 @@ FEATURES = (
     *HISTORY_EVIDENCE,
     *PREFIX_FEATURES,
 )
+HISTORY_FEATURES = ("from_history", *HISTORY_EVIDENCE)  # 0 for every candidate without a history
 
 
 def without_history(features):
     """Features [..., F] as they would be without the user's history."""
-    keep = [name not in ("from_history", *HISTORY_EVIDENCE) for name in FEATURES]
+    keep = [name not in HISTORY_FEATURES for name in FEATURES]
     return features * tf.constant(keep, tf.float32)
 
 

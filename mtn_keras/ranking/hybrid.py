@@ -24,6 +24,9 @@ from mtn_keras.ranking.words import joined
 NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history (nothing typed)
 LOOSE = 2  # at most this many earlier queries that relate to nothing in the session
+# The evidence that a candidate followed a session query, in the log and in the history.
+LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
+HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
 
 
 def evidence_of(evidence, names, of):
@@ -36,14 +39,13 @@ def evidence_of(evidence, names, of):
 def followed_in_log(evidence):
     """[B, M]: the log's evidence (LogLookup.evidence) says the candidate followed a session
     query there: the witness for `unrelated`."""
-    return evidence_of(evidence, ("follow_last", "follow_earlier", "later_session"), EVIDENCE)
+    return evidence_of(evidence, LOG_FOLLOWS, EVIDENCE)
 
 
 def followed_in_history(history):
     """[B, M]: the history's evidence (HistoryLookup.evidence) says the candidate followed
     a session query in the user's history."""
-    names = ("history_follow_last", "history_follow_session")
-    return evidence_of(history, names, HISTORY_EVIDENCE)
+    return evidence_of(history, HISTORY_FOLLOWS, HISTORY_EVIDENCE)
 
 
 def typed_before(history):
