@@ -2,7 +2,9 @@
 pair of a dataset's validation split, with its user's earlier sessions and again without,
 its candidates from the serving graph, scored by rankers fitted on the other folds of the
 users (out of fold, as the thresholds are tuned), then each placement rule's lists split
-into repeat and new pairs. How hybrid.placed was chosen (docs/ranking.md).
+into repeat and new pairs; beside them the model-free history anchor and what the best
+order of the history's own candidates could reach. How hybrid.placed was chosen
+(docs/ranking.md).
 
 Usage: python -m tools.history_rules [--model runs/default] [--data data/aol-90] [--every 2]
 """
@@ -119,22 +121,63 @@ def by_row(rows, table, p, p0):
 
 
 def report(rows, cands, thresholds):
-    """Prints each rule's SR@5 on repeat and new pairs, the new pairs' hits it loses against
-    the lists without history, the unrelated share of shown items and the mean length."""
+    """Prints each rule's SR@5 on repeat, new and all pairs, the new pairs' hits it loses
+    against the lists without history, the unrelated share of shown items and the mean
+    length; then the history anchor and the bounds of `history_order`."""
     half = len(rows) // 2
     repeat = np.array([query in set(history) for _, query, _, history in rows[:half]])
     plain = lists(cands[half:], RULES[SHIPPED], thresholds)
     print(f"{half:,} pairs, {repeat.sum():,} repeat")
-    print("| rule | repeat | new | new lost | unrelated % | length |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| rule | repeat | new | all | new lost | unrelated % | length |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, rule in {"without history": "plain", **RULES}.items():
         found = plain if rule == "plain" else lists(cands[:half], rule, thresholds)
         lost = np.sum(plain["hit"] & ~found["hit"] & ~repeat)
         unrelated = 100 * found["loose"].sum() / max(found["length"].sum(), 1)
         print(
-            f"| {name} | {100 * found['hit'][repeat].mean():.2f} | "
-            f"{100 * found['hit'][~repeat].mean():.2f} | {lost} | {unrelated:.1f} | "
+            f"| {name} | {split(found['hit'], repeat)} | {lost} | {unrelated:.1f} | "
             f"{found['length'].mean():.2f} |"
+        )
+    anchor, length = anchor_lists(rows[:half])
+    name = "history anchor (scorecard.anchors.History)"
+    print(f"| {name} | {split(anchor, repeat)} | | | {length.mean():.2f} |")
+    history_order(cands[:half], repeat, plain["hit"], anchor.mean())
+
+
+def split(hit, repeat):
+    """SR@5 (%) on repeat, new and all pairs, as table cells."""
+    return " | ".join(f"{100 * hit[part].mean():.2f}" for part in (repeat, ~repeat, slice(None)))
+
+
+def anchor_lists(rows):
+    """Per row: whether the model-free history anchor's list holds the next query, and its
+    length."""
+    from mtn_keras.scorecard.anchors import History
+
+    shown = [History().suggest(context, history, 5) for context, _, _, history in rows]
+    hits = [query in [text for text, _ in s] for s, (_, query, _, _) in zip(shown, rows)]
+    return np.array(hits), np.array([len(s) for s in shown])
+
+
+def history_order(cands, repeat, plain_hit, anchor):
+    """Prints what ordering the history's own candidates could reach on repeat pairs (the
+    ranker's five best of them; the next query anywhere among them), and the all-pairs
+    SR@5 that would follow if new pairs kept their hits without history, against the
+    anchor's."""
+    mine = [np.flatnonzero(c["mine"]) for c in cands]
+    best = [
+        distinct(c, [m[i] for i in np.argsort(-c["p"][m], kind="stable")])[:5]
+        for c, m in zip(cands, mine)
+    ]
+    ranked = np.array([bool(c["labels"][b].any()) for c, b in zip(cands, best)])
+    ceiling = np.array([bool(c["labels"][m].any()) for c, m in zip(cands, mine)])
+    for name, hit in (("the ranker's five best", ranked), ("any order (ceiling)", ceiling)):
+        bound = 100 * (hit & repeat).sum() / len(repeat) + 100 * (plain_hit & ~repeat).sum() / len(
+            repeat
+        )
+        print(
+            f"history's candidates, {name}: repeat {100 * hit[repeat].mean():.2f}; all pairs "
+            f"at most {bound:.2f} = {bound / (100 * anchor):.2f} x the anchor"
         )
 
 

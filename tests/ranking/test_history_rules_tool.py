@@ -7,7 +7,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.ranking.hybrid import placed  # noqa: E402
-from tools.history_rules import RULES, SHIPPED, shown  # noqa: E402
+from tools.history_rules import RULES, SHIPPED, history_order, shown  # noqa: E402
 
 THRESHOLDS = (0.001, 0.01)
 
@@ -41,3 +41,22 @@ def test_the_tools_shipped_rule_is_the_graphs(seed):
         "keys": [f"query {i}" for i in range(n)],
     }
     assert shown(cands, RULES[SHIPPED], THRESHOLDS) == graph_list(cands)
+
+
+def test_history_order_bounds_what_any_placement_could_reach(capsys):
+    """Repeat row 0: the next query is the history's 6th best candidate, so the ranker's
+    five miss it and the ceiling holds it; new row 1 kept its hit without history."""
+    p = np.linspace(0.9, 0.1, 7)
+    cands = [
+        {
+            "p": p,
+            "mine": np.array([True] * 7),
+            "labels": np.arange(7) == 5,
+            "keys": [f"query {i}" for i in range(7)],
+        },
+        {"p": p[:1], "mine": np.array([False]), "labels": np.array([True]), "keys": ["x"]},
+    ]
+    history_order(cands, np.array([True, False]), np.array([False, True]), anchor=0.25)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("repeat 0.00; all pairs at most 50.00 = 2.00 x the anchor")
+    assert out[1].endswith("repeat 100.00; all pairs at most 100.00 = 4.00 x the anchor")
