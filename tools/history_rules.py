@@ -124,8 +124,12 @@ def report(rows, cands, thresholds):
     """Prints each rule's SR@5 on repeat, new and all pairs, the new pairs' hits it loses
     against the lists without history, the unrelated share of shown items and the mean
     length; then the history anchor and the bounds of `history_order`."""
+    from mtn_keras.scorecard.history_split import repeat_mask
+
     half = len(rows) // 2
-    repeat = np.array([query in set(history) for _, query, _, history in rows[:half]])
+    pairs = [(context, query) for context, query, _, _ in rows[:half]]
+    histories = [history for _, _, _, history in rows[:half]]
+    repeat = repeat_mask(pairs, histories)
     plain = lists(cands[half:], RULES[SHIPPED], thresholds)
     print(f"{half:,} pairs, {repeat.sum():,} repeat")
     print("| rule | repeat | new | all | new lost | unrelated % | length |")
@@ -138,7 +142,7 @@ def report(rows, cands, thresholds):
             f"| {name} | {split(found['hit'], repeat)} | {lost} | {unrelated:.1f} | "
             f"{found['length'].mean():.2f} |"
         )
-    anchor, length = anchor_lists(rows[:half])
+    anchor, length = anchor_lists(pairs, histories)
     name = "history anchor (scorecard.anchors.History)"
     print(f"| {name} | {split(anchor, repeat)} | | | {length.mean():.2f} |")
     history_order(cands[:half], repeat, plain["hit"], anchor.mean())
@@ -149,14 +153,15 @@ def split(hit, repeat):
     return " | ".join(f"{100 * hit[part].mean():.2f}" for part in (repeat, ~repeat, slice(None)))
 
 
-def anchor_lists(rows):
-    """Per row: whether the model-free history anchor's list holds the next query, and its
+def anchor_lists(pairs, histories):
+    """Per pair: whether the model-free history anchor's list holds the next query, and its
     length."""
-    from mtn_keras.scorecard.anchors import History
+    from mtn_keras.scorecard.anchors import History, batched
+    from mtn_keras.scorecard.history_split import hits
 
-    shown = [History().suggest(context, history, 5) for context, _, _, history in rows]
-    hits = [query in [text for text, _ in s] for s, (_, query, _, _) in zip(shown, rows)]
-    return np.array(hits), np.array([len(s) for s in shown])
+    contexts = [context for context, _ in pairs]
+    shown = [[text for text, _ in found] for found in batched(History())(contexts, histories)]
+    return hits(shown, pairs) > 0, np.array([len(found) for found in shown])
 
 
 def history_order(cands, repeat, plain_hit, anchor):
@@ -165,16 +170,11 @@ def history_order(cands, repeat, plain_hit, anchor):
     SR@5 that would follow if new pairs kept their hits without history, against the
     anchor's."""
     mine = [np.flatnonzero(c["mine"]) for c in cands]
-    best = [
-        distinct(c, [m[i] for i in np.argsort(-c["p"][m], kind="stable")])[:5]
-        for c, m in zip(cands, mine)
-    ]
+    best = [distinct(c, m[np.argsort(-c["p"][m], kind="stable")])[:5] for c, m in zip(cands, mine)]
     ranked = np.array([bool(c["labels"][b].any()) for c, b in zip(cands, best)])
     ceiling = np.array([bool(c["labels"][m].any()) for c, m in zip(cands, mine)])
     for name, hit in (("the ranker's five best", ranked), ("any order (ceiling)", ceiling)):
-        bound = 100 * (hit & repeat).sum() / len(repeat) + 100 * (plain_hit & ~repeat).sum() / len(
-            repeat
-        )
+        bound = 100 * np.where(repeat, hit, plain_hit).mean()
         print(
             f"history's candidates, {name}: repeat {100 * hit[repeat].mean():.2f}; all pairs "
             f"at most {bound:.2f} = {bound / (100 * anchor):.2f} x the anchor"
