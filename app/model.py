@@ -53,6 +53,11 @@ class Suggestion:
         """Whether the searcher's own history proposed it."""
         return "history" in (self.source or "")
 
+    @property
+    def corrected(self) -> bool:
+        """Whether it completes what was typed only with a slip corrected (source `fixed`)."""
+        return "fixed" in (self.source or "").split("+")
+
 
 @dataclass
 class Suggestions:
@@ -91,6 +96,17 @@ def ignored_reasons(session: list[str] | tuple[str, ...], kept: int) -> dict[int
         index: "no words" if not normalise(query) else f"outside the model's window of {kept}"
         for index, query in enumerate(session)
         if index not in used
+    }
+
+
+def read_as(session: list[str] | tuple[str, ...], queries: list[str]) -> dict[int, str]:
+    """The session queries that the model read through a correction of a slip, by 0-based
+    position: the model's reading (`queries`: the kept queries as it read them, in order)."""
+    used = used_queries(session, len(queries))
+    return {
+        index: reading
+        for index, reading in zip(used, queries)
+        if reading != normalise(session[index])
     }
 
 

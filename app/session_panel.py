@@ -1,5 +1,5 @@
 """The session panel: the queries typed so far, numbered; those the model ignored dimmed, with
-why."""
+why; those it read through a correction of a slip, with its reading."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ class SessionPanel(VerticalScroll, can_focus=False):
 
     queries: reactive[tuple[str, ...]] = reactive(tuple)
     ignored: reactive[dict[int, str]] = reactive(dict)  # 0-based position -> reason
+    read_as: reactive[dict[int, str]] = reactive(dict)  # 0-based position -> corrected reading
 
     def compose(self):
         yield Static(id="session")
@@ -22,6 +23,9 @@ class SessionPanel(VerticalScroll, can_focus=False):
         self._update()
 
     def watch_ignored(self) -> None:
+        self._update()
+
+    def watch_read_as(self) -> None:
         self._update()
 
     def _update(self) -> None:
@@ -33,6 +37,14 @@ class SessionPanel(VerticalScroll, can_focus=False):
                 lines.append(
                     Text.assemble(
                         (f"{index + 1:>2} {query}", "dim strike"), (f"  ({reason})", "dim italic")
+                    )
+                )
+            elif reading := self.read_as.get(index):
+                lines.append(
+                    Text.assemble(
+                        (f"{index + 1:>2} ", "dim"),
+                        query,
+                        (f"  → read as {reading}", "italic yellow"),
                     )
                 )
             else:

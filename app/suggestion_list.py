@@ -48,19 +48,22 @@ def score_label(score: float, confidence: bool) -> str:
 
 
 HISTORY_GLYPH = "↺"  # marks a suggestion that the searcher's own history proposed
+FIXED_GLYPH = "✎"  # marks a suggestion that corrects a slip in what was typed
 
 
 def suggestion_row(rank: int, share: float, item: Suggestion) -> Table:
     """One suggestion as a row of columns: rank and bar, the text (marked if it came from
-    the searcher's history), its source. A long text wraps inside its own column, never
-    under the rank."""
+    the searcher's history, or corrects a slip in what was typed), its source. A long text
+    wraps inside its own column, never under the rank."""
     row = Table.grid(padding=(0, 1), expand=True)
     row.add_column(no_wrap=True)
     row.add_column(ratio=1)
-    text = Text.assemble((f"{HISTORY_GLYPH} ", "bold magenta"), item.text)
+    marks = [(f"{HISTORY_GLYPH} ", "bold magenta")] if item.from_history else []
+    if item.corrected:
+        marks.append((f"{FIXED_GLYPH} ", "bold yellow"))
     cells = [
         Text.assemble((f"{rank} ", "bold"), (bar(share, BAR), "green")),
-        text if item.from_history else Text(item.text),
+        Text.assemble(*marks, item.text),
     ]
     if item.source:
         row.add_column(no_wrap=True)
@@ -82,6 +85,13 @@ class SuggestionList(OptionList, can_focus=False):
         for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
             self.add_option(Option(suggestion_row(rank, share, item)))
         self.highlighted = None
+
+    def show_none(self, prefix: str) -> None:
+        """Say in one line that nothing passed, naming what was typed when something was."""
+        if prefix.strip():
+            self.show_message(f"No known query starts like “{prefix.strip()}”.")
+        else:
+            self.show_message("No suggestions.")
 
     def show_message(self, message: str) -> None:
         """Show `message` in place of the suggestions."""

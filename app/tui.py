@@ -26,7 +26,15 @@ from .history_control import HistoryControl
 from .history_panel import HistoryPanel
 from .history_screen import HistoryScreen
 from .history_store import HistoryStore
-from .model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, used_queries
+from .model import (
+    Backend,
+    ModelError,
+    SessionAttention,
+    Suggestions,
+    ignored_reasons,
+    read_as,
+    used_queries,
+)
 from .query_input import QueryInput, continue_typed, typed_prefix
 from .scheduler import Request, SuggestionScheduler, call_model
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
@@ -331,7 +339,7 @@ class MtnApp(App):
             )
             options.show_message(message)
         elif not suggestions.items:
-            options.show_message("No suggestions.")
+            options.show_none(suggestions.prefix)
         else:
             options.show(suggestions)
             copy.confidences = are_confidences([item.score for item in suggestions.items])
@@ -412,9 +420,9 @@ class MtnApp(App):
         kept = len(attention.queries) if attention is not None else 0
         heat_map.numbers = [index + 1 for index in used_queries(self.session, kept)]
         heat_map.attention = attention
-        self.query_one(SessionPanel).ignored = (
-            ignored_reasons(self.session, kept) if attention is not None else {}
-        )
+        panel = self.query_one(SessionPanel)
+        panel.ignored = ignored_reasons(self.session, kept) if attention is not None else {}
+        panel.read_as = read_as(self.session, attention.queries) if attention is not None else {}
 
     def action_next_layer(self) -> None:
         """Show the next layer's attention."""

@@ -56,7 +56,10 @@ from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.typos and not args.prefix:
+        parser.error("--typos needs --prefix: it slips what is typed of the next query")
     decoding = decode_config(args)
     try:
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
@@ -141,6 +144,13 @@ def _add_report_arguments(parser):
         help="score `complete` instead of `suggest`: the next query's first N characters typed "
         "(and a session's first query's first 4 after an empty session), beside MPC; "
         "no chart",
+    )
+    parser.add_argument(
+        "--typos",
+        action="store_true",
+        help="with --prefix: each case of 3 or more characters again with one seeded slip of "
+        "the finger in what was typed (two letters swapped, one dropped, a neighbouring key, "
+        "a letter doubled; never the first or the last typed), beside fuzzy MPC",
     )
     parser.add_argument("--json", type=file_name, help="write the report as JSON here")
     parser.add_argument("--markdown", type=file_name, help="write the Table 2 style table here")

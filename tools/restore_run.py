@@ -12,17 +12,9 @@ import json
 import os
 import shutil
 
-# The ranker's weights in the SavedModel's checkpoint, in `ranker.get_weights()` order.
-RANKER_KEY = "hybrid/ranker/_operations/%s/.ATTRIBUTES/VARIABLE_VALUE"
-RANKER_WEIGHTS = (
-    "1/adapt_mean",
-    "1/adapt_variance",
-    "1/count",
-    "2/_kernel",
-    "2/bias",
-    "3/_kernel",
-    "3/bias",
-)
+# The ranker's weights in the SavedModel's checkpoint, in `ranker.weights` order
+# (tables.track_variables_only keeps them as `ranker_variables`).
+RANKER_KEY = "hybrid/ranker_variables/%d/.ATTRIBUTES/VARIABLE_VALUE"
 
 
 def matched(keras_variables, saved_variables):
@@ -70,7 +62,7 @@ def main(argv=None):
     checkpoint = tf.train.load_checkpoint(
         os.path.join(args.savedmodel, "savedmodel", "variables", "variables")
     )
-    ranker.set_weights([checkpoint.get_tensor(RANKER_KEY % name) for name in RANKER_WEIGHTS])
+    ranker.set_weights([checkpoint.get_tensor(RANKER_KEY % i) for i in range(len(ranker.weights))])
     os.makedirs(args.out, exist_ok=True)
     model.save(os.path.join(args.out, "model.keras"))
     for name in ("vocab.txt", "train_summary.json"):

@@ -4,7 +4,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-FILTERS = ("session", "repeats", "blocked", "unrelated")
+FILTERS = ("session", "repeats", "blocked", "unrelated", "nonwords")
 
 # The names of mtn_keras.models.MODELS, known without importing TensorFlow.
 MODEL_NAMES = ("mtn", "transformer", "hred", "mnsrf", "seq2seq")

@@ -8,6 +8,7 @@ import tensorflow as tf
 from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup, completes
+from mtn_keras.ranking.typos import near_prefix
 
 
 class CandidatePool(tf.Module):
@@ -31,19 +32,24 @@ class CandidatePool(tf.Module):
         """The candidates after the session's queries [B, S'] (words [B, S', n]), with the
         kept history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
         (PrefixConstraint.chars; "" for none): `texts` [B, C] ("" padding), `source` [C]
-        ("log", "session" or "history"), the last query's `rare` word ids (LogLookup) and
-        the prefix's `completions` (PrefixLookup). Only candidates that complete what was
-        typed are kept."""
+        ("log", "session", "history" or "fixed"), the last query's `rare` word ids
+        (LogLookup), the prefix's `completions` (PrefixLookup) and the log's completions of
+        what was typed with one slip corrected (`fixed`, PrefixLookup.near_completions).
+        Only candidates that complete what was typed, as typed or one edit from it
+        (typos.near_prefix), are kept."""
         rare = self.lookup.rare_word_ids(queries)
         log = self.lookup.candidates(queries, rare)
-        log = tf.where(completes(log, typed), log, "")
+        log = tf.where(matches(log, typed), log, "")
         completions = self.prefixes.completions(typed)
+        fixed = self.prefixes.near_completions(typed)
+        texts = self.with_completions(log, completions)
         parts = {
-            "log": self.with_completions(log, completions),
+            "log": texts,
             "session": self.returns(queries, typed),
             "history": self.history.candidates(
-                history, queries, session_words, completes(history, typed)
+                history, queries, session_words, matches(history, typed)
             ),
+            "fixed": self.new_texts(self.prefixes.texts(fixed), texts),
         }
         source = [tf.fill(tf.shape(texts)[1:], name) for name, texts in parts.items()]
         return {
@@ -51,14 +57,19 @@ class CandidatePool(tf.Module):
             "source": tf.concat(source, axis=0),
             "rare": rare,
             "completions": completions,
+            "fixed": fixed,
         }
 
     def with_completions(self, texts, completions):
         """The log's candidate texts [B, C] followed by the texts of the prefix's
         `completions` [B, top] that are not among them ("" in their place)."""
-        extra = self.prefixes.texts(completions)
+        return tf.concat([texts, self.new_texts(self.prefixes.texts(completions), texts)], 1)
+
+    @staticmethod
+    def new_texts(extra, texts):
+        """The `extra` texts [B, X] that are not among `texts` [B, C] ("" in their place)."""
         seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
-        return tf.concat([texts, tf.where(seen, "", extra)], axis=1)
+        return tf.where(seen, "", extra)
 
     def returns(self, queries, typed):
         """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
@@ -68,3 +79,9 @@ class CandidatePool(tf.Module):
         starts = completes(earlier, typed) & (typed != "")[:, None]
         earlier = tf.where(starts, earlier, "")
         return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
+
+
+def matches(texts, typed):
+    """[B, M]: the texts [B, M] that complete what was `typed` [B], as typed or one edit
+    from it (typos.near_prefix)."""
+    return completes(texts, typed) | near_prefix(texts, typed)

@@ -10,7 +10,10 @@ Each filter is on by default and can be switched off by name:
 - `unrelated`: a suggestion that shares no word with the session needs a witness, or it is a
   generic popular query ("google", "ebay") that the model offers after any session. With a
   ranking the witness is the log (it followed one of the session's queries there); without
-  one, the model's knowing some word of the session; in `complete`, what the user typed.
+  one, the model's knowing some word of the session; in `complete`, what the user typed;
+- `nonwords`: every word of a suggestion is a known word: the vocabulary's, the log's, the
+  session's, the user's history's, or a finished typed word (serving/spelling.py); the
+  unfinished word being typed stands only completed into one.
 Shown suggestions also differ: of two with the same words in any order, the better stays.
 """
 

@@ -18,7 +18,9 @@ from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
+from mtn_keras.ranking.prefix_lookup import completes
 from mtn_keras.ranking.tables import track_variables_only
+from mtn_keras.ranking.typos import FIXED_WEIGHT
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
@@ -60,9 +62,10 @@ def top(scores, k, *columns):
 
 
 def source_names(*flags):
-    """Bool masks [B, M] of (in_beam, from_log, from_history, from_session) -> "model",
-    "log", "history", "session" or their union ("model+log+history")."""
-    names = ("model", "log", "history", "session")
+    """Bool masks [B, M] of (in_beam, from_log, from_history, from_session, fixed) ->
+    "model", "log", "history", "session", "fixed" (it corrects a slip in what was typed) or
+    their union ("model+log+history", "log+fixed")."""
+    names = ("model", "log", "history", "session", "fixed")
     parts = [tf.where(flag, name + "+", "") for flag, name in zip(flags, names)]
     return tf.strings.regex_replace(tf.strings.join(parts), r"\+$", "")
 
@@ -118,7 +121,8 @@ class HybridRanker(tf.Module):
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
         in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
-        from_log = tf.reduce_any(same & (source == "log")[None, None, :], axis=-1)
+        logged_part = (source == "log") | (source == "fixed")
+        from_log = tf.reduce_any(same & logged_part[None, None, :], axis=-1)
         from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
         # A completion that returns to an earlier session query, whoever proposed it.
         from_session, returns = revisited(texts, inputs["queries"], log["typed"] != "")
@@ -129,7 +133,14 @@ class HybridRanker(tf.Module):
         known = tf.stack([tf.cast(lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = lookup.evidence(inputs["queries"], texts, log["rare"])
         history = self.pool.history.evidence(log["history"], inputs["queries"], texts, words)
-        prefix = self.pool.prefixes.features(texts, log["completions"], log["typed"])
+        # A candidate that completes what was typed only with a slip corrected has its prefix
+        # evidence among the log's corrected completions.
+        fixed = (log["typed"] != "")[:, None] & ~completes(texts, log["typed"]) & (texts != "")
+        prefix = tf.where(
+            fixed[:, :, None],
+            self.pool.prefixes.features(texts, log["fixed"], log["typed"]),
+            self.pool.prefixes.features(texts, log["completions"], log["typed"]),
+        )
         features = candidate_features(
             log_probs,
             lengths,
@@ -150,7 +161,8 @@ class HybridRanker(tf.Module):
             "texts": texts,
             "words": words,
             "features": features,
-            "sources": source_names(in_beam, from_log, from_history, from_session),
+            "sources": source_names(in_beam, from_log, from_history, from_session, fixed),
+            "fixed": fixed,
             "valid": offered & ~repeated & check(words, texts, logged | from_history),
             "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
         }
@@ -169,6 +181,7 @@ class HybridRanker(tf.Module):
         mine = found["in_history"] & ~typed[:, None]  # the history's, while nothing is typed
         own = self.probabilities(without_history(found["features"]))
         probs = tf.where(mine | typed[:, None], probs, own)
+        probs = tf.where(found["fixed"], probs * FIXED_WEIGHT, probs)
         untyped = tf.where(mine, self.history_threshold, self.threshold)
         threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)

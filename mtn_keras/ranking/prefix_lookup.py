@@ -6,6 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.ranking.tables import SavedTable, saved_array
+from mtn_keras.ranking.typos import edit_variants
 
 PREFIX_FEATURES = ("prefix_chars", "prefix_rank", "prefix_share")
 
@@ -68,6 +69,22 @@ class PrefixLookup(tf.Module):
         keep = completes(self.texts(ids), typed) & (ids >= 0) & (typed != "")[:, None]
         top, _ = tf.math.top_k(tf.where(keep, -ids, -tf.cast(self.size, tf.int64)), self.top)
         return tf.where(top > -self.size, -top, -1)
+
+    def near_completions(self, typed):
+        """Typed prefixes [B] -> the ids [B, top] of the log's most frequent queries that
+        start one edit from what was typed (typos.edit_variants) and do not complete it as
+        typed, most frequent first (-1 pads; none for fewer than typos.MIN_CHARS typed)."""
+        batch = tf.shape(typed)[0]
+        variants = edit_variants(typed)
+        found = self.completions(tf.reshape(variants, [-1]))
+        ids = tf.reshape(found, [batch, -1])
+        past = tf.constant(self.size, tf.int64)  # sorts after every query id
+        ids = tf.where(completes(self.texts(ids), typed) | (ids < 0), past, ids)
+        ids = tf.sort(ids, axis=1)  # most frequent first: ids go by falling count
+        repeated = tf.pad(ids[:, 1:] == ids[:, :-1], [[0, 0], [1, 0]])
+        ids = tf.sort(tf.where(repeated, past, ids), axis=1)
+        ids = tf.pad(ids, [[0, 0], [0, self.top]], constant_values=past)[:, : self.top]
+        return tf.where(ids < past, ids, -1)
 
     def texts(self, ids):
         """The query texts of ids (any shape; "" for -1)."""

@@ -14,6 +14,7 @@ from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
 from mtn_keras.scorecard.report import _cell, split_by_history
+from mtn_keras.scorecard.typos import FuzzyMPC, nonword_share, slipped_prefixes
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
 LAST_CHAR = chr(0x10FFFF)
@@ -58,12 +59,13 @@ class HistoryThenMPC:
         return list(dict.fromkeys(own + self.mpc.complete(prefix, k)))[:k]
 
 
-def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None):
+def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typos=False):
     """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units, histories):
-    every pair with the first `chars` characters of its next query typed, and each session's
-    first query with its first FIRST_QUERY_CHARS typed after an empty session. The units
-    (users, else sessions) are what the bootstrap resamples; the histories (each case's
-    rows' earlier queries) are None without the sessions' `histories` (one per session).
+    every pair with the first `chars` characters of its next query typed (with `typos`, the
+    same pairs again typed with one seeded slip, scorecard.typos), and each session's first
+    query with its first FIRST_QUERY_CHARS typed after an empty session. The units (users,
+    else sessions) are what the bootstrap resamples; the histories (each case's rows'
+    earlier queries) are None without the sessions' `histories` (one per session).
     Raises ValueError for a size no next query is longer than (every one typed whole)."""
     pairs = session_pairs(sessions)
     longest = max((len(query) for _, query in pairs), default=0)
@@ -74,10 +76,12 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None):
         )
     groups = pair_groups(sessions, users)
     earlier = pair_histories(sessions, histories) if histories is not None else None
-    cases = {
-        f"{size} characters": (pairs, [q[:size] for _, q in pairs], groups, earlier)
-        for size in chars
-    }
+    cases = {}
+    for size in chars:
+        cases[f"{size} characters"] = (pairs, [q[:size] for _, q in pairs], groups, earlier)
+        if typos and size >= 3:
+            slips = slipped_prefixes([q for _, q in pairs], size)
+            cases[f"{size} characters, one slip"] = (pairs, slips, groups, earlier)
     units = users if users is not None else [str(i) for i in range(len(sessions))]
     firsts = [([], session[0]) for session in sessions]
     cases[f"first query, {FIRST_QUERY_CHARS} characters, empty session"] = (
@@ -102,17 +106,22 @@ def completion_report(
     seed=0,
     histories=None,
     complete_with_history=None,
+    typos=False,
 ):
-    """Case -> suggester -> {pairs, sr@5, mrr@5 and with `resamples` their `_ci`} for the
-    model's `complete(contexts, prefixes) -> lists of texts` (row `name`), MPC and MPC
-    without the session's queries, all on the same pairs. With the sessions' `histories`
-    (each session's user's earlier queries) and `complete_with_history(contexts, prefixes,
-    histories)`, also "NAME + history" and the history-then-MPC anchor, and every row's
-    figures split into repeat and new pairs (report.split_by_history)."""
+    """Case -> suggester -> {pairs, sr@5, mrr@5, nonwords and with `resamples` the `_ci` of
+    the first two} for the model's `complete(contexts, prefixes) -> lists of texts` (row
+    `name`), MPC, MPC without the session's queries and fuzzy MPC, all on the same pairs;
+    `nonwords` is the share of shown items holding a word that neither the training log nor
+    the user's history holds. With `typos`, each case again with one slip in what was typed.
+    With the sessions' `histories` (each session's user's earlier queries) and
+    `complete_with_history(contexts, prefixes, histories)`, also "NAME + history" and the
+    history-then-MPC anchor, and every row's figures split into repeat and new pairs
+    (report.split_by_history)."""
     mpc = MostPopularCompletion().fit(train_sessions)
+    known = {word for query in mpc.counts for word in query.split()}
     follows = log_follows(train_sessions) if histories is not None else frozenset()
     report = {}
-    cases = completion_cases(sessions, users, chars, histories)
+    cases = completion_cases(sessions, users, chars, histories, typos)
     for case, (pairs, prefixes, groups, earlier) in cases.items():
         contexts = [context for context, _ in pairs]
         lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
@@ -120,9 +129,10 @@ def completion_report(
             lists[f"{name} + history"] = in_batches(
                 complete_with_history, batch_size, contexts, prefixes, earlier
             )
-        lists |= anchor_lists(mpc, contexts, prefixes, earlier, k)
+        lists |= anchor_lists(mpc, contexts, prefixes, earlier, k, typos)
         report[case] = {
             row: case_scores(found, pairs, groups, k, resamples, seed)
+            | {"nonwords": 100 * nonword_share(found, known, earlier)}
             for row, found in lists.items()
         }
         if earlier is not None:
@@ -140,15 +150,17 @@ def in_batches(complete, batch_size, *columns):
     return lists
 
 
-def anchor_lists(mpc, contexts, prefixes, earlier, k):
-    """The anchors' k completions of each row: MPC, MPC without the session's queries and,
-    with the rows' histories (`earlier`), the history then MPC."""
+def anchor_lists(mpc, contexts, prefixes, earlier, k, fuzzy=False):
+    """The anchors' k completions of each row: MPC, MPC without the session's queries, with
+    `fuzzy` fuzzy MPC and, with the rows' histories (`earlier`), the history then MPC."""
     lists = {
         "MPC": [mpc.complete(prefix, k) for prefix in prefixes],
         "MPC without the session's queries": [
             mpc.complete(prefix, k, set(context)) for context, prefix in zip(contexts, prefixes)
         ],
     }
+    if fuzzy:
+        lists["fuzzy MPC"] = [FuzzyMPC(mpc).complete(prefix, k) for prefix in prefixes]
     if earlier is not None:
         own = HistoryThenMPC(mpc)
         lists["history then MPC"] = [
@@ -177,8 +189,8 @@ def completion_table(report):
     suggester, SR@5 and MRR@5 with their intervals; with histories, SR@5 on repeat and new
     pairs, the difference on new pairs and the unrelated history items too."""
     split = any("history_split" in row for rows in report.values() for row in rows.values())
-    head = "| Typed | Suggester | Pairs | SR@5 | MRR@5 |"
-    rule = "| --- | --- | ---: | ---: | ---: |"
+    head = "| Typed | Suggester | Pairs | SR@5 | MRR@5 | Non-words shown |"
+    rule = "| --- | --- | ---: | ---: | ---: | ---: |"
     if split:
         head += " SR@5 repeat | SR@5 new | New: with − without | Unrelated history |"
         rule += " ---: | ---: | ---: | ---: |"
@@ -186,6 +198,7 @@ def completion_table(report):
     for case, rows in report.items():
         for name, row in rows.items():
             cells = [_cell(row[key], row.get(f"{key}_ci")) for key in ("sr@5", "mrr@5")]
+            cells.append(_cell(row["nonwords"]))
             if parts := row.get("history_split"):
                 difference = parts.get("new_difference")
                 cells += [

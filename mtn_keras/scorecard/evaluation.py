@@ -147,6 +147,7 @@ def completions(
         BOOTSTRAP_SEED,
         histories,
         model_completer(with_history, decoding.k, history=True) if histories is not None else None,
+        args.typos,
     )
 
 

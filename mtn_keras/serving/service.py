@@ -11,6 +11,11 @@ DecodeConfig.xla is off (for a TensorFlow Serving without XLA). Behaviour on odd
   past 64 (or the longest vocabulary word), in the session and in a prefix alike;
 - under a WordPiece vocabulary a word is spelt from pieces (text.Tokeniser) and the
   suggestions' pieces are joined back into words;
+- a session word that neither the vocabulary nor the log knows is read through its
+  correction when one is one edit away (spelling.py; the `queries` output shows it);
+- what is typed matches the log's queries and the history as typed and within one edit
+  (ranking/typos.py): such corrected candidates are ranked with the rest, their source
+  `fixed`; a shown suggestion holds known words only (the `nonwords` filter);
 - words outside the vocabulary (or that no piece spells) can be copied from the session and
   come out verbatim; elsewhere (typed, or in a log candidate) the model scores such a word
   as its rarest word (models.base.unknown_as_rarest);
@@ -50,6 +55,7 @@ from mtn_keras.serving.inputs import (
     unless_empty,
 )
 from mtn_keras.serving.prefix import PrefixConstraint, constrained
+from mtn_keras.serving.spelling import Spelling
 
 
 class SuggestionService(tf.Module):
@@ -92,6 +98,7 @@ class SuggestionService(tf.Module):
             self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
             shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
             self.hybrid = HybridRanker(self.pool, ranking.ranker, *shown)
+        self.spelling = Spelling(self.encoder, self.pool and self.pool.lookup.word_ids)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
@@ -110,7 +117,7 @@ class SuggestionService(tf.Module):
         inputs, beam, log, typed, attention = self.candidates(session, prefix, kept)
         batch = tf.shape(session)[0]
         vouched = tf.zeros([batch], tf.bool) if typed is None else typed["any"]
-        check = self.check(inputs, vouched)
+        check = self.check(inputs, typed, kept)
         if self.hybrid is None:
             scores, text, sources, copied = beam_only(
                 beam, check, self.encoder.knows_session(inputs), self.k
@@ -149,6 +156,7 @@ class SuggestionService(tf.Module):
         level), its attention over the kept history [B, T] (else None). The candidates are each
         a dict of words [B, M, L], log_probs, lengths, unknown (words the model cannot
         write) and copied (copy weights), the beam's with its scores too."""
+        session = self.spelling.corrected(self.encoder.normalise(session))
         inputs = self.encoder.prepare(session, prefix)
         typed = None if prefix is None else self.typed.read(prefix, inputs["typed"])
         if history is None:
@@ -215,29 +223,38 @@ class SuggestionService(tf.Module):
         cut = tf.strings.reduce_join(words[:, : self.n], axis=-1, separator=" ")
         return self.history.kept(tf.reshape(cut, tf.shape(history)))
 
-    def check(self, inputs, typed):
+    def check(self, inputs, typed, history):
         """The filters for these sessions: (words [B, M, L], texts [B, M], vouched [B, M])
-        -> keep [B, M]. Typed words (`typed` [B]) vouch for every completion (`unrelated`)
-        and let a completion return to an earlier query of the session (`session`)."""
-        return lambda words, texts, vouched: filters.keep(
-            words,
-            texts,
-            inputs["words"],
-            self.blocked_pattern,
-            self.filters,
-            vouched | typed[:, None],
-            filters.revisited(texts, inputs["queries"], typed)[0],
-        )
+        -> keep [B, M]. Typed words (`typed`: PrefixConstraint.read, or None) vouch for
+        every completion (`unrelated`) and let a completion return to an earlier query of
+        the session (`session`); with the kept `history`, they say which words are known
+        (`nonwords`, Spelling.all_known)."""
+        any_typed = tf.zeros([tf.shape(history)[0]], tf.bool) if typed is None else typed["any"]
+
+        def keep(words, texts, vouched):
+            kept = filters.keep(
+                words,
+                texts,
+                inputs["words"],
+                self.blocked_pattern,
+                self.filters,
+                vouched | any_typed[:, None],
+                filters.revisited(texts, inputs["queries"], any_typed)[0],
+            )
+            if "nonwords" in self.filters:
+                kept &= self.spelling.all_known(words, inputs["words"], history, typed)
+            return kept
+
+        return keep
 
     def candidate_table(self, session, prefix, history):
         """Every candidate of the hybrid ranking with its features (see HybridRanker.table)
         after the typed `prefix` [B] ("" for none), with the user's earlier queries
         `history` [B, H], for fitting the ranker."""
-        inputs, beam, log, typed, _ = self.candidates(
-            session, prefix, self.kept_history(session, history)
-        )
+        kept = self.kept_history(session, history)
+        inputs, beam, log, typed, _ = self.candidates(session, prefix, kept)
         return self.hybrid.table(
-            inputs, beam, log, self.check(inputs, typed["any"]), self.encoder.known_words(inputs)
+            inputs, beam, log, self.check(inputs, typed, kept), self.encoder.known_words(inputs)
         )
 
     def search_inputs(self, inputs, typed, history, pooled=None):

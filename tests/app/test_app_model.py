@@ -11,6 +11,7 @@ from app.model import (
     Backend,
     ModelError,
     ignored_reasons,
+    read_as,
     resolve_model_path,
     used_queries,
 )
@@ -72,6 +73,13 @@ def test_used_and_ignored_queries_in_the_session_numbering():
         5: "no words",
     }
     assert used_queries(session, 0) == []
+
+
+def test_a_query_read_through_a_correction_is_named_in_the_session_numbering():
+    session = ["", "weahter boston", "Cheap Flights!"]
+    assert read_as(session, ["weather boston", "cheap flights"]) == {1: "weather boston"}
+    assert read_as(session, ["cheap flights"]) == {}
+    assert read_as(session, []) == {}
 
 
 def test_name_path_and_load_time(fake_model):

@@ -22,3 +22,19 @@ def test_a_query_read_three_times_is_one_row_with_its_weights_summed():
     np.testing.assert_allclose(summed, [0.65, 0.2], rtol=1e-6)
     table = history_table(queries, np.array([0.1, 0.2, 0.3, 0.25]), 60)
     assert table.row_count == 2 <= ROWS
+
+
+def test_a_corrected_suggestion_is_marked_and_a_history_one_too():
+    from rich.console import Console
+
+    from app.model import Suggestion
+    from app.suggestion_list import FIXED_GLYPH, HISTORY_GLYPH, suggestion_row
+
+    def shown(source):
+        console = Console(width=60, record=True)
+        console.print(suggestion_row(1, 1.0, Suggestion("weather", 0.5, None, source)))
+        return console.export_text()
+
+    assert FIXED_GLYPH in shown("log+fixed") and HISTORY_GLYPH not in shown("log+fixed")
+    assert FIXED_GLYPH not in shown("model+log")
+    assert HISTORY_GLYPH in shown("history+fixed") and FIXED_GLYPH in shown("history+fixed")

@@ -1,0 +1,114 @@
+"""Typing with a slip (`evaluate --prefix N --typos`): each case's typed prefix with one seeded
+slip of the finger, the fuzzy most-popular-completion anchor, and the share of shown items
+that hold a word nobody typed.
+
+A slip is one of: two neighbouring letters swapped, one dropped, a neighbouring key hit
+instead, a letter doubled; never on the first character and never on the last one typed, so
+the prefix keeps its length and what follows the slip is the query's own next characters."""
+
+import heapq
+import random
+from itertools import chain
+
+SLIPS = ("swap", "drop", "neighbour", "double")
+ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 "
+KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def neighbour_keys():
+    """Letter -> the keys beside it on a QWERTY keyboard (same row and the rows above and
+    below, one column either way)."""
+    where = {key: (row, col) for row, keys in enumerate(KEY_ROWS) for col, key in enumerate(keys)}
+    return {
+        key: "".join(
+            other
+            for other, (r, c) in where.items()
+            if other != key and abs(r - row) <= 1 and abs(c - col) <= 1
+        )
+        for key, (row, col) in where.items()
+    }
+
+
+NEIGHBOURS = neighbour_keys()
+
+
+def slipped(query, size, rng):
+    """The first `size` characters of `query` typed with one slip drawn by `rng` (a
+    random.Random), or the clean prefix when no slip fits (fewer than 3 characters typed)."""
+    clean = query[:size]
+    spots = list(range(1, min(size, len(query)) - 1))  # never the first, nor the last typed
+    tries = [(kind, at) for kind in SLIPS for at in spots]
+    rng.shuffle(tries)
+    for kind, at in tries:
+        text = apply_slip(query, kind, at)[:size]
+        if text != clean and text[0] == clean[0]:
+            return text
+    return clean
+
+
+def apply_slip(query, kind, at):
+    """`query` with one slip of `kind` at character `at` (the query itself where it does not
+    apply: a swap of equal letters, a neighbour of a key that has none)."""
+    if kind == "swap" and at + 1 < len(query):
+        return query[:at] + query[at + 1] + query[at] + query[at + 2 :]
+    if kind == "drop":
+        return query[:at] + query[at + 1 :]
+    if kind == "neighbour" and (keys := NEIGHBOURS.get(query[at])):
+        return query[:at] + keys[(at * 7) % len(keys)] + query[at + 1 :]
+    if kind == "double":
+        return query[: at + 1] + query[at:]
+    return query
+
+
+def slipped_prefixes(queries, size, seed=0):
+    """The first `size` characters of each query typed with one slip, seeded."""
+    rng = random.Random(seed)
+    return [slipped(query, size, rng) for query in queries]
+
+
+def one_edit(text, first_fixed=True):
+    """Every string one edit from `text` (a character dropped, two neighbours swapped, one
+    replaced, one inserted before another), the first character kept when `first_fixed`."""
+    start = 1 if first_fixed else 0
+    found = set()
+    for at in range(start, len(text)):
+        head, tail = text[:at], text[at + 1 :]
+        found.add(head + tail)
+        if tail:
+            found.add(head + tail[0] + text[at] + tail[1:])
+        for char in ALPHABET:
+            found.add(head + char + text[at:])
+            found.add(head + char + tail)
+    found.discard(text)
+    return found
+
+
+class FuzzyMPC:
+    """MPC that forgives one slip (Elasticsearch's completion suggester with fuzziness 1):
+    the training log's queries that complete what was typed first, then those that complete
+    a string one edit from it (the first character exact), each by frequency."""
+
+    def __init__(self, mpc):
+        self.mpc = mpc
+
+    def complete(self, prefix, k=5):
+        """Up to k completions of `prefix`, exact ones first."""
+        exact = self.mpc.complete(prefix, k)
+        if len(exact) >= k or not prefix:
+            return exact
+        near = chain.from_iterable(self.mpc.complete(v, k) for v in one_edit(prefix))
+        counts = self.mpc.counts
+        best = heapq.nsmallest(k, set(near) - set(exact), key=lambda q: (-counts[q], q))
+        return (exact + best)[:k]
+
+
+def nonword_share(lists, known, histories=None):
+    """The share of shown items (lists of texts) holding a word that is in neither the
+    `known` words (the vocabulary and the log) nor the row's user's history."""
+    shown = unknown = 0
+    for row, items in enumerate(lists):
+        own = set() if histories is None else {w for q in histories[row] for w in q.split()}
+        for item in items:
+            shown += 1
+            unknown += any(w not in known and w not in own for w in item.split())
+    return unknown / shown if shown else 0.0

@@ -1,0 +1,97 @@
+"""Known words inside the serving graph: which words a shown suggestion may hold (`nonwords`
+filter), and a session query's slips read through their corrections.
+
+A known word is one of the vocabulary or of the query log (with a ranking), one of the
+session's or of the user's history, or a typed word that is finished and no slip; the
+unfinished word being typed counts only once completed into a known word, so a fragment
+continued into a phrase ("labradood puppies", "weahter for sale") is never shown. A session
+word that is not known and has MIN_CHARS or more characters is read as the most frequent
+vocabulary word one edit away (typos.edit_variants), when there is one: "weahter boston"
+as "weather boston". Under a WordPiece vocabulary without a ranking nothing tells a word
+from a fragment: there every word counts as known and no session word is corrected.
+"""
+
+import tensorflow as tf
+
+from mtn_keras.data.vocab import SPECIALS, UNK
+from mtn_keras.ranking.typos import MIN_CHARS, edit_variants
+
+
+def sorted_hashes(words):
+    """Words [B, X] -> their int64 hashes sorted along each row ("" as -1, first)."""
+    hashes = tf.strings.to_hash_bucket_fast(words, 2**62)
+    return tf.sort(tf.where(words == "", tf.constant(-1, tf.int64), hashes), axis=1)
+
+
+def in_rows(words, row_words):
+    """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X]."""
+    table = sorted_hashes(row_words)
+    flat = tf.reshape(tf.strings.to_hash_bucket_fast(words, 2**62), [tf.shape(words)[0], -1])
+    at = tf.searchsorted(table, flat)
+    width = tf.shape(table)[1]
+    found = tf.gather(table, tf.minimum(at, tf.maximum(width - 1, 0)), batch_dims=1)
+    hit = (at < width) & (found == flat)
+    return tf.reshape(hit, tf.shape(words))
+
+
+class Spelling(tf.Module):
+    """The vocabulary's and the log's words, as the judge of a suggestion's words and the
+    corrector of a session's.
+
+    Args:
+        encoder: the `SessionEncoder` (its vocabulary table and tokens).
+        log_words: the query log's word table (LogLookup.word_ids: word -> id, -1 for
+            others), or None without a ranking.
+    """
+
+    def __init__(self, encoder, log_words=None):
+        super().__init__()
+        self.encoder = encoder
+        self.log_words = log_words
+        self.judges = log_words is not None or not encoder.tokenise.pieces
+
+    def known(self, words):
+        """[...]: the words (any shape) are in the vocabulary (whole) or in the log."""
+        found = self.encoder.table.lookup(words) != UNK
+        if self.log_words is not None:
+            found |= self.log_words.lookup(words) >= 0
+        return found | (words == "")
+
+    def all_known(self, words, session_words, history, typed):
+        """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
+        the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
+        finished word of what was `typed` (PrefixConstraint.read, or None) that is no slip
+        (nothing known is one edit from it: a name the log lacks, offered as typed)."""
+        if not self.judges:
+            return tf.ones(tf.shape(words)[:2], tf.bool)
+        batch = tf.shape(words)[0]
+        own = [tf.reshape(session_words, [batch, -1])]
+        own.append(tf.strings.split(history).merge_dims(1, 2).to_tensor(""))
+        if typed is not None:
+            split = tf.strings.split(typed["text"]).to_tensor("")
+            count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+            last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+            finished = tf.where(last & typed["open"][:, None], "", split)
+            own.append(tf.where(self.corrected(finished) == finished, finished, ""))
+        mine = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
+        return tf.reduce_all(self.known(words) | in_rows(words, mine), axis=-1)
+
+    def corrected(self, queries):
+        """Normalised queries (any shape) -> the same with each unknown word of MIN_CHARS or
+        more characters replaced by the most frequent vocabulary word one edit away."""
+        if not self.judges or self.encoder.tokenise.pieces:
+            return queries
+        split = tf.strings.split(tf.reshape(queries, [-1]))
+        words = split.flat_values
+        unknown = ~self.known(words) & (tf.strings.length(words) >= MIN_CHARS)
+        at = tf.where(unknown)
+        wrong = tf.gather_nd(words, at)
+        ids = self.encoder.table.lookup(edit_variants(wrong, whole=True))
+        none = self.encoder.vocab_size
+        best = tf.reduce_min(tf.where(ids >= len(SPECIALS), ids, none), axis=1)
+        right = tf.where(
+            best < none, tf.gather(self.encoder.tokens, tf.minimum(best, none - 1)), wrong
+        )
+        fixed = tf.tensor_scatter_nd_update(words, at, right)
+        joined = tf.strings.reduce_join(split.with_flat_values(fixed), axis=-1, separator=" ")
+        return tf.reshape(joined, tf.shape(queries))

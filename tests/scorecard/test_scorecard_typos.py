@@ -1,0 +1,48 @@
+"""`evaluate --prefix N --typos`: the seeded slips, fuzzy MPC and the non-words shown."""
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mtn_keras.scorecard.completion import MostPopularCompletion, completion_cases
+from mtn_keras.scorecard.typos import FuzzyMPC, nonword_share, one_edit, slipped
+
+
+@given(st.text(alphabet="abcdefgh ", min_size=9, max_size=20), st.integers(3, 8), st.integers())
+def test_a_slip_keeps_the_length_the_first_and_the_last_typed_character(query, size, seed):
+    typed = slipped(query, size, random.Random(seed))
+    clean = query[:size]
+    assert len(typed) == len(clean) and typed[0] == clean[0]
+    if typed != clean:  # one edit from a prefix of the query, within the typed characters
+        assert any(typed in one_edit(query[:n]) for n in (size - 1, size, size + 1))
+
+
+def test_slips_are_the_four_kinds_and_seeded():
+    kinds = {slipped("weather forecast", 5, random.Random(seed)) for seed in range(40)}
+    assert {"waeth", "wather"[:5], "weeat", "weaht"} & kinds
+    assert "weath" not in kinds and all(k[0] == "w" for k in kinds)
+    assert slipped("weather", 5, random.Random(3)) == slipped("weather", 5, random.Random(3))
+
+
+def test_fuzzy_mpc_puts_exact_completions_first_then_one_edit_away():
+    train = [["weather", "weather radar"], ["weather", "wealth"], ["webmd", "wealth fund"]]
+    fuzzy = FuzzyMPC(MostPopularCompletion().fit(train))
+    assert fuzzy.complete("weaht", 3) == ["weather", "wealth", "wealth fund"]
+    assert fuzzy.complete("wealt", 2) == ["wealth", "wealth fund"]
+
+
+def test_non_words_are_words_neither_the_log_nor_the_users_history_holds():
+    lists = [["weahter com", "weather"], ["myspce", ""]]
+    known = {"weather", "com"}
+    assert nonword_share(lists[:1], known) == 0.5
+    assert nonword_share(lists, known, [[], ["myspce"]]) == 1 / 4
+
+
+def test_typos_add_a_slipped_case_beside_each_clean_one():
+    sessions = [["cheap flights", "weather forecast", "guitar lessons"]]
+    cases = completion_cases(sessions, chars=(2, 5), typos=True)
+    assert "2 characters, one slip" not in cases
+    clean, slipped_case = cases["5 characters"], cases["5 characters, one slip"]
+    assert clean[0] == slipped_case[0]  # the same pairs
+    assert clean[1] == ["weath", "guita"] and slipped_case[1] != clean[1]

@@ -1,0 +1,63 @@
+"""What is typed with a slip still finds its queries, corrected ones say so, and a list shows
+known words only: on the tiny ranked model of the made-up log."""
+
+import pytest
+import tensorflow as tf
+
+from mtn_keras.base.config import DecodeConfig
+from mtn_keras.data.text import completes
+from mtn_keras.serving.service import SuggestionService
+
+
+@pytest.fixture(scope="module")
+def service(ranked):
+    config = DecodeConfig(k=5, beam=6, xla=False, threshold=0.0)
+    return SuggestionService(ranked.model, ranked.vocab.tokens, config, ranked.ranking)
+
+
+@pytest.fixture(scope="module")
+def log_words(ranked):
+    return set(ranked.ranking.index.words) | set(ranked.vocab.tokens)
+
+
+def listed(service, sessions, prefixes):
+    out = service.complete(tf.constant(sessions), tf.constant(prefixes))
+    rows = zip(out["suggestions"].numpy(), out["sources"].numpy())
+    return [[(t.decode(), s.decode()) for t, s in zip(*row) if t] for row in rows]
+
+
+def test_a_slip_finds_the_queries_and_marks_them_fixed(service, log_words):
+    sessions = [["cheap flights"], ["pizza delivery"], ["cat food"]]
+    rows = listed(service, sessions, ["guitra", "weahter", "runing s"])
+    intended = ["guitar", "weather", "running s"]
+    for row, typed, meant in zip(rows, ["guitra", "weahter", "runing s"], intended):
+        assert row, typed
+        assert any(completes(text, meant) for text, _ in row), row
+        for text, source in row:
+            assert completes(text, typed) or "fixed" in source.split("+"), (text, source)
+            assert set(text.split()) <= log_words, text
+
+
+def test_what_completes_as_typed_comes_before_a_correction(service):
+    row = listed(service, [["cheap flights"]], ["pizza"])[0]
+    assert row and completes(row[0][0], "pizza") and "fixed" not in row[0][1]
+
+
+def test_a_fragment_nothing_completes_shows_nothing_rather_than_junk(service):
+    out = service.complete(tf.constant([["cheap flights"]]), tf.constant(["zzqxv"]))
+    assert [t for t in out["suggestions"].numpy()[0] if t] == []
+    assert (out["scores"].numpy() == float("-inf")).all()
+
+
+def test_a_finished_new_word_may_stand_as_typed(service, log_words):
+    """A name the log lacks, typed whole, is the user's word; its company must be known."""
+    for text, _ in listed(service, [["cheap flights"]], ["zorblax "])[0]:
+        assert text.split()[0] == "zorblax" and set(text.split()[1:]) <= log_words
+
+
+def test_a_slip_in_the_session_is_read_through_its_correction(service):
+    out = service.suggest(tf.constant([["weahter forecast", "guitar lessons"]]))
+    queries = [q.decode() for q in out["queries"].numpy()[0] if q]
+    assert queries == ["weather forecast", "guitar lessons"]
+    kept = service.suggest(tf.constant([["zorblax gadgets"]]))["queries"].numpy()[0]
+    assert b"zorblax gadgets" in kept.tolist()  # nothing known one edit away: as typed
