@@ -310,6 +310,8 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     store. A store the person cannot write is opened read-only."""
     given = path is not None
     path = Path(path) if given else default_path()
+    if path.is_symlink() and not path.exists():  # SQLite would create its target, mode 644
+        return None, [f"History off: {path} is a link to nowhere: give the path of a store."]
     if path.exists() and not path.is_file():
         return None, [f"History off: {path} is not a file: give the path of a history store."]
     kind = _kind(path)

@@ -1,7 +1,8 @@
 """Issue 47, case 6 and case 5: the history keeps no secrets (card numbers by Luhn, social
 security numbers, key-like tokens, a password after its word), nothing typed with a leading
 space and nothing matching the person's ignore patterns; stored secrets are purged with one
-command; an export goes to a file, a new path or standard output, and nothing else."""
+command; an export goes to a file, a new path or standard output, and nothing else; a
+dangling link as the store creates nothing (case 7)."""
 
 import os
 import socket
@@ -114,3 +115,12 @@ def test_an_export_goes_to_a_file_a_new_path_or_standard_output(tmp_path, capsys
         assert not out
     listening.close()
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_a_dangling_link_as_the_store_creates_nothing(tmp_path):
+    (tmp_path / "link.db").symlink_to(tmp_path / "missing.db")
+    store, notes = open_store(tmp_path / "link.db")
+    assert store is None and notes == [
+        f"History off: {tmp_path / 'link.db'} is a link to nowhere: give the path of a store."
+    ]
+    assert not (tmp_path / "missing.db").exists()
