@@ -11,6 +11,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -54,6 +55,29 @@ def import_queries(store: HistoryStore, timed: list[tuple[str, float]]) -> int:
     new = [(query, when) for query, when in timed if (when, query) not in stored]
     store.add_many(new)
     return len(new)
+
+
+RECOVERY_USER = "me"  # the AnonID of a recovery file's rows
+
+
+def save_unwritten(store: HistoryStore) -> Path:
+    """Write the queries `store` could not take (its `pending`) to a new file beside it,
+    `STORE.unwritten-DATE-XXXX.txt` (0600), as an AOL-format log of the user `me`, so that
+    `mtn-tui --import-history FILE --user me` adds them once the store can be written;
+    returns its path. Raises OSError naming the store's folder when it cannot be made."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        handle, name = tempfile.mkstemp(
+            dir=store.path.parent, prefix=f"{store.path.name}.unwritten-{stamp}-", suffix=".txt"
+        )
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(store.path.parent)) from None
+    with open(handle, "w", encoding="utf-8") as file:
+        file.write("AnonID\tQuery\tQueryTime\n")
+        for query, when in store.pending:
+            stamped = datetime.fromtimestamp(when, timezone.utc).strftime(TIME_FORMAT)
+            file.write(f"{RECOVERY_USER}\t{' '.join(query.split())}\t{stamped}\n")
+    return Path(name)
 
 
 def export_tsv(store: HistoryStore, out: str | Path) -> int:

@@ -12,14 +12,16 @@ from mtn_keras.cli import BAD_INPUT, describe, file_name
 from mtn_keras.data.logs import InputError
 
 from .history_files import (
+    RECOVERY_USER,
     export_refusal,
     export_tsv,
     import_queries,
     purge_secrets,
+    save_unwritten,
     user_queries,
 )
 from .history_filter import HistoryFilter, IgnoreFileError, ignore_path
-from .history_store import StoreError, default_path, open_store
+from .history_store import HistoryStore, StoreError, default_path, open_store
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 
@@ -99,11 +101,30 @@ def main(argv: list[str] | None = None) -> None:
     with native_stderr_silenced(native_log_path()):
         app.run()
     if app.store is not None and app.store.pending:  # the store stayed locked to the end
+        sys.exit(report_unwritten(app.store))
+
+
+def report_unwritten(store: HistoryStore) -> int:
+    """Save the queries of this run that `store` could not take to a recovery file, and say
+    in one line where and how to add them back (or that they could not be saved); the exit
+    status, 1: the run did not keep everything it should have."""
+    count = len(store.pending)
+    try:
+        saved = save_unwritten(store)
+    except OSError as error:
         print(
-            f"mtn-tui: {app.store.path}: {app.store.failure}: {len(app.store.pending)} queries "
-            "of this run could not be written.",
+            f"mtn-tui: {store.path}: {store.failure}: {count} queries of this run could not be "
+            f"written, nor saved beside it ({describe(error)}).",
             file=sys.stderr,
         )
+        return 1
+    print(
+        f"mtn-tui: {store.path}: {store.failure}: {count} queries of this run saved in {saved} "
+        f"instead; add them with: mtn-tui --history {store.path} --import-history {saved} "
+        f"--user {RECOVERY_USER}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def history_files(args: argparse.Namespace) -> int:
