@@ -130,3 +130,68 @@ async def test_a_request_whose_client_has_gone_is_not_computed():
     assert answer["scores"].tolist() == [2]
     assert sum(calls) <= 2 * 2 * SHARE, calls  # not the 500 sessions
     batcher.task.cancel()
+
+
+def post_scope(path):
+    """The ASGI scope of a JSON POST to `path`, as uvicorn makes it."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "server": ("127.0.0.1", 8501),
+        "client": ("127.0.0.1", 40000),
+    }
+
+
+async def test_a_call_cut_off_by_the_servers_stop_is_answered_503_json():
+    """A second Ctrl-C (or the grace's end) cancels the request's task while its model call
+    runs, as uvicorn does: the client reads {"error"} with HTTP 503, not a 500 traceback."""
+    import threading
+
+    import tensorflow as tf
+    from starlette.applications import Starlette
+
+    from mtn_keras.serving.rest import ServedModel, stopping_answered
+
+    started, release = threading.Event(), threading.Event()
+
+    def long_call(session):
+        started.set()
+        release.wait()
+        return {"scores": tf.strings.length(session[:, -1])}
+
+    served = ServedModel.__new__(ServedModel)  # a stand-in signature instead of a SavedModel
+    served.name, served.max_sessions, served.max_body = "tiny", 64, 2**20
+    served.signatures = {"serving_default": ["session"]}
+    batcher = Batcher(long_call, ["session"], wait=0.001, max_batch=64)
+    served.batchers = {"serving_default": batcher}
+    app = stopping_answered(Starlette(routes=served.routes()))
+    body = json.dumps({"instances": [["cheap flights"]]}).encode()
+    arrived, never = [{"type": "http.request", "body": body, "more_body": False}], asyncio.Event()
+
+    async def receive():
+        if arrived:
+            return arrived.pop()
+        await never.wait()  # the client stays connected
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    request = asyncio.create_task(app(post_scope("/v1/models/tiny:predict"), receive, send))
+    await asyncio.to_thread(started.wait)  # the model call runs
+    request.cancel()
+    await request
+    release.set()
+    assert sent[0]["status"] == 503
+    assert (b"content-type", b"application/json") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"]) == {"error": "the server is stopping: try again"}
+    batcher.task.cancel()
