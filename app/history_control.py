@@ -7,6 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .history_filter import HistoryFilter, IgnoreFileError
 from .history_store import HistoryStore, StoreError, open_store
 from .model import Backend
 
@@ -20,9 +21,16 @@ class HistoryControl:
     from or written to it.
     """
 
-    def __init__(self, path: str | Path | None = None, use_history: bool = True):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        use_history: bool = True,
+        ignore: str | Path | None = None,
+    ):
         self.path = path  # None: the user-data folder's store
+        self.ignore = ignore  # None: the config folder's ignore file
         self.use_history = use_history
+        self.filter: HistoryFilter | None = None
         self.store: HistoryStore | None = None
         self.private = False
         self.session_began = time.time()  # the history read is what came before it
@@ -31,6 +39,10 @@ class HistoryControl:
         """Open the store (unless history is off); what the person should hear about it."""
         if not self.use_history:
             return []
+        try:
+            self.filter = HistoryFilter(self.ignore)
+        except IgnoreFileError as error:  # a pattern meant to hide something: keep nothing
+            return [f"History off: {error}."]
         self.store, notes = open_store(self.path)
         return notes
 
@@ -64,13 +76,14 @@ class HistoryControl:
         except (sqlite3.Error, StoreError):
             return ()  # the file went away or was damaged meanwhile: suggest without it
 
-    def keep(self, queries: list[str], new_session: bool) -> None:
-        """Store `queries`, just added to the session (the first ones of it if `new_session`),
-        unless private."""
+    def keep(self, typed: list[str], new_session: bool) -> None:
+        """Store the queries `typed` (as typed), just added to the session (the first ones of
+        it if `new_session`), unless private; those the filter drops are not written."""
         now = time.time()
         if new_session:
             self.session_began = now
         if self.store is not None and not self.private:
+            queries = [query for query in map(self.filter.kept, typed) if query]
             self.store.add_many([(query, now) for query in queries])
 
     def write_pending(self) -> None:

@@ -262,7 +262,7 @@ def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
     Raises sqlite3.DatabaseError for a file that is not a store.
     """
     if read_only:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        db = sqlite3.connect(_read_only_uri(path), uri=True, isolation_level=None)
         version = db.execute("SELECT max(version) FROM schema_version").fetchone()[0]
         if version != VERSION:
             db.close()
@@ -310,6 +310,8 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     store. A store the person cannot write is opened read-only."""
     given = path is not None
     path = Path(path) if given else default_path()
+    if path.is_symlink() and not path.exists():  # SQLite would create its target, mode 644
+        return None, [f"History off: {path} is a link to nowhere: give the path of a store."]
     if path.exists() and not path.is_file():
         return None, [f"History off: {path} is not a file: give the path of a history store."]
     kind = _kind(path)
@@ -361,7 +363,7 @@ def _kind(path: Path) -> str:
     if int.from_bytes(header[68:72], "big") == APP_ID:
         return "ours"
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db = sqlite3.connect(_read_only_uri(path), uri=True)
         try:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         finally:
@@ -369,6 +371,15 @@ def _kind(path: Path) -> str:
     except sqlite3.DatabaseError:
         return "unreadable"
     return "ours" if tables <= TABLES | {"queries_by_time"} else "foreign"
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI that opens the store at `path` for reading only. In a folder this process may
+    not write, SQLite cannot make the -shm file a reader of a WAL store needs ("attempt to
+    write a readonly database"): there the file is read as it stands (immutable), and
+    nothing is created beside it."""
+    frozen = "" if os.access(path.parent, os.W_OK) else "&immutable=1"
+    return f"{path.resolve().as_uri()}?mode=ro{frozen}"
 
 
 def _writable(path: Path) -> bool:

@@ -11,8 +11,17 @@ from mtn_keras.base.xla_setup import cache_home, set_up_xla, skip_graph_rewrites
 from mtn_keras.cli import BAD_INPUT, describe, file_name
 from mtn_keras.data.logs import InputError
 
-from .history_files import export_refusal, export_tsv, import_queries, user_queries
-from .history_store import StoreError, default_path, open_store
+from .history_files import (
+    RECOVERY_USER,
+    export_refusal,
+    export_tsv,
+    import_queries,
+    purge_secrets,
+    save_unwritten,
+    user_queries,
+)
+from .history_filter import HistoryFilter, IgnoreFileError, ignore_path
+from .history_store import HistoryStore, StoreError, default_path, open_store
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 
@@ -51,7 +60,14 @@ def parser() -> argparse.ArgumentParser:
         "--export-history",
         metavar="FILE",
         type=file_name,
-        help="write the store's queries to FILE (0600), one a line: query TAB time (UTC); and exit",
+        help="write the store's queries to FILE (0600; - for standard output), one a line: "
+        "query TAB time (UTC); and exit",
+    )
+    parser.add_argument(
+        "--purge-secrets",
+        action="store_true",
+        help="delete the stored queries that look like secrets or match a pattern of "
+        f"{ignore_path()}, and exit",
     )
     parser.add_argument(
         "--force", action="store_true", help="let --export-history replace an existing FILE"
@@ -62,11 +78,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args_parser = parser()
     args = args_parser.parse_args(argv)
-    if args.import_history is not None or args.export_history is not None:
+    if args.import_history is not None or args.export_history is not None or args.purge_secrets:
         if args.import_history and not args.user:
             args_parser.error("--import-history needs --user ID")
         if args.no_history:
-            args_parser.error("--no-history opens no store to import into or export from")
+            args_parser.error("--no-history opens no store to import into, export from or purge")
         try:
             sys.exit(history_files(args))
         except KeyboardInterrupt:  # an import is one transaction; an export's part is removed
@@ -85,11 +101,30 @@ def main(argv: list[str] | None = None) -> None:
     with native_stderr_silenced(native_log_path()):
         app.run()
     if app.store is not None and app.store.pending:  # the store stayed locked to the end
+        sys.exit(report_unwritten(app.store))
+
+
+def report_unwritten(store: HistoryStore) -> int:
+    """Save the queries of this run that `store` could not take to a recovery file, and say
+    in one line where and how to add them back (or that they could not be saved); the exit
+    status, 1: the run did not keep everything it should have."""
+    count = len(store.pending)
+    try:
+        saved = save_unwritten(store)
+    except OSError as error:
         print(
-            f"mtn-tui: {app.store.path}: {app.store.failure}: {len(app.store.pending)} queries "
-            "of this run could not be written.",
+            f"mtn-tui: {store.path}: {store.failure}: {count} queries of this run could not be "
+            f"written, nor saved beside it ({describe(error)}).",
             file=sys.stderr,
         )
+        return 1
+    print(
+        f"mtn-tui: {store.path}: {store.failure}: {count} queries of this run saved in {saved} "
+        f"instead; add them with: mtn-tui --history {store.path} --import-history {saved} "
+        f"--user {RECOVERY_USER}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def history_files(args: argparse.Namespace) -> int:
@@ -97,6 +132,7 @@ def history_files(args: argparse.Namespace) -> int:
     bad input (checked before the store is opened, so that a failed import creates nothing),
     1 for a store that cannot be used or could not take every query."""
     try:
+        history_filter = HistoryFilter()
         if args.export_history is not None:
             store_path = Path(args.history) if args.history else default_path()
             refusal = export_refusal(
@@ -105,7 +141,8 @@ def history_files(args: argparse.Namespace) -> int:
             if refusal:
                 raise InputError(refusal)
         timed = user_queries(args.import_history, args.user) if args.import_history else []
-    except InputError as error:
+        timed = [(query, when) for query, when in timed if history_filter.kept(query)]
+    except (InputError, IgnoreFileError) as error:
         print(f"mtn-tui: {error}", file=sys.stderr)
         return BAD_INPUT
     store, notes = open_store(args.history)
@@ -121,9 +158,20 @@ def history_files(args: argparse.Namespace) -> int:
                     f"{store.path}: {store.failure}: {len(store.pending)} queries not written"
                 )
             print(f"Imported {added} queries of user {args.user} into {store.path}.")
+        if args.purge_secrets:
+            purged, scrubbed = purge_secrets(store, history_filter)
+            print(f"Purged {purged} queries that look like secrets from {store.path}.")
+            if not scrubbed:
+                print(
+                    f"mtn-tui: another program holds {store.path} open: the text stays in "
+                    "its -wal file until it closes it.",
+                    file=sys.stderr,
+                )
         if args.export_history:
             written = export_tsv(store, args.export_history)
-            print(f"Exported {written} queries to {args.export_history}.")
+            to_stdout = args.export_history == "-"  # then the count goes to stderr
+            where = "standard output" if to_stdout else args.export_history
+            print(f"Exported {written} queries to {where}.", file=sys.stderr if to_stdout else None)
     except (StoreError, OSError) as error:
         print(f"mtn-tui: {describe(error)}", file=sys.stderr)
         return 1

@@ -273,7 +273,8 @@ class MtnApp(App):
         if not queries:
             self.notify("Empty query ignored: type a query first.", severity="warning")
             return
-        self.history.keep(queries, new_session=not self.session)
+        # as typed: one typed with a leading space is not kept, as shells do
+        self.history.keep([text for text in texts if text.strip()], new_session=not self.session)
         self.session = (*self.session, *queries)
 
     def action_submit(self) -> None:

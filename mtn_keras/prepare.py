@@ -1,4 +1,5 @@
-"""Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."""
+"""Command line: `python -m mtn_keras.prepare --input LOG --out DIR` (or, the same,
+`python -m mtn_keras.data prepare ...`) and `python -m mtn_keras.data stats DIR`."""
 
 import argparse
 import math
@@ -39,24 +40,48 @@ def _split_users(text: str) -> tuple[int, int]:
     return counts
 
 
+DATA_DESCRIPTION = (
+    "Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."
+)
+PREPARE_DESCRIPTION = (
+    "Normalise queries, sessionize per user (rows out of time order are sorted), drop "
+    "consecutive duplicates, filter sessions, split them (seeded), build the vocabulary from "
+    "the training split, write DIR (see docs/contracts.md)."
+)
+
+
 def _parser() -> argparse.ArgumentParser:
-    """The argument parser of both subcommands."""
-    parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=__doc__)
+    """The argument parser of `python -m mtn_keras.data`: both subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=DATA_DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser(
         "prepare",
         help="query logs -> prepared dataset directory",
-        description="Normalise queries, sessionize per user (rows out of time order are "
-        "sorted), drop consecutive duplicates, filter sessions, split them (seeded), build "
-        "the vocabulary from the training split, write DIR (see docs/contracts.md).",
+        description=PREPARE_DESCRIPTION,
     )
-    _add_reading_arguments(p)
-    _add_writing_arguments(p)
-    add_verbose(p)
+    _add_prepare_arguments(p)
     s = commands.add_parser("stats", help="print a prepared directory's counts")
     s.add_argument("dir", metavar="DIR")
     add_verbose(s)
     return parser
+
+
+def _prepare_parser() -> argparse.ArgumentParser:
+    """The argument parser of `python -m mtn_keras.prepare`: prepare's options alone, as
+    the command's name already says what to do."""
+    parser = argparse.ArgumentParser(
+        prog="python -m mtn_keras.prepare", description=PREPARE_DESCRIPTION
+    )
+    _add_prepare_arguments(parser)
+    parser.set_defaults(command="prepare")
+    return parser
+
+
+def _add_prepare_arguments(p: argparse.ArgumentParser) -> None:
+    """Every option of prepare."""
+    _add_reading_arguments(p)
+    _add_writing_arguments(p)
+    add_verbose(p)
 
 
 def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
@@ -161,9 +186,11 @@ def _add_writing_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Runs a subcommand; returns the exit code (2 for bad input, with one line on stderr)."""
-    parser = _parser()
+def main(argv: list[str] | None = None, alone: bool = False) -> int:
+    """Runs a subcommand of `python -m mtn_keras.data`, or with `alone` prepare as
+    `python -m mtn_keras.prepare` (no subcommand); returns the exit code (2 for bad input,
+    with one line on stderr)."""
+    parser = _prepare_parser() if alone else _parser()
     args = parser.parse_args(argv)
     if args.command == "stats":
         return _print_stats(args)
@@ -255,4 +282,4 @@ def _warn_empty(stats, args, split) -> None:
 
 
 if __name__ == "__main__":
-    run(main, "prepare")
+    run(lambda: main(alone=True), "prepare")

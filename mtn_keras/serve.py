@@ -10,30 +10,51 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
 (`/versions/1` may follow NAME, as in TensorFlow Serving.)
 
-Requests that arrive within --batch-wait-ms of each other share one model call, joined until
-it holds --max-batch sessions (rows padded with "" in front to one width; each answer cut back
-to its own; the graph answers a call in chunks of 64 sessions). A bad request (malformed JSON,
-an unknown signature or input, a wrong shape, more than --max-sessions sessions) gets
-TensorFlow Serving's {"error": "..."} with HTTP 400, never a traceback. It listens on
-127.0.0.1 (this machine only) unless --host says otherwise: it has no authentication, and the
-history in a request is a person's.
+Requests that arrive within --batch-wait-ms of each other share one model call of up to
+--max-batch sessions (rows padded with "" in front to one width; each answer cut back to its
+own); a request's sessions go 8 a call while others wait, round-robin, so that a large request
+does not hold a small one behind it. Each request is checked alone before it joins a call, and
+a call that fails is retried request by request: no request fails for another's input. A bad
+request (malformed JSON, an unknown signature or input, a wrong shape, more than
+--max-sessions sessions, a query over 512 characters) gets TensorFlow Serving's
+{"error": "..."} with HTTP 400, a body over --max-body-mb HTTP 413, never a traceback; a
+request whose client hung up is dropped before it is computed. SIGTERM (or Ctrl-C) stops it
+within 10 s whatever the clients do. It listens on 127.0.0.1 (this machine only) unless
+--host says otherwise: it has no authentication, and the history in a request is a person's.
+The options are checked, and the port taken, before the model loads (exit 2 if one cannot be).
 """
 
 import argparse
+import socket
 import sys
 
 from mtn_keras.base.xla_setup import set_up_xla
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
-from mtn_keras.serving.rest import (
-    BATCH_SIZES,
-    MAX_SESSIONS,
-    default_name,
-    make_app,
-)
+from mtn_keras.serving.batching import BATCH_SIZES
+from mtn_keras.serving.requests import MAX_SESSIONS
+from mtn_keras.serving.rest import MAX_BODY_MB, default_name, make_app, stopping_answered
 from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, resolve
 
+GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
 
-def main(argv=None):
+
+def bounded(kind, low, high):
+    """An argparse type: a number of `kind` from `low` to `high`, else one line naming both."""
+
+    def read(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:  # also NaN and inf
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number from {low} to {high}")
+        return value
+
+    return read
+
+
+def arguments(argv):
+    """The parsed options, each checked (argparse: one line, exit 2)."""
     parser = argparse.ArgumentParser(
         prog="python -m mtn_keras.serve",
         description=__doc__,
@@ -47,28 +68,60 @@ def main(argv=None):
         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 opens it to "
         "the network, with no authentication)",
     )
-    parser.add_argument("--port", type=int, default=8501, help="TensorFlow Serving's REST port")
+    parser.add_argument(
+        "--port", type=bounded(int, 1, 65535), default=8501, help="TensorFlow Serving's REST port"
+    )
     parser.add_argument(
         "--batch-wait-ms",
-        type=float,
+        type=bounded(float, 0, 1000),
         default=5.0,
         help="how long a request waits for others to share its model call (default 5)",
     )
     parser.add_argument(
-        "--max-batch", type=int, default=64, help="sessions in one model call (default 64)"
+        "--max-batch",
+        type=bounded(int, 1, 1024),
+        default=64,
+        help="sessions in one model call (default 64)",
     )
     parser.add_argument(
         "--max-sessions",
-        type=int,
+        type=bounded(int, 1, 100_000),
         default=MAX_SESSIONS,
         help=f"sessions one request may hold; more get HTTP 400 (default {MAX_SESSIONS})",
     )
+    parser.add_argument(
+        "--max-body-mb",
+        type=bounded(float, 0.001, 1024),
+        default=MAX_BODY_MB,
+        help=f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
+    )
     add_verbose(parser)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def listening(host, port):
+    """A socket bound to host:port, taken before the model loads; OSError names why not."""
+    try:
+        family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as error:
+        raise OSError(f"--host {host}: {error.strerror}") from None
+    sock = socket.socket(family, kind)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        raise OSError(f"{host}:{port}: {error.strerror}") from None
+    return sock
+
+
+def main(argv=None):
+    args = arguments(argv)
     path = resolve(args.model)
     try:
         check(path)
-    except SavedModelError as error:
+        sock = listening(args.host, args.port)
+    except (SavedModelError, OSError) as error:
         return fail("serve", error, args.verbose)
     set_up_xla()  # before TensorFlow is imported: compilations kept on disk
     if code := needs_tensorflow("serve", args.verbose):
@@ -82,7 +135,15 @@ def main(argv=None):
     except SavedModelError as error:
         return fail("serve", error, args.verbose)
     name = args.name or default_name(args.model)
-    app = make_app(loaded, path, name, args.batch_wait_ms / 1000, args.max_batch, args.max_sessions)
+    app = make_app(
+        loaded,
+        path,
+        name,
+        args.batch_wait_ms / 1000,
+        args.max_batch,
+        args.max_sessions,
+        args.max_body_mb,
+    )
     print("preparing the signatures and compiling the search's batch sizes...", file=sys.stderr)
     sizes = [size for size in BATCH_SIZES if size <= args.max_batch]
     for key, batcher in app.state.batchers.items():
@@ -91,7 +152,10 @@ def main(argv=None):
         f"serving {path} as {name} on http://{args.host}:{args.port}/v1/models/{name}",
         file=sys.stderr,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    config = uvicorn.Config(
+        stopping_answered(app), log_level="warning", timeout_graceful_shutdown=GRACE_S
+    )
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

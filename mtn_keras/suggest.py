@@ -148,17 +148,31 @@ def header(scores, sources):
     return "\t".join(names + (["source"] if any(sources) else []))
 
 
-def stdin_sessions():
-    """The sessions on standard input, one a line, queries TAB-separated. Raises ValueError
-    naming the first line that is not UTF-8 text."""
-    sessions = []
-    for number, line in enumerate(sys.stdin.buffer, start=1):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"standard input line {number} is not UTF-8 text") from None
-        sessions.append(text.rstrip("\r\n").split("\t"))
-    return sessions
+def stdin_batches():
+    """The sessions on standard input, one a line, queries TAB-separated, in lists of at most
+    BATCH of those that have arrived: a script that writes a line and waits gets its answer.
+    Raises ValueError naming the first line that is not UTF-8 text."""
+    fd, rest, number = sys.stdin.fileno(), b"", 0
+    while True:
+        chunk = os.read(fd, 1 << 16)  # what has arrived, waiting only when nothing has
+        if chunk:
+            *lines, rest = (rest + chunk).split(b"\n")
+        else:  # the end: a last line without its line break is a line too
+            lines, rest = [rest] if rest else [], b""
+        sessions, bad = [], None
+        for line in lines:
+            number += 1
+            try:
+                sessions.append(line.decode("utf-8").rstrip("\r").split("\t"))
+            except UnicodeDecodeError:
+                bad = number
+                break
+        for start in range(0, len(sessions), BATCH):  # those before a bad line are answered
+            yield sessions[start : start + BATCH]
+        if bad is not None:
+            raise ValueError(f"standard input line {bad} is not UTF-8 text")
+        if not chunk:
+            return
 
 
 def main(argv=None):
@@ -190,11 +204,10 @@ def main(argv=None):
         if args.user and not args.history:
             raise ValueError("--user names a user of the --history log; give --history too")
         history = read_history(args.history, args.user) if args.history else None
-        sessions = [args.queries] if args.queries else stdin_sessions()
         answer = answerer(args.model, exported, decoding, history)
         if not args.queries:
-            return print_each_line(answer, sessions, args.prefix, args.k)
-        out = answer(sessions, args.prefix)
+            return print_each_line(answer, stdin_batches(), args.prefix, args.k)
+        out = answer([args.queries], args.prefix)
     except (ModelDirError, SavedModelError, InputError, ValueError) as error:
         return cli.fail("suggest", error, args.verbose)
     return print_list(out, args.k, exported)
@@ -258,10 +271,11 @@ def print_list(out, k, exported):
     return 0
 
 
-def print_each_line(answer, sessions, prefix, k):
-    """One line per session: its suggestions, TAB-separated, best first; BATCH at a call."""
-    for start in range(0, len(sessions), BATCH):
-        out = answer(sessions[start : start + BATCH], prefix)
+def print_each_line(answer, batches, prefix, k):
+    """One line per session: its suggestions, TAB-separated, best first; a batch at a call,
+    each line flushed as it is answered."""
+    for sessions in batches:
+        out = answer(sessions, prefix)
         for row in out["suggestions"]:
             print("\t".join(text.decode() for text in row[:k] if text), flush=True)
     return 0

@@ -126,16 +126,26 @@ def _remove(path: str) -> None:
 
 @contextlib.contextmanager
 def _staging_lock(parent: str, kind: str, target: str):
-    """Yields a fresh temporary name in `parent` whose lock file (naming `target`) is held."""
+    """Yields a fresh temporary name in `parent` whose lock file (naming `target`) is held.
+    An OSError about a temporary file (the lock, the staged copy or a file in it) names the
+    person's `target` instead: they gave that path and never saw the other."""
     remove_stale_staging(parent)
-    handle, lock_path = tempfile.mkstemp(prefix=f".{kind}-{os.getpid()}-", suffix=LOCK, dir=parent)
-    os.close(handle)
-    lock = try_lock(lock_path, os.path.abspath(target) + "\n")
+    prefix = f".{kind}-{os.getpid()}-"
     try:
-        yield lock_path[: -len(LOCK)]
-    finally:
-        _remove(lock_path)
-        lock.close()
+        handle, lock_path = tempfile.mkstemp(prefix=prefix, suffix=LOCK, dir=parent)
+        os.close(handle)
+        lock = try_lock(lock_path, os.path.abspath(target) + "\n")
+        try:
+            yield lock_path[: -len(LOCK)]
+        finally:
+            _remove(lock_path)
+            lock.close()
+    except OSError as error:
+        staged = os.path.join(parent, prefix)
+        if not str(error.filename or "").startswith(staged):
+            raise
+        inside = os.path.relpath(error.filename, parent).split(os.sep)[1:]  # a file in it
+        raise OSError(error.errno, error.strerror, os.path.join(target, *inside)) from None
 
 
 # The outputs renamed into place by this process: what an interrupt after them leaves whole.

@@ -10,6 +10,7 @@ from mtn_keras.base.config import ModelConfig, model_config_from_dict
 from mtn_keras.base.keras_file import load_keras
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.data.vocab import Vocabulary
+from mtn_keras.serving.savedmodel import DEFAULT, bundled_model
 
 CONFIG = "config.json"
 
@@ -64,7 +65,16 @@ class TrainedModel:
 
 def load_trained(path, ranking=True):
     """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
-    its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on."""
+    its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on. The name
+    `default` is refused in one line: the bundled model is an export already, without the
+    Keras model that export and rank start from."""
+    if str(path) == DEFAULT:
+        raise ModelDirError(
+            f"default is the bundled model, already exported ({bundled_model()}) and without "
+            "the model.keras of a run folder: use it as it is (suggest, evaluate, serve and "
+            "mtn-tui take --model default), or give a run folder of train (./default for a "
+            "folder of that name)"
+        )
     if not os.path.isdir(path):
         raise ModelDirError(f"{path}: no such model directory")
     files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}

@@ -182,6 +182,27 @@ def test_data_cli_prepare_and_stats(tmp_path):
     )
 
 
+def test_prepare_module_takes_the_options_without_a_subcommand(tmp_path):
+    # Issue 47: `python -m mtn_keras.prepare --input ...` said "invalid choice".
+    log, out = write_log(tmp_path / "log.txt"), tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.prepare", "--input", log, "--out", out],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out}" in done.stdout and (out / "stats.json").is_file()
+    helped = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.prepare", "--help"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert helped.stdout.startswith("usage: python -m mtn_keras.prepare [-h] --input LOG")
+
+
 def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     for bad in (tmp_path / "missing.txt", tmp_path):
         done = run_cli("prepare", "--input", bad, "--out", tmp_path / "out")

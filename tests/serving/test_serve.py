@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from mtn_keras.serving.rest import BadRequest, parse_request, response
+from mtn_keras.serving.requests import BadRequest, parse_request
+from mtn_keras.serving.rest import response
 
 SIGNATURES = {
     "suggest": ["session"],
@@ -54,7 +55,7 @@ def test_row_and_columnar_requests_read_alike():
         ('{"instances": ["used cars"]}', "must be a list"),
         ('{"signature_name": "complete", "inputs": {"session": [["a"]]}}', "missing: prefix"),
         ('{"signature_name": "complete", "inputs": {"session": [["a"]], "prefix": []}}', "one row"),
-        ('{"instances": [{"session": ["a"], "user": "x"}]}', "unknown: user"),
+        ('{"instances": [{"session": ["a"], "user": "x"}]}', "unknown: .user."),
         ('{"inputs": [["a"]] }', None),
     ],
 )
@@ -202,7 +203,7 @@ async def test_a_client_that_hangs_up_leaves_the_batcher_serving():
 
     import tensorflow as tf
 
-    from mtn_keras.serving.rest import Batcher
+    from mtn_keras.serving.batching import Batcher
 
     started = threading.Event()
 
@@ -218,3 +219,99 @@ async def test_a_client_that_hangs_up_leaves_the_batcher_serving():
     answer = await asyncio.wait_for(batcher.answer({"session": [["abc"]]}), 30)
     assert answer["words"].tolist() == [3]
     batcher.task.cancel()
+
+
+@pytest.mark.slow
+def test_limits_and_versions_answer_in_one_line(client):
+    from mtn_keras.serving.rest import MAX_BODY_MB
+
+    huge = b" " * (MAX_BODY_MB * 2**20 + 1)
+    answer = client.post("/v1/models/tiny:predict", content=huge)
+    assert answer.status_code == 413 and "--max-body-mb" in answer.json()["error"]
+    long = predict(client, {"instances": [["a" * 513]]})
+    assert long.status_code == 400 and "at most 512" in long.json()["error"]
+    for version in ("999", "abc", "-1", "2"):
+        for url in (
+            f"/v1/models/tiny/versions/{version}",
+            f"/v1/models/tiny/versions/{version}/metadata",
+        ):
+            got = client.get(url)
+            assert got.status_code == 404 and "Servable not found" in got.json()["error"]
+        post = client.post(f"/v1/models/tiny/versions/{version}:predict", content="{}")
+        assert post.status_code == 404 and f"Specific(tiny, {version})" in post.json()["error"]
+    assert client.get("/v1/models/tiny/versions/1/metadata").status_code == 200
+    one = client.post("/v1/models/tiny/versions/1:predict", json={"instances": [["used cars"]]})
+    assert one.status_code == 200, one.text
+
+
+@pytest.mark.parametrize(
+    "option, words",
+    [
+        (["--port", "70000"], "from 1 to 65535"),
+        (["--port", "0"], "from 1 to 65535"),
+        (["--batch-wait-ms", "inf"], "from 0 to 1000"),
+        (["--max-body-mb", "nan"], "--max-body-mb"),
+        (["--host", "no.such.host.invalid"], "--host no.such.host.invalid"),
+    ],
+)
+def test_start_up_options_are_checked_before_the_model_loads(option, words):
+    done = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.serve", *option], capture_output=True, text=True
+    )
+    # argparse's usage, then one line; never a traceback
+    assert done.returncode == 2 and words in done.stderr.strip().splitlines()[-1], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_port_in_use_is_one_line_before_the_model_loads():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "mtn_keras.serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"
+
+
+@pytest.mark.slow
+def test_sigterm_stops_within_the_grace_whatever_a_client_does(exported):
+    import signal
+    import socket
+    import time
+
+    from mtn_keras.serve import GRACE_S
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mtn_keras.serve", "--model", str(exported), "--name", "tiny"]
+        + ["--port", str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(600):  # it loads and compiles first
+            try:
+                half = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        head = "POST /v1/models/tiny:predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        half.sendall(head.encode() + b'{"instances"')  # 12 of 100 bytes, then nothing
+        time.sleep(0.5)
+        began = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(GRACE_S + 15)
+        assert time.monotonic() - began < GRACE_S + 5
+        assert "Traceback" not in server.stderr.read()
+        half.close()
+    finally:
+        server.kill()

@@ -82,6 +82,17 @@ def test_export_out_that_is_or_lies_under_a_file(trained_model_dir, tmp_path, ca
     refused(capsys, [str(tmp_path / out)], code)
 
 
+def test_export_and_rank_say_why_the_bundled_model_is_not_taken(tmp_path, capsys, monkeypatch):
+    # Issue 47: "no such model directory" though `default` works wherever --model is taken.
+    from mtn_keras import rank
+
+    monkeypatch.chdir(tmp_path)
+    code = export.main(["--model", "default", "--out", str(tmp_path / "out")])
+    refused(capsys, ["default is the bundled model, already exported", "./default"], code)
+    assert not (tmp_path / "out").exists()
+    refused(capsys, ["default is the bundled model"], rank.main(["--model", "default"]))
+
+
 def test_a_killed_export_leaves_no_half_savedmodel(trained, tmp_path, monkeypatch):
     import tensorflow as tf
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mtn_keras.serving.rest import INPUT_RANKS, parse_request
+from mtn_keras.serving.requests import INPUT_RANKS, parse_request
 from mtn_keras.serving.savedmodel import bundled_model
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "serving.md"

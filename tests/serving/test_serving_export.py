@@ -222,6 +222,31 @@ def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_mode
     assert bad.returncode == 2 and b"standard input line 2 is not UTF-8" in bad.stderr
 
 
+def test_suggest_answers_each_line_as_it_arrives(exported):
+    """Issue 47: a script keeps one process, writing a session and reading its answer."""
+    import queue
+    import threading
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported), "--k", "3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    answers = queue.Queue()
+    threading.Thread(target=lambda: [answers.put(line) for line in process.stdout]).start()
+    try:
+        for session in ("cheap flights", "used cars\tused cars online"):
+            process.stdin.write(session + "\n")
+            process.stdin.flush()
+            assert answers.get(timeout=300).endswith("\n")  # before the input ends
+        process.stdin.close()
+        assert process.wait(60) == 0
+    finally:
+        process.kill()
+
+
 @pytest.mark.slow  # a fresh process that imports TensorFlow: about 6 s
 def test_suggest_command_on_a_missing_model(tmp_path):
     done = run_command("mtn_keras.suggest", "--model", str(tmp_path / "nope"), "a query")

@@ -78,6 +78,34 @@ def test_an_interrupted_staging_leaves_the_previous_output(tmp_path):
     assert os.listdir(tmp_path) == ["out"] and (out / "a.txt").read_text() == "before"
 
 
+def test_errors_while_staging_name_the_users_path_not_a_temporary_file(tmp_path, monkeypatch):
+    # Issue 47: "Permission denied: .prepare-6554-....lock" named a file the person never gave.
+    import tempfile
+
+    from mtn_keras.base.outputs import staged_file
+    from mtn_keras.cli import describe
+
+    out, file = str(tmp_path / "data" / "tiny"), str(tmp_path / "out.txt")
+    with pytest.raises(OSError) as raised:
+        with staged_directory(out, "prepare") as temp:
+            open(os.path.join(temp, "sub", "train.tsv"), "w").close()  # no such folder in it
+    assert raised.value.filename == os.path.join(out, "sub", "train.tsv")
+    with pytest.raises(OSError) as raised:
+        with staged_file(file) as temp:
+            os.chmod(temp, 0o600)  # never created
+    assert describe(raised.value) == f"{file}: No such file or directory"
+
+    def denied(prefix, suffix, dir):
+        raise PermissionError(13, "Permission denied", os.path.join(dir, f"{prefix}ab12{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)  # as in a folder one may not write
+    with pytest.raises(OSError) as raised:
+        with staged_directory(out, "prepare"):
+            pass
+    assert describe(raised.value) == f"{out}: Permission denied"
+    assert sorted(os.listdir(tmp_path)) == ["data"]
+
+
 def test_export_force_never_replaces_a_training_run_or_foreign_files(tmp_path):
     from mtn_keras.base.outputs import OutputError
     from mtn_keras.export import check_out

@@ -1,0 +1,192 @@
+"""Requests of one signature answered together, fairly and each on its own merits: a request's
+sessions go to the model a share at a time, round-robin with the other requests, so that a
+large request does not hold a small one behind it; a request whose client has gone is dropped
+before its next share is computed; a call that fails is retried request by request, so that
+no request fails for another's input."""
+
+import asyncio
+import time
+
+import numpy as np
+
+from mtn_keras.serving.requests import INPUT_RANKS
+
+# Which axes of an output count the session's query slots (S'), cut back per request.
+SLOT_AXES = {
+    "copy_attention": (2,),
+    "source_tokens": (1,),
+    "session_attention": (3, 4),
+    "attention": (3, 4),
+    "queries": (1,),
+}
+# The batch sizes of a model call (TensorFlow Serving's allowed_batch_sizes): a call is padded
+# with empty sessions to the next one, so XLA compiles the search for these few sizes (at
+# start, see warm_up) instead of once for every size that clients happen to make (each took
+# 1 to 2.5 s, and held every request behind it). Above the largest, the graph's chunks of 64.
+BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
+# The sessions of one request in one model call while others wait: on a CPU a call costs
+# about 25 ms a session, so a one-session request behind a large one waits for a call of 8
+# (0.2 s) and then shares one of 16, where calls of 64 held it for 1.3 s each.
+SHARE = 8
+
+
+class Pending:
+    """One request waiting for its answer: its columns, how many of its sessions went to a
+    model call (`sent`) and came back (`answered`), and the future its handler awaits."""
+
+    def __init__(self, columns, done=None):
+        self.columns, self.done = columns, done
+        self.size = len(columns["session"])
+        self.widths = {  # the request's own widths: every share of it is padded to these
+            key: max((len(row) for row in rows), default=0)
+            for key, rows in columns.items()
+            if INPUT_RANKS[key] == 2
+        }
+        self.sent, self.answered, self.parts = 0, 0, []
+
+    def gone(self):
+        """Whether nobody waits for this answer any more (client gone, or it failed)."""
+        return self.done is not None and self.done.done()
+
+    def deliver(self, answer, sessions):
+        """Take the answer (or the error) of `sessions` of its sessions; answer the request
+        once all are in."""
+        if self.gone():
+            return
+        if isinstance(answer, Exception):
+            self.done.set_exception(answer)
+            return
+        self.parts.append(answer)
+        self.answered += sessions
+        if self.answered == self.size:
+            joined = {key: np.concatenate([p[key] for p in self.parts]) for key in answer}
+            self.done.set_result(joined)
+
+
+class Batcher:
+    """Requests for one signature, answered together: the first waits up to `wait` seconds for
+    others, then one model call (in a worker thread) answers up to `max_batch` sessions, at
+    most `share` of each request while others wait."""
+
+    def __init__(self, function, names, wait, max_batch, share=SHARE):
+        self.function, self.names = function, names
+        self.wait, self.max_batch, self.share = wait, max_batch, min(share, max_batch)
+        self.waiting = []  # Pending requests with sessions still to send, oldest first
+        self.arrived = asyncio.Event()
+        self.task = None
+
+    async def answer(self, columns):
+        """The outputs (numpy arrays) for one request's columns. Cancelling it (the client
+        went away) drops the sessions not yet computed."""
+        if self.task is None or self.task.done():  # first request, or a loop that failed
+            self.task = asyncio.create_task(self.run())
+        pending = Pending(columns, asyncio.get_running_loop().create_future())
+        self.waiting.append(pending)
+        self.arrived.set()
+        return await pending.done
+
+    async def run(self):
+        while True:
+            await self.gather()
+            shares = self.take()
+            if not shares:
+                continue
+            answers = await asyncio.to_thread(self.answer_shares, shares)
+            for (pending, start, stop), answer in zip(shares, answers):
+                pending.deliver(answer, stop - start)
+
+    async def gather(self):
+        """Wait for a request, then up to `wait` seconds for others while the call has room."""
+        while not self.waiting:
+            self.arrived.clear()
+            await self.arrived.wait()
+        deadline = time.monotonic() + self.wait
+        while sum(p.size - p.sent for p in self.waiting) < self.max_batch:
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), deadline - time.monotonic())
+            except TimeoutError:
+                break
+
+    def take(self):
+        """The shares of the next call, (request, first session, end): round-robin, a session
+        at a time, at most `share` of a request, then the padding of its batch size filled
+        from those with more; requests whose client has gone are dropped."""
+        live = [p for p in self.waiting if not p.gone()]
+        counts = [0] * len(live)
+        used = self.max_batch - deal(counts, live, self.max_batch, self.share)
+        padded = next((size for size in BATCH_SIZES if size >= used), used)
+        padding = min(padded, max(self.max_batch, used)) - used
+        deal(counts, live, padding, self.max_batch)
+        shares = []
+        for count, p in zip(counts, live):
+            if count or not p.size:  # a request of no sessions is answered by a call too
+                shares.append((p, p.sent, p.sent + count))
+                p.sent += count
+        self.waiting = [p for p in live if p.sent < p.size]
+        return shares
+
+    def answer_shares(self, shares):
+        """Each share's answer from one model call; if it fails, from a call of each alone,
+        so that each share gets its own answer or error."""
+        try:
+            return self.call(shares)
+        except Exception as error:  # TensorFlow raises many types; the culprit hears it
+            if len(shares) == 1:
+                return [error]
+        return [self.answer_shares([share])[0] for share in shares]
+
+    def warm_up(self, sizes=(1,)):
+        """One call at each batch size of `sizes`: the first call of a signature prepares its
+        graph and each new size compiles the search, which no client should wait for."""
+        for size in sizes:
+            empty = Pending(
+                {key: [[]] * size if INPUT_RANKS[key] == 2 else [""] * size for key in self.names}
+            )
+            self.call([(empty, 0, size)])
+
+    def call(self, shares):
+        """One model call for `shares` (request, first session, end), split back per share."""
+        import tensorflow as tf
+
+        widths = {key: max(p.widths[key] for p, _, _ in shares) for key in shares[0][0].widths}
+        sessions = sum(stop - start for _, start, stop in shares)
+        padding = next((size for size in BATCH_SIZES if size >= sessions), sessions) - sessions
+        inputs = {}
+        for key in self.names:
+            rows = [row for p, start, stop in shares for row in p.columns[key][start:stop]]
+            rows += [[] if key in widths else ""] * padding
+            if key in widths:
+                rows = [[""] * (widths[key] - len(row)) + row for row in rows]
+                inputs[key] = tf.constant(rows, tf.string, [len(rows), widths[key]])
+            else:
+                inputs[key] = tf.constant(rows, tf.string, [len(rows)])
+        out = {key: value.numpy() for key, value in self.function(**inputs).items()}
+        answers, first = [], 0
+        for p, start, stop in shares:
+            answers.append(own_slots(out, first, first + stop - start, p.widths["session"]))
+            first += stop - start
+        return answers
+
+
+def deal(counts, live, room, cap):
+    """Add to `counts` (sessions per request of `live`) one session at a time, round-robin,
+    at most `cap` a request, until `room` is used or none has more; returns the room left."""
+    while room and any(c < min(cap, p.size - p.sent) for c, p in zip(counts, live)):
+        for i, p in enumerate(live):
+            if room and counts[i] < min(cap, p.size - p.sent):
+                counts[i], room = counts[i] + 1, room - 1
+    return room
+
+
+def own_slots(out, start, stop, width):
+    """Rows start:stop of the call's outputs, cut back to a request of `width` queries: ""
+    padding fills a row in front, so its slots are the last width + 1 of each slot axis."""
+    answer = {}
+    for key, value in out.items():
+        value = value[start:stop]
+        for axis in SLOT_AXES.get(key, ()):
+            slots = min(max(width, 1) + 1, value.shape[axis])
+            value = np.take(value, range(value.shape[axis] - slots, value.shape[axis]), axis)
+        answer[key] = value
+    return answer

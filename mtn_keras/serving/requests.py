@@ -1,0 +1,154 @@
+"""A predict request of TensorFlow Serving's REST API read and checked on its own, before it
+joins a batch: its JSON, its signature and inputs, and the server's bounds on its size, so
+that a bad request is refused alone (HTTP 400) and never fails the requests batched with it."""
+
+import base64
+import json
+
+# The sessions one request may hold: 10,000 would take minutes on a CPU; a client splits them.
+MAX_SESSIONS = 1000
+MAX_QUERY_CHARS = 512  # one query, prefix or history entry (the app's store cuts at 512 too)
+MAX_ROW = 1000  # the queries of one session or one history (the model reads the last few)
+INPUT_RANKS = {"session": 2, "prefix": 1, "history": 2}  # the contract's inputs
+SHOWN_CHARS = 60  # how much of a client's text an error message repeats
+
+
+class BadRequest(Exception):
+    """A request the model cannot answer; the message (one line) goes back with HTTP 400."""
+
+
+def shown(text):
+    """`text` as an error message may repeat it: lone surrogates and control characters
+    escaped (a JSON answer must encode it, on one line), cut to SHOWN_CHARS."""
+    text = str(text)
+    cut = text[:SHOWN_CHARS] + ("..." if len(text) > SHOWN_CHARS else "")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+
+
+def text(value, where):
+    """A string of the request: JSON text or {"b64": ...}, valid Unicode (no lone surrogate),
+    at most MAX_QUERY_CHARS characters."""
+    if isinstance(value, dict) and set(value) == {"b64"}:
+        if not isinstance(value["b64"], str):
+            raise BadRequest(f"{where}.b64 must be a string of base64")
+        try:
+            value = base64.b64decode(value["b64"], validate=True).decode("utf-8")
+        except ValueError:
+            raise BadRequest(f"{where}: not base64 of UTF-8 text") from None
+    if not isinstance(value, str):
+        raise BadRequest(f"{where} must be a string, not {json_type(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise BadRequest(
+            f"{where}: not valid text (a lone surrogate at character {error.start})"
+        ) from None
+    if len(value) > MAX_QUERY_CHARS:
+        raise BadRequest(f"{where}: {len(value)} characters; at most {MAX_QUERY_CHARS}")
+    return value
+
+
+def json_type(value):
+    """The JSON name of a parsed value's type, for a message."""
+    names = {bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
+    return "null" if value is None else names.get(type(value), "a list")
+
+
+def strings(value, rank, where, queries=False):
+    """`value` (nested lists of strings, or {"b64": ...} objects) as nested lists of str of
+    `rank`; rows of a rank-2 value may differ in length (padded later). With `queries`, its
+    lists of rank 1 are sessions or histories, of at most MAX_ROW queries."""
+    if rank == 0:
+        return text(value, where)
+    if not isinstance(value, list):
+        raise BadRequest(f"{where} must be a list (rank {rank}), not {json_type(value)}")
+    if queries and rank == 1 and len(value) > MAX_ROW:
+        raise BadRequest(f"{where}: {len(value)} queries; at most {MAX_ROW}")
+    return [strings(item, rank - 1, f"{where}[{i}]", queries) for i, item in enumerate(value)]
+
+
+def number(digits):
+    """A JSON integer; one too long for Python's int() (thousands of digits) as a float, so
+    that it is refused as a number where a string is wanted, not with Python's advice."""
+    return int(digits) if len(digits) < 100 else float(digits)
+
+
+def parse_request(body, signatures, max_sessions):
+    """(signature name, {input: rows}, "row" or "columnar") of a predict request's JSON."""
+    try:
+        request = json.loads(body, parse_int=number)
+    except UnicodeDecodeError as error:
+        raise BadRequest(f"the body is not UTF-8 (byte {error.start})") from None
+    except ValueError as error:
+        raise BadRequest(f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise BadRequest("the body is not JSON this server reads: nested too deep") from None
+    if not isinstance(request, dict):
+        raise BadRequest('the body must be a JSON object with "instances" or "inputs"')
+    name = request.get("signature_name", "serving_default")
+    if not isinstance(name, str):
+        raise BadRequest(f'"signature_name" must be a string, not {json_type(name)}')
+    if name not in signatures:
+        raise BadRequest(
+            f"no signature '{shown(name)}' (signature_name); this model has {', '.join(signatures)}"
+        )
+    expected = signatures[name]
+    if ("instances" in request) == ("inputs" in request):
+        raise BadRequest('give exactly one of "instances" (row form) and "inputs" (columnar form)')
+    if "instances" in request:
+        form, columns = "row", rows(request["instances"], expected)
+    else:
+        form, columns = "columnar", columnar(request["inputs"], expected)
+    sizes = {key: len(rows) for key, rows in columns.items()}
+    if len(set(sizes.values())) > 1:
+        raise BadRequest(f"every input needs one row per session; got {sizes}")
+    batch = next(iter(sizes.values()), 0)
+    if batch > max_sessions:
+        raise BadRequest(
+            f"{batch} sessions in one request; at most {max_sessions} (--max-sessions): "
+            "send them in several requests"
+        )
+    return name, columns, form
+
+
+def rows(instances, expected):
+    """{input: rows} of the row form's "instances", one object (or bare value) per session."""
+    if not isinstance(instances, list):
+        raise BadRequest('"instances" must be a list, one entry a session')
+    if len(expected) == 1 and not all(isinstance(item, dict) for item in instances):
+        instances = [{expected[0]: item} for item in instances]
+    columns = {key: [] for key in expected}  # no instances: a batch of no sessions
+    for i, item in enumerate(instances):
+        if not isinstance(item, dict):
+            raise BadRequest(f"instances[{i}] must be an object of {', '.join(expected)}")
+        check_names(item, expected, f"instances[{i}]")
+        for key in expected:
+            rank = INPUT_RANKS[key] - 1
+            where = f"instances[{i}].{key}"
+            columns[key].append(strings(item[key], rank, where, INPUT_RANKS[key] == 2))
+    return columns
+
+
+def columnar(inputs, expected):
+    """{input: rows} of the columnar form's "inputs", one list per input."""
+    if not isinstance(inputs, dict):
+        if len(expected) != 1:
+            raise BadRequest(f'"inputs" must be an object of {", ".join(expected)}')
+        inputs = {expected[0]: inputs}
+    check_names(inputs, expected, '"inputs"')
+    return {
+        key: strings(inputs[key], INPUT_RANKS[key], key, INPUT_RANKS[key] == 2) for key in expected
+    }
+
+
+def check_names(given, expected, where):
+    """A BadRequest naming the inputs of `where` that the signature lacks or that are missing
+    (unknown names escaped: a client's key may hold anything)."""
+    unknown = sorted(f"'{shown(key)}'" for key in set(given) - set(expected))
+    missing = [key for key in expected if key not in given]
+    if unknown or missing:
+        raise BadRequest(
+            f"{where}: the signature takes {', '.join(expected)}"
+            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+        )
