@@ -14,7 +14,12 @@ from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
 from mtn_keras.scorecard.report import _cell, split_by_history
-from mtn_keras.scorecard.typos import FuzzyMPC, nonword_share, slipped_prefixes
+from mtn_keras.scorecard.typos import (
+    FuzzyMPC,
+    nonword_share,
+    slipped_prefixes,
+    slipped_sessions,
+)
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
 LAST_CHAR = chr(0x10FFFF)
@@ -62,7 +67,8 @@ class HistoryThenMPC:
 def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typos=False):
     """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units, histories):
     every pair with the first `chars` characters of its next query typed (with `typos`, the
-    same pairs again typed with one seeded slip, scorecard.typos), and each session's first
+    same pairs again typed with one seeded slip, scorecard.typos, and the pairs with nothing
+    typed, their last session query as typed and with one slip), and each session's first
     query with its first FIRST_QUERY_CHARS typed after an empty session. The units (users,
     else sessions) are what the bootstrap resamples; the histories (each case's rows'
     earlier queries) are None without the sessions' `histories` (one per session).
@@ -82,6 +88,15 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typo
         if typos and size >= 3:
             slips = slipped_prefixes([q for _, q in pairs], size)
             cases[f"{size} characters, one slip"] = (pairs, slips, groups, earlier)
+    if typos:
+        nothing = [""] * len(pairs)
+        cases["nothing typed"] = (pairs, nothing, groups, earlier)
+        cases["nothing typed, last query with one slip"] = (
+            slipped_sessions(pairs),
+            nothing,
+            groups,
+            earlier,
+        )
     units = users if users is not None else [str(i) for i in range(len(sessions))]
     firsts = [([], session[0]) for session in sessions]
     cases[f"first query, {FIRST_QUERY_CHARS} characters, empty session"] = (

@@ -60,6 +60,28 @@ def apply_slip(query, kind, at):
     return query
 
 
+def slipped_query(query, rng):
+    """The whole `query` typed with one slip drawn by `rng`, never on its first or last
+    character (the query itself when it has fewer than 3)."""
+    spots = [(kind, at) for kind in SLIPS for at in range(1, len(query) - 1)]
+    spots = [(kind, at) for kind, at in spots if kind != "swap" or at + 2 < len(query)]
+    rng.shuffle(spots)
+    for kind, at in spots:
+        if (text := apply_slip(query, kind, at)) != query:
+            return text
+    return query
+
+
+def slipped_sessions(pairs, seed=0):
+    """The (context, next query) `pairs` with the context's last query typed with one slip,
+    seeded; an empty context stays empty."""
+    rng = random.Random(seed)
+    return [
+        (context[:-1] + [slipped_query(context[-1], rng)] if context else context, query)
+        for context, query in pairs
+    ]
+
+
 def slipped_prefixes(queries, size, seed=0):
     """The first `size` characters of each query typed with one slip, seeded."""
     rng = random.Random(seed)

@@ -46,3 +46,22 @@ def test_typos_add_a_slipped_case_beside_each_clean_one():
     clean, slipped_case = cases["5 characters"], cases["5 characters, one slip"]
     assert clean[0] == slipped_case[0]  # the same pairs
     assert clean[1] == ["weath", "guita"] and slipped_case[1] != clean[1]
+
+
+def test_typos_score_the_session_with_a_slip_in_its_last_query_too():
+    sessions = [["cheap flights", "weather forecast", "guitar lessons"]]
+    cases = completion_cases(sessions, chars=(5,), typos=True)
+    clean, slipped_case = cases["nothing typed"], cases["nothing typed, last query with one slip"]
+    assert clean[1] == slipped_case[1] == ["", ""]
+    for (context, query), (slipped_context, same) in zip(clean[0], slipped_case[0]):
+        assert query == same and context[:-1] == slipped_context[:-1]
+        last, typed = context[-1], slipped_context[-1]
+        assert typed != last and typed[0] == last[0] and typed[-1] == last[-1]
+
+
+@given(st.text(alphabet="abcdefgh ", min_size=3, max_size=20), st.integers())
+def test_a_slipped_query_keeps_its_first_and_last_character(query, seed):
+    from mtn_keras.scorecard.typos import slipped_query
+
+    typed = slipped_query(query, random.Random(seed))
+    assert typed[0] == query[0] and typed[-1] == query[-1]
