@@ -134,7 +134,7 @@ class Backend:
         self.start_seconds: dict[str, float] = {}  # what starting took, step by step
         self.path = resolve_model_path(path)
         if self.path == DEFAULT_MODEL:
-            self.name = "default"  # installed, its folder is mtn_tui/default_model
+            self.name = "default"  # installed, its folder is mtn_keras/default_model
         else:
             self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
         check(self.path)  # before TensorFlow is imported, which takes seconds

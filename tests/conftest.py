@@ -119,6 +119,17 @@ def trained(trained_model_dir):
 
 
 @pytest.fixture(scope="session")
+def exported(trained, tmp_path_factory):
+    """The tiny MTN exported (5 suggestions, beam 6, XLA): the serving and client tests'."""
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.export import export
+
+    out = tmp_path_factory.mktemp("export") / "savedmodel"
+    export(trained, str(out), DecodeConfig(k=5, beam=6))
+    return out
+
+
+@pytest.fixture(scope="session")
 def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.history import PairHistories

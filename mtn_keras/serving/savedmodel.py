@@ -22,25 +22,14 @@ DEFAULT = "default"  # the name of the bundled model, wherever it is installed
 
 
 def bundled_model() -> Path:
-    """The bundled model's SavedModel directory.
-
-    In a clone (installed editable or not at all) it is `saved_models/default/` beside
-    `mtn_keras/`; installed from a wheel, it is the app's package data,
-    `mtn_tui/default_model/`.
-    """
-    from importlib.util import find_spec
-
-    clone = Path(__file__).resolve().parents[2] / "saved_models" / "default" / "savedmodel"
-    if clone.is_dir():
-        return clone
-    try:
-        app = find_spec("mtn_tui")
-    except ImportError:
-        return clone
-    if app is None or app.origin is None:
-        return clone
-    installed = Path(app.origin).parent / "default_model" / "savedmodel"
-    return installed if installed.is_dir() else clone
+    """The bundled model's SavedModel directory, found beside the library without naming the
+    app: in a clone (installed editable or not at all) `saved_models/default/` beside
+    `mtn_keras/`; installed from a wheel, the library's package data `mtn_keras/default_model/`
+    (setup.py). Another model is handed in as a path."""
+    package = Path(__file__).resolve().parents[1]
+    clone = package.parent / "saved_models" / "default" / "savedmodel"
+    installed = package / "default_model" / "savedmodel"
+    return installed if installed.is_dir() and not clone.is_dir() else clone
 
 
 def resolve(path: str | Path) -> Path:

@@ -1,5 +1,5 @@
-"""Installed, not cloned: the wheel holds `mtn_tui` (not `app`) and the bundled model, and an
-installed `mtn-tui` finds that model from any directory."""
+"""Installed, not cloned: the wheel holds `mtn_tui` (not `app`) and the bundled model (the
+library's package data), and an installed `mtn-tui` finds that model from any directory."""
 
 import os
 import subprocess
@@ -44,7 +44,7 @@ def test_the_wheel_holds_mtn_tui_and_the_bundled_model(wheel):
     assert not any(name.startswith("app/") for name in names)
     model = ROOT / "saved_models" / "default"
     bundled = {
-        f"mtn_tui/default_model/{path.relative_to(model)}"
+        f"mtn_keras/default_model/{path.relative_to(model)}"
         for path in model.rglob("*")
         if path.is_file()
     }
@@ -116,7 +116,7 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(install
     assert run.returncode == 0, run.stderr[-2000:]
     name, path = run.stdout.split()
     assert name == "default"
-    assert Path(path) == site / "mtn_tui" / "default_model" / "savedmodel"
+    assert Path(path) == site / "mtn_keras" / "default_model" / "savedmodel"
     help_text = subprocess.run(
         [env_dir / "bin" / "mtn-tui", "--help"],
         cwd=elsewhere,

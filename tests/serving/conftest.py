@@ -1,5 +1,6 @@
-"""The serving tests' shared fixtures: the tiny model's service (no XLA) and its SavedModel;
-a tiny MTN on WordPiece pieces of made-up words, its service and its SavedModel."""
+"""The serving tests' shared fixtures: the tiny model's service (no XLA; its SavedModel,
+`exported`, is in tests/conftest.py); a tiny MTN on WordPiece pieces of made-up words, its
+service and its SavedModel."""
 
 import pytest
 
@@ -15,16 +16,6 @@ def service(trained):
     return SuggestionService(
         trained.model, trained.vocab.tokens, DecodeConfig(k=K, beam=6, xla=False)
     )
-
-
-@pytest.fixture(scope="session")
-def exported(trained, tmp_path_factory):
-    from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.export import export
-
-    out = tmp_path_factory.mktemp("export") / "savedmodel"
-    export(trained, str(out), DecodeConfig(k=K, beam=6))
-    return out
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,58 @@
+"""One client for every model: `mtn_keras.load(model)` opens a run folder, an export, the
+bundled model or a TensorFlow Serving REST endpoint behind one interface (`Suggester`) that
+answers plain dataclasses (DESIGN.md, "One client for every model").
+
+Importing it imports no TensorFlow: a local model imports it when it is opened, and a server's
+model never does.
+"""
+
+from mtn_keras.client.remote import Rest, is_url
+from mtn_keras.client.suggester import Attention, Suggester, SuggestError, Suggestion
+
+__all__ = ["Attention", "SuggestError", "Suggester", "Suggestion", "load"]
+
+
+def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
+    """Open `model` for suggestions.
+
+    Args:
+        model: where the model is. `"default"`: the bundled model. A run folder of
+            `python -m mtn_keras.train` (it holds `model.keras`). A SavedModel directory of
+            `python -m mtn_keras.export`, or a folder holding one in `savedmodel/`. Or the
+            REST address of a served model, `http://HOST:PORT/v1/models/NAME` (this
+            project's `python -m mtn_keras.serve` or TensorFlow Serving).
+        decoding: for a run folder, the search and ranking settings (a
+            `mtn_keras.base.config.DecodeConfig`; its defaults when None). An export's were
+            fixed when it was exported.
+        timeout: for a REST address, the seconds each request may take.
+
+    Returns:
+        A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
+        history=None)` answer a list of Suggestion(text, score, source), best first;
+        `attention(session)` an Attention(weights, queries). A session is a list of query
+        strings, oldest first; a batch, a list of sessions, gets a list of answers.
+
+    Raises:
+        SuggestError: for a path that is no model, an unreachable server, bad input or a
+            failed call; the message says what and where.
+
+    Example:
+        >>> import mtn_keras
+        >>> model = mtn_keras.load("default")
+        >>> best = model.complete(["cheap flights", "rome hotels"], "hotel")[0]
+        >>> best.text.startswith("hotel"), 0 < best.score <= 1
+        (True, True)
+        >>> best  # doctest: +ELLIPSIS
+        Suggestion(text='hotel...', score=0..., source='...')
+        >>> model.attention(["cheap flights", "rome hotels"]).queries
+        ('cheap flights', 'rome hotels')
+        >>> model.suggest([["weather"], [1]])
+        Traceback (most recent call last):
+        mtn_keras.client.suggester.SuggestError: session 1, item 0: 1 is a int, not a string
+    """
+    if is_url(model):
+        return Suggester(Rest(model, timeout), model)
+    from mtn_keras.client.local import open_local
+
+    runner, where = open_local(model, decoding)
+    return Suggester(runner, where)

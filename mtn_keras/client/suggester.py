@@ -1,0 +1,207 @@
+"""The one interface over every kind of model: the input checks, the padding, the choice of
+signature, and the answers as plain dataclasses.
+
+A backend (a `runner`) only calls a signature: `signatures` maps each signature it has to the
+names of its outputs, and `run(name, inputs)` takes the inputs as lists of strings, already
+padded to one width, and answers arrays (numpy, or lists that numpy reads). Everything a
+person could get wrong is checked here, once, for every backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtn_keras.serving.savedmodel import SavedModelError
+
+
+class SuggestError(SavedModelError):
+    """Anything `mtn_keras.load` or a suggester refuses or fails at: bad input, a path that is
+    no model, an unreachable server, a failed call. The message says what and where.
+
+    A SavedModelError, so that callers that catch those catch it too."""
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One suggested next query: its text, its score (the ranker's probability with a ranking,
+    else the length-normalised log-probability), and who proposed it (`model`, `log`,
+    `history`, `session`, `fixed` or their union such as `model+log`; "" when the model does
+    not say)."""
+
+    text: str
+    score: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Attention:
+    """The session encoder's attention over the queries the model kept (padding removed).
+
+    `weights` is [layers, heads, K, K], rows attending; `queries` the K kept queries as the
+    model read them (normalised), oldest first."""
+
+    weights: np.ndarray
+    queries: tuple[str, ...]
+
+
+class Suggester:
+    """Suggestions and attention for one session (a list of query strings, oldest first) or a
+    batch (a list of such lists). One session gets one answer; a batch gets a list of them, in
+    order. `[]` is one session without a query."""
+
+    def __init__(self, runner, where: str):
+        self._runner = runner
+        self.where = where  # what the messages name: a path or a URL
+        if "complete" not in runner.signatures:
+            raise SuggestError(
+                f"{where} has no `complete` signature: it is not an export of mtn-keras"
+            )
+        self.reads_history = "complete_with_history" in runner.signatures
+
+    def suggest(self, session, history=None):
+        """The suggestions for the query after `session`: a list of Suggestion, best first, or a
+        list of such lists for a batch. `history`: the searcher's earlier queries, oldest first
+        (a list of lists for a batch), for a model that reads them."""
+        return self.complete(session, "", history)
+
+    def complete(self, session, prefix, history=None):
+        """As `suggest`, every suggestion starting with the words of `prefix` (what has been
+        typed of the next query: a string, or for a batch one string for all or a list of one
+        per session)."""
+        sessions, batched = _sessions(session)
+        prefixes = _prefixes(prefix, len(sessions), batched)
+        out = self._call(sessions, prefixes, _histories(history, len(sessions), batched))
+        sources = out.get("sources", np.full(np.shape(out["scores"]), ""))
+        answers = [
+            [
+                Suggestion(_text(text), float(score), _text(source))
+                for text, score, source in zip(texts, scores, row_sources)
+                if _text(text)
+            ]
+            for texts, scores, row_sources in zip(out["suggestions"], out["scores"], sources)
+        ]
+        return answers if batched else answers[0]
+
+    def attention(self, session):
+        """The session encoder's attention (an Attention; a list of them for a batch)."""
+        sessions, batched = _sessions(session)
+        if "session_attention" in self._runner.signatures["complete"]:
+            out = self._call(sessions, [""] * len(sessions), None)
+            weights, queries = out["session_attention"], out.get("queries")
+        else:
+            out = self._run("session_attention", {"session": _padded(sessions, [""])})
+            weights, queries = out["attention"], out.get("queries")
+        answers = [
+            _kept(np.asarray(weights[i]), None if queries is None else queries[i])
+            for i in range(len(sessions))
+        ]
+        return answers if batched else answers[0]
+
+    def _call(self, sessions, prefixes, histories):
+        """The outputs of `complete`, or of `complete_with_history` when a history is given."""
+        inputs = {"session": _padded(sessions, [""]), "prefix": prefixes}
+        if histories is None:
+            return self._run("complete", inputs)
+        if not self.reads_history:
+            raise SuggestError(
+                f"{self.where} does not read a history (no complete_with_history signature): "
+                "export it with a ranking, or call without history"
+            )
+        return self._run("complete_with_history", {**inputs, "history": _padded(histories, [])})
+
+    def _run(self, name, inputs):
+        try:
+            return self._runner.run(name, inputs)
+        except SuggestError:
+            raise
+        except SavedModelError as error:
+            raise SuggestError(str(error)) from error
+
+
+def _sessions(session):
+    """(the sessions as lists of str, whether a batch was given); a SuggestError naming the
+    first thing that is neither."""
+    if not isinstance(session, (list, tuple)):
+        raise SuggestError(
+            f"a session is a list of query strings (or a batch, a list of such lists), "
+            f"not a {type(session).__name__}"
+        )
+    lists = [isinstance(row, (list, tuple)) for row in session]
+    if not any(lists):
+        return [list(_strings(session, "session"))], False
+    if not all(lists):
+        odd = lists.index(not lists[0])
+        raise SuggestError(
+            f"session item {odd} is a {type(session[odd]).__name__} and item 0 a "
+            f"{type(session[0]).__name__}: give one session (a list of strings) or a batch "
+            "(a list of lists of strings), not a mix"
+        )
+    for i, row in enumerate(session):
+        _strings(row, f"session {i}")
+    return [list(row) for row in session], True
+
+
+def _strings(values, what):
+    """`values` unless one of them is not a string; then a SuggestError naming it."""
+    for j, value in enumerate(values):
+        if not isinstance(value, str):
+            raise SuggestError(
+                f"{what}, item {j}: {value!r} is a {type(value).__name__}, not a string"
+            )
+    return values
+
+
+def _prefixes(prefix, count, batched):
+    """One prefix per session: a string for all, or for a batch a list of `count` strings."""
+    if isinstance(prefix, str):
+        return [prefix] * count
+    if batched and isinstance(prefix, (list, tuple)):
+        if len(prefix) != count:
+            raise SuggestError(f"{len(prefix)} prefixes for a batch of {count} sessions")
+        return list(_strings(prefix, "prefix"))
+    raise SuggestError(
+        f"prefix is a {type(prefix).__name__}: give a string (or a list of one per session "
+        "of a batch)"
+    )
+
+
+def _histories(history, count, batched):
+    """One history per session (None for no history): a list of strings for one session, a
+    list of `count` such lists for a batch."""
+    if history is None:
+        return None
+    if not isinstance(history, (list, tuple)):
+        raise SuggestError(f"history is a {type(history).__name__}, not a list of strings")
+    if not batched:
+        return [list(_strings(history, "history"))]
+    if len(history) != count or not all(isinstance(row, (list, tuple)) for row in history):
+        raise SuggestError(
+            f"for a batch of {count} sessions, history is a list of {count} lists of strings"
+        )
+    return [list(_strings(row, f"history {i}")) for i, row in enumerate(history)]
+
+
+def _padded(rows, empty):
+    """The rows at one width (at least one), filled with "" in front: the models drop empty
+    queries anywhere. A row of none is `empty` first (`[""]` for a session: exports made
+    before an empty session was answered as one empty query need it)."""
+    rows = [row or list(empty) for row in rows]
+    width = max([1, *map(len, rows)])
+    return [[""] * (width - len(row)) + row for row in rows]
+
+
+def _kept(weights, queries):
+    """An Attention of `weights` [layers, heads, S, S] without the padding slots (an empty
+    entry in `queries`; every slot when the model does not say)."""
+    if queries is None:
+        return Attention(weights, ())
+    texts = [_text(query) for query in queries]
+    kept = [i for i, text in enumerate(texts) if text]
+    return Attention(weights[:, :, kept][:, :, :, kept], tuple(texts[i] for i in kept))
+
+
+def _text(value) -> str:
+    """A string output as text: TensorFlow answers bytes, a REST server strings."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
