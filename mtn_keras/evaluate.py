@@ -58,8 +58,8 @@ from mtn_keras.training.artifacts import ModelDirError, load_trained
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.typos and not args.prefix:
-        parser.error("--typos needs --prefix: it slips what is typed of the next query")
+    if (args.typos or args.every > 1) and not args.prefix:
+        parser.error("--typos and --every apply to --prefix only")
     decoding = decode_config(args)
     try:
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
@@ -151,6 +151,13 @@ def _add_report_arguments(parser):
         help="with --prefix: each case of 3 or more characters again with one seeded slip of "
         "the finger in what was typed (two letters swapped, one dropped, a neighbouring key, "
         "a letter doubled; never the first or the last typed), beside fuzzy MPC",
+    )
+    parser.add_argument(
+        "--every",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="with --prefix: score every Nth pair of each case only (default 1: all)",
     )
     parser.add_argument("--json", type=file_name, help="write the report as JSON here")
     parser.add_argument("--markdown", type=file_name, help="write the Table 2 style table here")

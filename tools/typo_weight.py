@@ -4,7 +4,7 @@ of a run folder once per weight, on the same pairs, each case's SR@5 with and wi
 history, clean and with one slip. How the weight was chosen (docs/quality.md).
 
 Usage: python -m tools.typo_weight --model runs/default --input data/aol-valid-users.txt
-           --train-data data/aol-90 [--weights 0.1,0.3,1] [--prefix 5,8]
+           --train-data data/aol-90 [--weights 0.1,0.3,1] [--prefix 5,8] [--every 3]
 """
 
 import argparse
@@ -22,6 +22,7 @@ def main(argv=None):
     parser.add_argument("--train-data", default="data/aol-90", help="the prepared dataset")
     parser.add_argument("--weights", default="0.1,0.3,1", help="the weights to compare")
     parser.add_argument("--prefix", default="5,8", help="the typed characters")
+    parser.add_argument("--every", default="3", help="score every Nth pair (evaluate --every)")
     args = parser.parse_args(argv)
     from mtn_keras import evaluate
     from mtn_keras.ranking import hybrid
@@ -36,6 +37,7 @@ def main(argv=None):
                 evaluate.main(
                     ["--model", args.model, "--input", args.input, "--protocol", "paper",
                      "--history", "--prefix", args.prefix, "--typos", "--bootstrap", "0",
+                     "--every", args.every,
                      "--train-data", args.train_data, "--json", report_path]
                 )  # fmt: skip
             with open(report_path) as handle:

@@ -122,6 +122,7 @@ def completion_report(
     histories=None,
     complete_with_history=None,
     typos=False,
+    every=1,
 ):
     """Case -> suggester -> {pairs, sr@5, mrr@5, nonwords and with `resamples` the `_ci` of
     the first two} for the model's `complete(contexts, prefixes) -> lists of texts` (row
@@ -131,13 +132,14 @@ def completion_report(
     With the sessions' `histories` (each session's user's earlier queries) and
     `complete_with_history(contexts, prefixes, histories)`, also "NAME + history" and the
     history-then-MPC anchor, and every row's figures split into repeat and new pairs
-    (report.split_by_history)."""
+    (report.split_by_history). With `every` above 1, each case's every `every`-th row only."""
     mpc = MostPopularCompletion().fit(train_sessions)
     known = {word for query in mpc.counts for word in query.split()}
     follows = log_follows(train_sessions) if histories is not None else frozenset()
     report = {}
     cases = completion_cases(sessions, users, chars, histories, typos)
-    for case, (pairs, prefixes, groups, earlier) in cases.items():
+    for case, columns in cases.items():
+        pairs, prefixes, groups, earlier = (c if c is None else c[::every] for c in columns)
         contexts = [context for context, _ in pairs]
         lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
         if earlier is not None:

@@ -148,6 +148,7 @@ def completions(
         histories,
         model_completer(with_history, decoding.k, history=True) if histories is not None else None,
         args.typos,
+        args.every,
     )
 
 

@@ -462,3 +462,17 @@ def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeyp
 def test_readme_lists_the_keys_from_the_bindings():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert keys_table(MtnApp.BINDINGS) in readme
+
+
+async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(make_app):
+    from app.model import Suggestions
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await add_queries(pilot, "cheap flights")
+        app.suggestions = Suggestions([], [], ("cheap flights",), prefix="labradood")
+        await pilot.pause()
+        assert suggestion_texts(app) == ["No known query starts like “labradood”."]
+        app.suggestions = Suggestions([], [], ("cheap flights",))
+        await pilot.pause()
+        assert suggestion_texts(app) == ["No suggestions."]
