@@ -190,7 +190,7 @@ def _built_model(job):
 
 def _train(job, model, directory, initial_epoch):
     """Runs model.fit from `initial_epoch`; returns the epochs' losses and seconds."""
-    train, valid = datasets(job)
+    train, valid = datasets(job, initial_epoch)
     timer = EpochTimer()
     config = job.train_config
     bleu = [ValidationBleu(job.vocab, job.valid_sessions)] if config.select == "bleu" else []
@@ -247,11 +247,13 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
     }
 
 
-def datasets(job):
-    """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
-    in global batches of the replicas x the batch size, sharded across workers; with
+def datasets(job, first_epoch=0):
+    """The training (in each epoch's seeded order, from `first_epoch` on, at most
+    `steps_per_epoch` batches) and validation inputs of model.fit, in global batches of the
+    replicas x the batch size (sharded across workers under tf.distribute); with
     `history_queries`, each session also gets its user's earlier queries from `data_dir`."""
-    from mtn_keras.data.pipeline import make_dataset
+    from mtn_keras.data.batches import SessionBatches
+    from mtn_keras.training.inputs import fit_input
 
     n = job.model_config.max_query_tokens
     batch_size = job.train_config.batch_size * job.replicas
@@ -262,7 +264,7 @@ def datasets(job):
         history = split_histories(
             job.data_dir, ("train", "valid"), job.vocab, n, job.model_config.history_queries
         )
-    train = make_dataset(
+    train = SessionBatches(
         job.train_sessions,
         job.vocab,
         n,
@@ -270,13 +272,12 @@ def datasets(job):
         shuffle=True,
         seed=job.train_config.seed,
         history=history.get("train"),
+        limit=job.steps_per_epoch,
     )
-    valid = make_dataset(
-        job.valid_sessions, job.vocab, n, batch_size, shuffle=False, history=history.get("valid")
+    valid = SessionBatches(
+        job.valid_sessions, job.vocab, n, batch_size, history=history.get("valid")
     )
-    if job.steps_per_epoch:
-        train = train.take(job.steps_per_epoch)
-    return distribute.shard(train), distribute.shard(valid)
+    return fit_input(train, first_epoch), fit_input(valid)
 
 
 def save_best(name, model, model_config, out):
