@@ -40,6 +40,23 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class DenseAdam(keras.optimizers.Adam):
+    """Keras's Adam, fed dense gradients. Under TensorFlow an embedding lookup's gradient is
+    a tf.IndexedSlices, and Keras's Adam squares its rows one by one: a row looked up k
+    times in a batch adds the sum of k squares to the second moment, not the square of the
+    summed gradient that JAX (and Adam itself) use. Dense, both backends train alike."""
+
+    def apply(self, grads, trainable_variables=None):
+        if keras.config.backend() == "tensorflow":
+            import tensorflow as tf
+
+            grads = [
+                tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads
+            ]
+        return super().apply(grads, trainable_variables)
+
+
 class TrainingDiverged(Exception):
     """The loss became NaN or infinite; the last good epoch's checkpoints are kept."""
 
@@ -80,7 +97,7 @@ def compile_model(model, model_config, train_config, replicas=1):
         distribute.warmup_for(train_config.warmup_steps, replicas),
         train_config.learning_rate_scale,
     )
-    optimizer = keras.optimizers.Adam(
+    optimizer = DenseAdam(
         schedule,
         beta_1=0.9,
         beta_2=0.98,
