@@ -5,38 +5,14 @@ writes is read, ranked, exported and answers under TensorFlow (issue 50)."""
 
 import json
 import math
-import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from conftest import jax_command as command
 
-ROOT = Path(__file__).resolve().parents[2]
-JAX_PYTHON = ROOT / ".venv-jax" / "bin" / "python"
 TOLERANCE = 1e-5  # relative; measured: 1.7e-7 at most over the 20 steps
-
-
-@pytest.fixture(scope="module")
-def jax_python(tmp_path_factory):
-    """The Python of .venv-jax, with one XLA compilation cache for this module's runs: each
-    JAX process compiles the same tiny model's steps, which costs more than running them."""
-    if not JAX_PYTHON.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{JAX_PYTHON} is missing: .ci/run makes it")
-        pytest.skip("no .venv-jax (make it as .ci/run does)")
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = str(tmp_path_factory.mktemp("xla-cache"))
-    yield str(JAX_PYTHON)
-    del os.environ["JAX_COMPILATION_CACHE_DIR"]
-
-
-def command(python, backend, *args):
-    """`python *args` from the repository's root, with Keras on `backend`."""
-    env = {**os.environ, "KERAS_BACKEND": backend, "PYTHONPATH": str(ROOT)}
-    env.update(JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
-    env.update(JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
-    return dict(args=[python, *args], env=env, cwd=ROOT, text=True)
 
 
 def run(python, backend, *args):
