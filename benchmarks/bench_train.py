@@ -29,7 +29,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras
 
 from mtn_keras.base.config import preset
-from mtn_keras.data.pipeline import make_dataset
+from mtn_keras.data.batches import SessionBatches
 from mtn_keras.data.prepare import prepare
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import build_model
@@ -65,8 +65,7 @@ def real_sessions(count, workdir):
 def batches(sessions, vocab, batch_size):
     """The fixed stream: the sessions' batches as numpy, in one seeded order (a last,
     smaller batch of each number of queries included, as in an epoch)."""
-    dataset = make_dataset(sessions, vocab, 10, batch_size, shuffle=True, seed=0)
-    return [(({k: v.numpy() for k, v in x.items()}), y.numpy()) for x, y in dataset]
+    return list(SessionBatches(sessions, vocab, 10, batch_size, shuffle=True, seed=0))
 
 
 def make_trainer(policy, vocab_size, preset_name="small"):

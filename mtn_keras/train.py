@@ -11,13 +11,14 @@ mtn_keras/distribute.py and docs/scaling.md); then only the chief writes OUT.
 import argparse
 import contextlib
 import dataclasses
+import importlib.util
 import json
 import math
 import os
 import sys
 
 from mtn_keras.base.config import MODEL_NAMES, configure
-from mtn_keras.base.distribute import STRATEGIES, on_cluster, read_cluster, resolve
+from mtn_keras.base.distribute import STRATEGIES, local_gpus, on_cluster, read_cluster, resolve
 from mtn_keras.base.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.cli import fail, file_name, positive_int, run
@@ -285,8 +286,9 @@ def checked_setup(args):
             check_out(args.out, args.resume)
         if args.resume:
             check_resume(args.out, args.model, model_config, train_config)
-        tf = import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
-        strategy = resolve(args.strategy, cluster, len(tf.config.list_physical_devices("GPU")))
+        if importlib.util.find_spec("tensorflow"):  # absent on a JAX machine
+            import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
+        strategy = resolve(args.strategy, cluster, local_gpus())
     except (TrainInputError, ValueError, OSError):
         release(lock, args.out, remove_out=True)
         raise

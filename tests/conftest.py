@@ -9,6 +9,7 @@ import os
 import random
 import shutil
 import sys
+from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -68,6 +69,33 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if {"trained_model_dir", "pieces_model_dir"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+JAX_PYTHON = ROOT / ".venv-jax" / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def jax_python(tmp_path_factory):
+    """The Python of .venv-jax (no TensorFlow; .ci/run makes it), with one XLA compilation
+    cache for the session's JAX runs: each process compiles the same tiny model's steps,
+    which costs more than running them."""
+    if not JAX_PYTHON.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{JAX_PYTHON} is missing: .ci/run makes it")
+        pytest.skip("no .venv-jax (make it as .ci/run does)")
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = str(tmp_path_factory.mktemp("xla-cache"))
+    yield str(JAX_PYTHON)
+    del os.environ["JAX_COMPILATION_CACHE_DIR"]
+
+
+def jax_command(python, backend, *args):
+    """subprocess arguments for `python *args` from the repository's root, with Keras on
+    `backend` (and JAX on the CPU, its compilations cached)."""
+    env = {**os.environ, "KERAS_BACKEND": backend, "PYTHONPATH": str(ROOT)}
+    env.update(JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
+    env.update(JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
+    return dict(args=[python, *args], env=env, cwd=ROOT, text=True)
 
 
 @pytest.fixture(scope="session")

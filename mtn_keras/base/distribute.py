@@ -9,6 +9,7 @@ TF operator), Slurm scripts or plain ssh set on every worker; only its chief wri
 artifacts, the other workers write to temporary directories (the TF multi-worker guide).
 """
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -107,9 +108,24 @@ def resolve(requested, cluster, gpus):
     return requested
 
 
+class OneDevice:
+    """What fit_model needs of a strategy under a backend without tf.distribute (JAX): one
+    replica, and a scope that changes nothing."""
+
+    num_replicas_in_sync = 1
+
+    def scope(self):
+        return contextlib.nullcontext()
+
+
 def make_strategy(name):
-    """The tf.distribute strategy called `name` (see `resolve`). Create it before any other
-    TensorFlow work: the collective ops of multi-worker training are set up at start."""
+    """The tf.distribute strategy called `name` (see `resolve`); OneDevice under another
+    backend, where `resolve` allows only `one`. Create it before any other TensorFlow work:
+    the collective ops of multi-worker training are set up at start."""
+    import keras
+
+    if keras.config.backend() != "tensorflow":
+        return OneDevice()
     import tensorflow as tf
 
     if name == "multi-worker":
@@ -119,6 +135,18 @@ def make_strategy(name):
         devices = tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU")
         return tf.distribute.MirroredStrategy([device.name for device in devices])
     return tf.distribute.get_strategy()  # the default: one device, no distribution
+
+
+def local_gpus():
+    """How many GPUs TensorFlow sees, when Keras runs on it; 0 under another backend, which
+    `resolve` gives one device whatever it sees."""
+    import keras
+
+    if keras.config.backend() != "tensorflow":
+        return 0
+    import tensorflow as tf
+
+    return len(tf.config.list_physical_devices("GPU"))
 
 
 def shard(dataset):

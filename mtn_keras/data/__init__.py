@@ -1,4 +1,5 @@
 """Query logs to prepared session datasets: reading, cleaning, sessionizing, encoding.
 
-Pure Python and numpy; only `mtn_keras.data.pipeline` imports TensorFlow.
+Pure Python and numpy, so that `train` runs under JAX without TensorFlow; only a subword
+`prepare` imports it (keras-hub's WordPiece vocabulary, in `wordpiece`).
 """

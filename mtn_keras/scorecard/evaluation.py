@@ -162,11 +162,10 @@ def prefix_sizes(text):
 
 def model_perplexity(model, sessions, vocab, batch_size=64):
     """exp of the mean next-query token NLL (teacher forced, copy head included)."""
-    from mtn_keras.data.pipeline import make_dataset
+    from mtn_keras.data.batches import SessionBatches
 
     total, count = 0.0, 0.0
-    dataset = make_dataset(sessions, vocab, model.config.max_query_tokens, batch_size)
-    for x, y in dataset:
+    for x, y in SessionBatches(sessions, vocab, model.config.max_query_tokens, batch_size):
         nll, _, _, weight = model.token_losses(x, y, model(x, training=False))
         total += float((nll * weight).numpy().sum())
         count += float(weight.numpy().sum())

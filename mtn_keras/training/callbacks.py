@@ -1,6 +1,7 @@
 """The Keras callbacks of a training run: epoch timer, validation BLEU, best checkpoint, and
 the list fit_model passes to model.fit."""
 
+import importlib.util
 import math
 import os
 import time
@@ -91,7 +92,7 @@ def selected(select):
 def fit_callbacks(out, directory, train_config, timer):
     """The epoch's CSV log row, best checkpoint and early stopping (both on the validation
     column that TrainConfig.select names), then the backup for --resume, NaN guard,
-    TensorBoard log and epoch timer, written in this worker's `directory`. The row and the
+    epoch timer and TensorBoard log, written in this worker's `directory`. The row and the
     checkpoint come before the backup, so a kill between them never loses a backed-up
     epoch's row (resume drops the rows after its backup). A resumed run's best checkpoint
     starts at the best of the chief's log in `out`."""
@@ -105,6 +106,13 @@ def fit_callbacks(out, directory, train_config, timer):
         keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=train_config.patience),
         RunBackup(os.path.join(directory, "backup")),
         keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard")),
         timer,
-    ]
+    ] + tensorboard(directory)
+
+
+def tensorboard(directory):
+    """The TensorBoard log callback, when TensorFlow is there: Keras writes it with
+    tf.summary, so a run under JAX without TensorFlow has no TensorBoard log."""
+    if importlib.util.find_spec("tensorflow") is None:
+        return []
+    return [keras.callbacks.TensorBoard(os.path.join(directory, "tensorboard"))]

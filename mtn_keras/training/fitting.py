@@ -40,6 +40,23 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
+@keras.saving.register_keras_serializable(package="mtn_keras")
+class DenseAdam(keras.optimizers.Adam):
+    """Keras's Adam, fed dense gradients. Under TensorFlow an embedding lookup's gradient is
+    a tf.IndexedSlices, and Keras's Adam squares its rows one by one: a row looked up k
+    times in a batch adds the sum of k squares to the second moment, not the square of the
+    summed gradient that JAX (and Adam itself) use. Dense, both backends train alike."""
+
+    def apply(self, grads, trainable_variables=None):
+        if keras.config.backend() == "tensorflow":
+            import tensorflow as tf
+
+            grads = [
+                tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads
+            ]
+        return super().apply(grads, trainable_variables)
+
+
 class TrainingDiverged(Exception):
     """The loss became NaN or infinite; the last good epoch's checkpoints are kept."""
 
@@ -80,7 +97,7 @@ def compile_model(model, model_config, train_config, replicas=1):
         distribute.warmup_for(train_config.warmup_steps, replicas),
         train_config.learning_rate_scale,
     )
-    optimizer = keras.optimizers.Adam(
+    optimizer = DenseAdam(
         schedule,
         beta_1=0.9,
         beta_2=0.98,
@@ -190,7 +207,7 @@ def _built_model(job):
 
 def _train(job, model, directory, initial_epoch):
     """Runs model.fit from `initial_epoch`; returns the epochs' losses and seconds."""
-    train, valid = datasets(job)
+    train, valid = datasets(job, initial_epoch)
     timer = EpochTimer()
     config = job.train_config
     bleu = [ValidationBleu(job.vocab, job.valid_sessions)] if config.select == "bleu" else []
@@ -247,11 +264,13 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
     }
 
 
-def datasets(job):
-    """The training (shuffled, at most `steps_per_epoch` batches) and validation datasets,
-    in global batches of the replicas x the batch size, sharded across workers; with
+def datasets(job, first_epoch=0):
+    """The training (in each epoch's seeded order, from `first_epoch` on, at most
+    `steps_per_epoch` batches) and validation inputs of model.fit, in global batches of the
+    replicas x the batch size (sharded across workers under tf.distribute); with
     `history_queries`, each session also gets its user's earlier queries from `data_dir`."""
-    from mtn_keras.data.pipeline import make_dataset
+    from mtn_keras.data.batches import SessionBatches
+    from mtn_keras.training.inputs import fit_input
 
     n = job.model_config.max_query_tokens
     batch_size = job.train_config.batch_size * job.replicas
@@ -262,7 +281,7 @@ def datasets(job):
         history = split_histories(
             job.data_dir, ("train", "valid"), job.vocab, n, job.model_config.history_queries
         )
-    train = make_dataset(
+    train = SessionBatches(
         job.train_sessions,
         job.vocab,
         n,
@@ -270,13 +289,12 @@ def datasets(job):
         shuffle=True,
         seed=job.train_config.seed,
         history=history.get("train"),
+        limit=job.steps_per_epoch,
     )
-    valid = make_dataset(
-        job.valid_sessions, job.vocab, n, batch_size, shuffle=False, history=history.get("valid")
+    valid = SessionBatches(
+        job.valid_sessions, job.vocab, n, batch_size, history=history.get("valid")
     )
-    if job.steps_per_epoch:
-        train = train.take(job.steps_per_epoch)
-    return distribute.shard(train), distribute.shard(valid)
+    return fit_input(train, first_epoch), fit_input(valid)
 
 
 def save_best(name, model, model_config, out):

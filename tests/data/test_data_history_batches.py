@@ -3,17 +3,14 @@ it, the last H of them, oldest first, front-padded; one encoded matrix for all l
 
 import numpy as np
 import pytest
+from test_data_prepare import write_log
 
-tf = pytest.importorskip("tensorflow")
-
-from test_data_prepare import write_log  # noqa: E402
-
-from mtn_keras.data.history import load_history, load_starts, split_histories  # noqa: E402
-from mtn_keras.data.pipeline import make_dataset  # noqa: E402
-from mtn_keras.data.prepare import prepare  # noqa: E402
-from mtn_keras.data.prepared import load_split, load_users  # noqa: E402
-from mtn_keras.data.sessions import Protocol  # noqa: E402
-from mtn_keras.data.vocab import Vocabulary  # noqa: E402
+from mtn_keras.data.batches import SessionBatches
+from mtn_keras.data.history import load_history, load_starts, split_histories
+from mtn_keras.data.prepare import prepare
+from mtn_keras.data.prepared import load_split, load_users
+from mtn_keras.data.sessions import Protocol
+from mtn_keras.data.vocab import Vocabulary
 
 H, N = 4, 3
 
@@ -46,11 +43,11 @@ def test_a_sessions_history_is_its_users_queries_before_it(prepared):
     assert found["train"].tokens is found["test"].tokens  # one matrix for every split
     lines, users = load_split(prepared, "test"), load_users(prepared, "test")
     starts = load_starts(prepared, "test")
-    dataset = make_dataset(lines, vocab, N, batch_size=64, history=found["test"])
+    dataset = SessionBatches(lines, vocab, N, batch_size=64, history=found["test"])
     long_lines = [i for i, line in enumerate(lines) if len(line) >= 2]
     seen, empty = 0, 0
     for x, _ in dataset:
-        history = x["history_tokens"].numpy()
+        history = x["history_tokens"]
         size = x["session_tokens"].shape[1]
         assert history.shape[1:] == (H, N)
         for row, line in enumerate(i for i in long_lines if len(lines[i]) == size):
@@ -67,8 +64,8 @@ def test_without_history_the_batches_are_as_before(prepared):
     vocab = Vocabulary.load(f"{prepared}/vocab.txt")
     lines = load_split(prepared, "train")
     history = split_histories(prepared, ("train",), vocab, N, H)["train"]
-    plain = make_dataset(lines, vocab, N, 8, shuffle=True, seed=1)
-    read = make_dataset(lines, vocab, N, 8, shuffle=True, seed=1, history=history)
+    plain = SessionBatches(lines, vocab, N, 8, shuffle=True, seed=1)
+    read = SessionBatches(lines, vocab, N, 8, shuffle=True, seed=1, history=history)
     for (x, y), (x_read, y_read) in zip(plain, read):
         assert set(x_read) - set(x) == {"history_tokens"}
         np.testing.assert_array_equal(y, y_read)
