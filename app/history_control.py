@@ -63,6 +63,8 @@ class HistoryControl:
             return "private session"
         if self.store is None:
             return "history off"
+        if backend is not None and backend.withheld_history:
+            return "history not sent to the server"
         if backend is not None and not backend.has_history:
             return "this model does not use history"
         return ""

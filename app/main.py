@@ -1,14 +1,16 @@
-"""Command line of the terminal app: `mtn-tui [--model PATH] [--history PATH | --no-history]`,
-and the history's file work, done without opening the interface: `--import-history LOG --user
-ID`, `--export-history FILE`."""
+"""Command line of the terminal app: `mtn-tui [--model PATH | --server URL] [--history PATH |
+--no-history]`, and the history's file work, done without opening the interface:
+`--import-history LOG --user ID`, `--export-history FILE`."""
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from mtn_keras.base.quiet import native_stderr_silenced
 from mtn_keras.base.xla_setup import cache_home, set_up_xla, skip_graph_rewrites
 from mtn_keras.cli import BAD_INPUT, describe, file_name
+from mtn_keras.client.remote import is_url
 from mtn_keras.data.logs import InputError
 
 from .history_files import (
@@ -25,6 +27,8 @@ from .history_store import HistoryStore, StoreError, default_path, open_store
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 
+SERVER_VARIABLE = "MTN_TUI_SERVER"  # the --server to use when none is given
+
 
 def parser() -> argparse.ArgumentParser:
     """The options of `mtn-tui`."""
@@ -37,6 +41,20 @@ def parser() -> argparse.ArgumentParser:
         type=file_name,
         help="a SavedModel directory, one containing savedmodel/, or `default`, the bundled "
         f"model (the default: {DEFAULT_MODEL})",
+    )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        default=os.environ.get(SERVER_VARIABLE) or None,
+        help="call a running server instead, http://HOST:PORT/v1/models/NAME "
+        "(python -m mtn_keras.serve or TensorFlow Serving): no TensorFlow in the app, ready "
+        f"at once (the default: ${SERVER_VARIABLE}, when set)",
+    )
+    parser.add_argument(
+        "--send-history",
+        action="store_true",
+        help="send your history to a --server on another machine too (by default only a "
+        "server on this machine gets it)",
     )
     parser.add_argument(
         "--history",
@@ -88,15 +106,20 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:  # an import is one transaction; an export's part is removed
             print("mtn-tui: interrupted; nothing half-written is left", file=sys.stderr)
             sys.exit(130)
+    if args.server and args.model:
+        args_parser.error("give --model or --server, not both")
+    if args.server and not is_url(args.server):
+        args_parser.error(f"--server {args.server}: give http://HOST:PORT/v1/models/NAME")
     set_up_xla()  # process-wide, before TensorFlow is imported: compilations kept on disk
     # TensorFlow's native log lines would garble the screen: they go to a log file, where a
     # native abort also leaves its words. Inside: Textual takes sys.__stderr__ when the app
     # is made.
     app = MtnApp(
-        args.model,
+        args.server or args.model,
         history_path=args.history,
         use_history=not args.no_history,
         prepare_tensorflow=skip_graph_rewrites,  # graphs run as exported: a faster start
+        send_history=args.send_history,
     )
     with native_stderr_silenced(native_log_path()):
         app.run()

@@ -110,14 +110,101 @@ def read_as(session: list[str] | tuple[str, ...], queries: list[str]) -> dict[in
     }
 
 
+def kept_attention(weights: np.ndarray, queries: np.ndarray) -> SessionAttention:
+    """The attention `weights` [layers, heads, S', S'] over the queries the model kept:
+    without the padding slots (an empty entry of `queries`, bytes)."""
+    kept = np.flatnonzero(queries != b"")
+    weights = weights[:, :, kept][:, :, :, kept]
+    return SessionAttention(weights, [query.decode() for query in queries[kept]])
+
+
 def resolve_model_path(path: str | Path | None) -> Path:
     """The SavedModel directory for `path`: the default model, or `path/savedmodel` if it exists."""
     return resolve(path) if path else DEFAULT_MODEL
 
 
-class Backend:
-    """A loaded SavedModel; `suggest`, `complete` and `attention` take one session, oldest first,
-    and the searcher's earlier queries (`history`, oldest first) for a model that reads them.
+class ModelCalls:
+    """What the app asks of a model, whatever runs it: `suggest`, `complete` and `attention`
+    for one session, oldest first, with the searcher's earlier queries (`history`, oldest
+    first) for a model that reads them. A subclass answers `_outputs` (the suggestion
+    signature's outputs, as numpy arrays with bytes for text) and `_own_attention`, for a
+    model whose suggestions do not carry the session attention; it sets `name`,
+    `has_history`, `history_size` and `_attention_in_suggest`."""
+
+    start_seconds: dict[str, float]  # what starting took, step by step
+    notes: tuple[str, ...] = ()  # what the person should hear once the model is ready
+    withheld_history = False  # whether the model reads history that the app does not send
+
+    def _prepare_calls(self) -> None:
+        self._lock = threading.RLock()  # one model call at a time; the workers share it
+        self._last_suggest = None  # ((session, history), outputs) of the latest `suggest` call
+
+    def suggest(self, session: list[str], history: tuple[str, ...] = ()) -> Suggestions:
+        """Suggestions for the query after `session`, reading `history` if the model can."""
+        return self._suggestions(self._suggest_outputs(session, history), session, "")
+
+    def _suggest_outputs(
+        self, session: list[str], history: tuple[str, ...] = ()
+    ) -> dict[str, np.ndarray]:
+        """The outputs of `suggest` for `session` and `history`, kept for the attention of the
+        same session (the app asks for both after each query)."""
+        history = self._read(history)
+        with self._lock:
+            if self._last_suggest is None or self._last_suggest[0] != (tuple(session), history):
+                out = self._outputs(session, "", history)
+                self._last_suggest = ((tuple(session), history), out)
+            return self._last_suggest[1]
+
+    def complete(
+        self, session: list[str], prefix: str, history: tuple[str, ...] = ()
+    ) -> Suggestions:
+        """Suggestions for the query after `session` that start with the words of `prefix`,
+        reading `history` if the model can."""
+        return self._suggestions(
+            self._outputs(session, prefix, self._read(history)), session, prefix
+        )
+
+    def _read(self, history: tuple[str, ...]) -> tuple[str, ...]:
+        """The part of `history` the model reads: its last `history_size` queries, or none for
+        a model without the history signatures."""
+        if not self.has_history:
+            return ()
+        return latest(tuple(history), self.history_size)
+
+    def attention(self, session: list[str], history: tuple[str, ...] = ()) -> SessionAttention:
+        """The session encoder's attention over the queries the model kept.
+
+        The model drops queries without words, keeps the last ones and pads short
+        sessions; the padding slots (an empty `queries` entry) are removed here.
+        """
+        if not self._attention_in_suggest:
+            return self._own_attention(session)
+        found = self._suggest_outputs(session, history)
+        return kept_attention(found["session_attention"][0], found["queries"][0])
+
+    @staticmethod
+    def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
+        # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
+        kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
+        tokens = [[word.decode() for word in query] for query in out["source_tokens"][0][kept]]
+        sources = out["sources"][0] if "sources" in out else [b""] * len(out["suggestions"][0])
+        items = [
+            Suggestion(text.decode(), float(score), attention[kept], source.decode() or None)
+            for text, score, attention, source in zip(
+                out["suggestions"][0], out["scores"][0], out["copy_attention"][0], sources
+            )
+            if text
+        ]
+        suggestions = Suggestions(items, tokens, tuple(session), prefix)
+        if "history" in out:
+            read = np.flatnonzero(out["history"][0] != b"")
+            suggestions.history = [query.decode() for query in out["history"][0][read]]
+            suggestions.history_attention = out["history_attention"][0][read]
+        return suggestions
+
+
+class Backend(ModelCalls):
+    """A SavedModel loaded in this process (ModelCalls says what it answers).
 
     `progress` hears each start-up step ("Compiling suggest…") as it begins;
     `prepare_tensorflow(tf)` runs once TensorFlow is imported, before the first call (the entry
@@ -131,7 +218,7 @@ class Backend:
         prepare_tensorflow: Callable | None = None,
     ):
         progress = progress or (lambda step: None)
-        self.start_seconds: dict[str, float] = {}  # what starting took, step by step
+        self.start_seconds = {}
         self.path = resolve_model_path(path)
         if self.path == DEFAULT_MODEL:
             self.name = "default"  # installed, its folder is mtn_keras/default_model
@@ -162,8 +249,7 @@ class Backend:
         # Each signature is a graph of its own to prepare at the first call (about 2 s), so
         # only this one is.
         self._signature = "complete_with_history" if self.has_history else "complete"
-        self._lock = threading.RLock()  # one model call at a time; the workers share it
-        self._last_suggest = None  # ((session, history), outputs) of the latest `suggest` call
+        self._prepare_calls()
         self._warm_up(progress)
 
     def _warm_up(self, progress: Callable[[str], None]) -> None:
@@ -182,31 +268,6 @@ class Backend:
             self.start_seconds[name] = time.perf_counter() - began
             mark_compiled(self.path, name)
 
-    def suggest(self, session: list[str], history: tuple[str, ...] = ()) -> Suggestions:
-        """Suggestions for the query after `session`, reading `history` if the model can."""
-        return self._suggestions(self._suggest_outputs(session, history), session, "")
-
-    def _suggest_outputs(
-        self, session: list[str], history: tuple[str, ...] = ()
-    ) -> dict[str, np.ndarray]:
-        """The outputs of `suggest` for `session` and `history`, kept for the attention of the
-        same session (the app asks for both after each query)."""
-        history = self._read(history)
-        with self._lock:
-            if self._last_suggest is None or self._last_suggest[0] != (tuple(session), history):
-                out = self._outputs(session, "", history)
-                self._last_suggest = ((tuple(session), history), out)
-            return self._last_suggest[1]
-
-    def complete(
-        self, session: list[str], prefix: str, history: tuple[str, ...] = ()
-    ) -> Suggestions:
-        """Suggestions for the query after `session` that start with the words of `prefix`,
-        reading `history` if the model can."""
-        return self._suggestions(
-            self._outputs(session, prefix, self._read(history)), session, prefix
-        )
-
     def _outputs(
         self, session: list[str], prefix: str, history: tuple[str, ...]
     ) -> dict[str, np.ndarray]:
@@ -219,33 +280,6 @@ class Backend:
             )
         return self._call(self._signature, **inputs)
 
-    def _read(self, history: tuple[str, ...]) -> tuple[str, ...]:
-        """The part of `history` the model reads: its last `history_size` queries, or none for
-        a model without the history signatures."""
-        if not self.has_history:
-            return ()
-        return latest(tuple(history), self.history_size)
-
-    def attention(self, session: list[str], history: tuple[str, ...] = ()) -> SessionAttention:
-        """The session encoder's attention over the queries the model kept.
-
-        The model drops queries without words, keeps the last ones and pads short
-        sessions; the padding slots (an empty `queries` entry) are removed here.
-        """
-        if self._attention_in_suggest:
-            found = self._suggest_outputs(session, history)
-            out = {"attention": found["session_attention"], "queries": found["queries"]}
-        else:
-            out = self._call("session_attention", session=self._session(session))
-        weights = out["attention"][0]
-        if "queries" not in out:  # an export without the kept queries: assume none was dropped
-            return SessionAttention(
-                weights, [normalise(query) for query in session][-weights.shape[-1] :]
-            )
-        kept = np.flatnonzero(out["queries"][0] != b"")
-        weights = weights[:, :, kept][:, :, :, kept]
-        return SessionAttention(weights, [query.decode() for query in out["queries"][0][kept]])
-
     def _session(self, session: list[str]):
         # No query yet is one empty query: exports made before the graph answered a [1, 0]
         # session as [[""]] (docs/contracts.md) complete a first query too.
@@ -255,22 +289,12 @@ class Backend:
         with self._lock:
             return call(self._model, self.path, name, **inputs)
 
-    @staticmethod
-    def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
-        # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
-        kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
-        tokens = [[word.decode() for word in query] for query in out["source_tokens"][0][kept]]
-        sources = out["sources"][0] if "sources" in out else [b""] * len(out["suggestions"][0])
-        items = [
-            Suggestion(text.decode(), float(score), attention[kept], source.decode() or None)
-            for text, score, attention, source in zip(
-                out["suggestions"][0], out["scores"][0], out["copy_attention"][0], sources
+    def _own_attention(self, session: list[str]) -> SessionAttention:
+        """The attention of an older export, from its own `session_attention` signature."""
+        out = self._call("session_attention", session=self._session(session))
+        weights = out["attention"][0]
+        if "queries" not in out:  # an export without the kept queries: assume none was dropped
+            return SessionAttention(
+                weights, [normalise(query) for query in session][-weights.shape[-1] :]
             )
-            if text
-        ]
-        suggestions = Suggestions(items, tokens, tuple(session), prefix)
-        if "history" in out:
-            read = np.flatnonzero(out["history"][0] != b"")
-            suggestions.history = [query.decode() for query in out["history"][0][read]]
-            suggestions.history_attention = out["history_attention"][0][read]
-        return suggestions
+        return kept_attention(weights, out["queries"][0])

@@ -59,7 +59,7 @@ class ModelPrompt(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Static(
                 "Open a model: a SavedModel directory, one containing savedmodel/, "
-                "or default (the bundled model)"
+                "default (the bundled model), or a server's http://HOST:PORT/v1/models/NAME"
             )
             yield Input(placeholder="path/to/savedmodel", id="model-path")
             yield Static("enter opens it; escape cancels.", classes="hint")

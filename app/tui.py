@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -19,6 +20,8 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
+
+from mtn_keras.client.remote import is_url
 
 from .copy_panel import CopyPanel
 from .heat_map import HeatMap
@@ -36,6 +39,7 @@ from .model import (
     used_queries,
 )
 from .query_input import QueryInput, continue_typed, typed_prefix
+from .remote_model import RemoteBackend
 from .scheduler import Request, SuggestionScheduler, call_model
 from .screens import ErrorScreen, HelpScreen, ModelPrompt
 from .session_panel import SessionPanel
@@ -110,15 +114,20 @@ class MtnApp(App):
         history_path: str | Path | None = None,
         use_history: bool = True,
         prepare_tensorflow: Callable | None = None,
+        send_history: bool = False,
     ):
-        """`history_path` None: the user-data folder's store; `use_history` False
-        (--no-history): the store is never opened. `prepare_tensorflow(tf)` runs once
-        TensorFlow is imported, before any model call: the entry point's process settings."""
+        """`model_path` may be a server's REST address (http://HOST:PORT/v1/models/NAME):
+        then the app calls it and imports no TensorFlow, sending the history only to this
+        machine or with `send_history`. `history_path` None: the user-data folder's store;
+        `use_history` False (--no-history): the store is never opened.
+        `prepare_tensorflow(tf)` runs once TensorFlow is imported, before any model call: the
+        entry point's process settings."""
         super().__init__()
         self.started = time.perf_counter()
         self.model_path = model_path
         self.show_load_time = show_load_time  # off in snapshot tests, where it would vary
         self.prepare_tensorflow = prepare_tensorflow
+        self.send_history = send_history
         self.history = HistoryControl(history_path, use_history)
         self.scheduler = SuggestionScheduler(self._wanted, self._suggest, self._show_answer)
         self._model_title = ""
@@ -169,12 +178,12 @@ class MtnApp(App):
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, path: str | Path | None, since: float) -> None:
+        progress = partial(self.call_from_thread, self._progress)
         try:
-            backend = Backend(
-                path,
-                lambda step: self.call_from_thread(self._progress, step),
-                self.prepare_tensorflow,
-            )
+            if is_url(path):
+                backend = RemoteBackend(path, progress, self.send_history)
+            else:
+                backend = Backend(path, progress, self.prepare_tensorflow)
         except ModelError as error:
             backend = error
         if get_current_worker().is_cancelled:
@@ -202,6 +211,8 @@ class MtnApp(App):
                 f"{step} {took:.1f} s" for step, took in backend.start_seconds.items()
             )
             self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
+        for note in backend.notes:
+            self.notify(note, severity="warning", timeout=15)
         self.scheduler.use(backend)
         self.request_attention()
 

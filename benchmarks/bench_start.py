@@ -4,19 +4,24 @@ app's own `start_seconds`) and one `python -m mtn_keras.suggest` command, each w
 XLA cache (an empty folder) and then a warm one.
 
 Run: python benchmarks/bench_start.py [--model default] [--reference PATH]
-[--reference-code DIR] [--rounds 3]. With --reference (another SavedModel) or
+[--reference-code DIR] [--rounds 3] [--server]. With --reference (another SavedModel) or
 --reference-code (another checkout of this repository, e.g. `git archive main | tar -x -C
 DIR`, run on the same model), the two alternate round by round, so the ratio holds on a
-noisy machine; the medians are printed.
+noisy machine; the medians are printed. With --server, the app's backend in process (warm
+XLA cache) alternates instead with the app on a warm local `python -m mtn_keras.serve` of the
+same model (`mtn-tui --server`: its metadata read and a first `complete` answered).
 """
 
 import argparse
+import contextlib
 import json
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +31,15 @@ began = time.perf_counter()
 from app.model import Backend
 backend = Backend(sys.argv[1])
 print(json.dumps({"ready": time.perf_counter() - began, **backend.start_seconds}))
+"""
+REMOTE = """
+import json, sys, time
+began = time.perf_counter()
+from app.remote_model import RemoteBackend
+backend = RemoteBackend(sys.argv[1])
+backend.complete(["a"], "a")
+ready = time.perf_counter() - began
+print(json.dumps({"ready": ready, "tensorflow": float("tensorflow" in sys.modules)}))
 """
 WHAT = ("app cold", "app warm", "suggest cold", "suggest warm")
 
@@ -62,6 +76,58 @@ def suggest_command(model, code, cache):
     return {"wall": time.perf_counter() - began}
 
 
+@contextlib.contextmanager
+def warm_server(model):
+    """The REST address of `model` under `python -m mtn_keras.serve` on a free local port,
+    once it answers; stopped on leaving."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mtn_keras.serve", "--model", model, "--name", "bench"]
+    server = subprocess.Popen(command + ["--port", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1/models/bench"
+    try:
+        while server.poll() is None:
+            try:
+                urllib.request.urlopen(url, timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        if server.poll() is not None:
+            raise SystemExit(f"python -m mtn_keras.serve --model {model} did not start")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def remote_start(url, cache):
+    """The app's backend on the server at `url` until ready, in a fresh process (seconds)."""
+    done = subprocess.run(
+        [sys.executable, "-c", REMOTE, url],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=environment(cache),
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def against_server(model, rounds):
+    """The app in process (warm XLA cache) and on a warm local server, alternately: medians."""
+    times = {"app warm in process": [], "app on a local server": []}
+    with warm_server(model) as url, tempfile.TemporaryDirectory() as cache:
+        backend_start(model, ROOT, cache)  # fills the XLA cache: the warm start is timed
+        for _ in range(rounds):
+            times["app warm in process"].append(backend_start(model, ROOT, cache))
+            times["app on a local server"].append(remote_start(url, cache))
+    for what, found in times.items():
+        medians = {key: statistics.median(run[key] for run in found) for key in found[0]}
+        print(f"{what}: " + ", ".join(f"{key} {value:.2f}" for key, value in medians.items()))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default=str(ROOT / "saved_models" / "default"))
@@ -70,7 +136,12 @@ def main() -> int:
         "--reference-code", help="another checkout of this repository, timed alternately"
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--server", action="store_true", help="time the app in process against a local server"
+    )
     args = parser.parse_args()
+    if args.server:
+        return against_server(args.model, args.rounds)
     if args.reference_code and not (Path(args.reference_code) / "app" / "model.py").is_file():
         parser.error(f"--reference-code {args.reference_code} is not a checkout of mtn-keras")
     runs = {"model": (args.model, ROOT)}

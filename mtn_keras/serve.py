@@ -8,6 +8,8 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
                                  answers {"predictions": [...]} or {"outputs": {...}}
   GET  /v1/models/NAME           the model's status
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
+  GET  /monitoring/prometheus/metrics  requests and errors by signature and code, latency
+                                 and the sessions of each model call (Prometheus text)
 (`/versions/1` may follow NAME, as in TensorFlow Serving.)
 
 Requests that arrive within --batch-wait-ms of each other share one model call of up to
@@ -17,8 +19,10 @@ does not hold a small one behind it. Each request is checked alone before it joi
 a call that fails is retried request by request: no request fails for another's input. A bad
 request (malformed JSON, an unknown signature or input, a wrong shape, more than
 --max-sessions sessions, a query over 512 characters) gets TensorFlow Serving's
-{"error": "..."} with HTTP 400, a body over --max-body-mb HTTP 413, never a traceback; a
-request whose client hung up is dropped before it is computed. SIGTERM (or Ctrl-C) stops it
+{"error": "..."} with HTTP 400, a body over --max-body-mb HTTP 413, one not answered within
+--request-timeout-s HTTP 504, never a traceback; a request whose client hung up is dropped
+before it is computed. "output_filter": ["suggestions", "scores"] in a request asks for only
+those outputs. SIGTERM (or Ctrl-C) stops it
 within 10 s whatever the clients do. It listens on 127.0.0.1 (this machine only) unless
 --host says otherwise: it has no authentication, and the history in a request is a person's.
 The options are checked, and the port taken, before the model loads (exit 2 if one cannot be).
@@ -95,6 +99,19 @@ def arguments(argv):
         default=MAX_BODY_MB,
         help=f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
     )
+    parser.add_argument(
+        "--allow-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="let web pages of ORIGIN (e.g. https://search.example.com; repeatable) call it "
+        "from a browser: CORS headers, preflight OPTIONS answered (default: none)",
+    )
+    parser.add_argument(
+        "--request-timeout-s",
+        type=bounded(float, 0.001, 3600),
+        help="a predict request not answered within it gets HTTP 504 (default: no bound)",
+    )
     add_verbose(parser)
     return parser.parse_args(argv)
 
@@ -143,6 +160,8 @@ def main(argv=None):
         args.max_batch,
         args.max_sessions,
         args.max_body_mb,
+        args.allow_origin,
+        args.request_timeout_s,
     )
     print("preparing the signatures and compiling the search's batch sizes...", file=sys.stderr)
     sizes = [size for size in BATCH_SIZES if size <= args.max_batch]

@@ -8,7 +8,11 @@ shared; tests that change it work on a copy.
 import os
 import random
 import shutil
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -27,6 +31,56 @@ TOPICS = [
     "cat food",
     "movie times",
 ]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port():
+    """A port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def port():
+    """A free port of 127.0.0.1 (free_port)."""
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+def serve():
+    """A function that serves a SavedModel under `python -m mtn_keras.serve` as `name` on a
+    free port of 127.0.0.1 and, once it answers, returns (its REST address, its process);
+    every server still running stops at the end of the test run."""
+    servers = []
+
+    def start(path, name, *options):
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mtn_keras.serve", "--model", str(path), "--name", name]
+            + ["--port", str(port), *options],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        servers.append(server)
+        url = f"http://127.0.0.1:{port}/v1/models/{name}"
+        until = time.monotonic() + 300
+        while True:
+            assert server.poll() is None, server.stderr.read()[-2000:]
+            assert time.monotonic() < until, "the server did not answer within 300 s"
+            try:
+                urllib.request.urlopen(url, timeout=1).close()
+                return url, server
+            except OSError:
+                time.sleep(0.5)
+
+    yield start
+    for server in servers:
+        server.terminate()
+        server.wait(30)
+
+
 EDITS = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
 
 

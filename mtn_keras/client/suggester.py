@@ -59,6 +59,7 @@ class Suggester:
                 f"{where} has no `complete` signature: it is not an export of mtn-keras"
             )
         self.reads_history = "complete_with_history" in runner.signatures
+        self.signatures = runner.signatures  # each signature's output names
 
     def suggest(self, session, history=None):
         """The suggestions for the query after `session`: a list of Suggestion, best first, or a
@@ -70,9 +71,8 @@ class Suggester:
         """As `suggest`, every suggestion starting with the words of `prefix` (what has been
         typed of the next query: a string, or for a batch one string for all or a list of one
         per session)."""
-        sessions, batched = _sessions(session)
-        prefixes = _prefixes(prefix, len(sessions), batched)
-        out = self._call(sessions, prefixes, _histories(history, len(sessions), batched))
+        batched = _sessions(session)[1]
+        out = self.outputs(session, prefix, history)
         sources = out.get("sources", np.full(np.shape(out["scores"]), ""))
         answers = [
             [
@@ -83,6 +83,14 @@ class Suggester:
             for texts, scores, row_sources in zip(out["suggestions"], out["scores"], sources)
         ]
         return answers if batched else answers[0]
+
+    def outputs(self, session, prefix="", history=None):
+        """The signature's outputs themselves, checked and padded as for `complete`: a dict
+        of arrays (or lists) whose first axis is the batch (one row for one session), for
+        callers that show more than the suggestions (the app's copy and history panels)."""
+        sessions, batched = _sessions(session)
+        prefixes = _prefixes(prefix, len(sessions), batched)
+        return self._call(sessions, prefixes, _histories(history, len(sessions), batched))
 
     def attention(self, session):
         """The session encoder's attention (an Attention; a list of them for a batch)."""

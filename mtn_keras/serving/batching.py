@@ -66,10 +66,11 @@ class Pending:
 class Batcher:
     """Requests for one signature, answered together: the first waits up to `wait` seconds for
     others, then one model call (in a worker thread) answers up to `max_batch` sessions, at
-    most `share` of each request while others wait."""
+    most `share` of each request while others wait. `observe(sessions)` hears the sessions
+    of each call (the server's metrics)."""
 
-    def __init__(self, function, names, wait, max_batch, share=SHARE):
-        self.function, self.names = function, names
+    def __init__(self, function, names, wait, max_batch, share=SHARE, observe=None):
+        self.function, self.names, self.observe = function, names, observe
         self.wait, self.max_batch, self.share = wait, max_batch, min(share, max_batch)
         self.waiting = []  # Pending requests with sessions still to send, oldest first
         self.arrived = asyncio.Event()
@@ -91,6 +92,8 @@ class Batcher:
             shares = self.take()
             if not shares:
                 continue
+            if self.observe is not None:
+                self.observe(sum(stop - start for _, start, stop in shares))
             answers = await asyncio.to_thread(self.answer_shares, shares)
             for (pending, start, stop), answer in zip(shares, answers):
                 pending.deliver(answer, stop - start)

@@ -75,6 +75,11 @@ def number(digits):
 
 def parse_request(body, signatures, max_sessions):
     """(signature name, {input: rows}, "row" or "columnar") of a predict request's JSON."""
+    return parse_fields(read_json(body), signatures, max_sessions)
+
+
+def read_json(body):
+    """The JSON object of a predict request's body."""
     try:
         request = json.loads(body, parse_int=number)
     except UnicodeDecodeError as error:
@@ -85,6 +90,28 @@ def parse_request(body, signatures, max_sessions):
         raise BadRequest("the body is not JSON this server reads: nested too deep") from None
     if not isinstance(request, dict):
         raise BadRequest('the body must be a JSON object with "instances" or "inputs"')
+    return request
+
+
+def output_filter(request, outputs):
+    """The outputs a request's optional "output_filter" asks for (as gRPC's PredictRequest
+    has it), in the signature's order; all of `outputs` (its output names) without one."""
+    wanted = request.get("output_filter")
+    if wanted is None:
+        return list(outputs)
+    if not isinstance(wanted, list) or not all(isinstance(name, str) for name in wanted):
+        raise BadRequest('"output_filter" must be a list of output names')
+    unknown = [name for name in wanted if name not in outputs]
+    if unknown or not wanted:
+        raise BadRequest(
+            f"output_filter: no output '{shown(unknown[0] if unknown else '')}'; this "
+            f"signature has {', '.join(sorted(outputs))}"
+        )
+    return [name for name in outputs if name in wanted]
+
+
+def parse_fields(request, signatures, max_sessions):
+    """parse_request's answer for the request's JSON object."""
     name = request.get("signature_name", "serving_default")
     if not isinstance(name, str):
         raise BadRequest(f'"signature_name" must be a string, not {json_type(name)}')

@@ -5,16 +5,21 @@ under uvicorn."""
 
 import asyncio
 import json
+import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from mtn_keras.serving.batching import Batcher
+from mtn_keras.serving.metrics import CONTENT_TYPE, Metrics
 from mtn_keras.serving.requests import (
     INPUT_RANKS,
     MAX_SESSIONS,
     BadRequest,
-    parse_request,
+    output_filter,
+    parse_fields,
+    read_json,
     shown,
 )
 from mtn_keras.serving.savedmodel import DEFAULT
@@ -25,6 +30,10 @@ VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers 
 
 class TooLarge(Exception):
     """A body over the server's bound; answered with HTTP 413."""
+
+
+class TooSlow(Exception):
+    """A request not answered within the server's --request-timeout-s; HTTP 504."""
 
 
 def as_json(value):
@@ -70,13 +79,32 @@ def metadata(path, name):
 
 
 def make_app(
-    loaded, path, name, wait=0.005, max_batch=64, max_sessions=MAX_SESSIONS, max_body_mb=MAX_BODY_MB
+    loaded,
+    path,
+    name,
+    wait=0.005,
+    max_batch=64,
+    max_sessions=MAX_SESSIONS,
+    max_body_mb=MAX_BODY_MB,
+    allow_origins=(),
+    timeout=None,
 ):
-    """The Starlette app serving the loaded SavedModel at `path` as model `name`."""
+    """The Starlette app serving the loaded SavedModel at `path` as model `name`. Browsers
+    on `allow_origins` may call it (CORS, preflight answered); a request not answered within
+    `timeout` seconds (None: no bound) gets HTTP 504."""
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
 
     served = ServedModel(loaded, path, name, wait, max_batch, max_sessions, max_body_mb)
-    app = Starlette(routes=served.routes())
+    served.timeout = timeout
+    cors = Middleware(
+        CORSMiddleware,
+        allow_origins=list(allow_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Content-Type"],
+    )
+    app = Starlette(routes=served.routes(), middleware=[cors] if allow_origins else [])
     app.state.batchers = served.batchers  # one per signature, to look at in tests
     return app
 
@@ -125,14 +153,22 @@ class ServedModel:
     metadata and `:predict`, each signature's requests batched (Batcher)."""
 
     def __init__(self, loaded, path, name, wait, max_batch, max_sessions, max_body_mb):
-        self.name, self.max_sessions = name, max_sessions
+        self.name, self.max_sessions, self.timeout = name, max_sessions, None
         self.max_body = int(max_body_mb * 2**20)
         self.signatures = {
             key: sorted(fn.structured_input_signature[1], key=list(INPUT_RANKS).index)
             for key, fn in loaded.signatures.items()
         }
+        self.outputs = {key: list(fn.structured_outputs) for key, fn in loaded.signatures.items()}
+        self.metrics = Metrics(name)
         self.batchers = {
-            key: Batcher(loaded.signatures[key], names, wait, max_batch)
+            key: Batcher(
+                loaded.signatures[key],
+                names,
+                wait,
+                max_batch,
+                observe=partial(self.metrics.batch, key),
+            )
             for key, names in self.signatures.items()
         }
         self.described = metadata(path, name)
@@ -150,7 +186,14 @@ class ServedModel:
             ),
             Route("/v1/models/{name}", self.predict, methods=["POST"]),
             Route("/v1/models/{name}/versions/{version}", self.predict, methods=["POST"]),
+            Route("/monitoring/prometheus/metrics", self.get_metrics, methods=["GET"]),
         ]
+
+    async def get_metrics(self, request):
+        """GET /monitoring/prometheus/metrics: the counts so far (metrics.py)."""
+        from starlette.responses import Response
+
+        return Response(self.metrics.text(), media_type=CONTENT_TYPE)
 
     def not_found(self, name, version):
         """The 404 message when `name` (and `version`, None when the URL names none) is not
@@ -182,9 +225,20 @@ class ServedModel:
         return JSONResponse(self.described)
 
     async def predict(self, request):
-        """POST /v1/models/NAME:predict: the signature's outputs for the request's sessions,
-        in the request's form (rows or columns); HTTP 400 (413 for a body too large) with the
-        reason otherwise. A client that hangs up before its answer is dropped."""
+        """POST /v1/models/NAME:predict: the signature's outputs (those of "output_filter"
+        when given) for the request's sessions, in the request's form (rows or columns); HTTP
+        400 (413 for a body too large, 504 past --request-timeout-s) with the reason
+        otherwise. A client that hangs up before its answer is dropped. Counted in the
+        metrics by signature and code."""
+        began, found = time.perf_counter(), {}
+        answer = await self.predicted(request, found)
+        self.metrics.request(
+            found.get("signature", ""), answer.status_code, time.perf_counter() - began
+        )
+        return answer
+
+    async def predicted(self, request, found):
+        """predict's answer; `found["signature"]` the signature, once the request names it."""
         from starlette.requests import ClientDisconnect
 
         model, version = request.path_params["name"], request.path_params.get("version")
@@ -197,14 +251,18 @@ class ServedModel:
         if message := self.not_found(model.removesuffix(":predict"), version):
             return error(message, 404)
         try:
-            body = await read_body(request, self.max_body)
-            signature, columns, form = parse_request(body, self.signatures, self.max_sessions)
-            outputs = await self.answer(request, self.batchers[signature], columns)
+            fields = read_json(await read_body(request, self.max_body))
+            signature, columns, form = parse_fields(fields, self.signatures, self.max_sessions)
+            found["signature"] = signature
+            wanted = output_filter(fields, self.outputs[signature])
+            outputs = await self.answer(request, self.batchers[signature], columns, self.timeout)
             if outputs is None:
                 return error("the client hung up")  # nobody reads it
-            return serving_json(response(outputs, form))
+            return serving_json(response({key: outputs[key] for key in wanted}, form))
         except TooLarge as large:
             return error(str(large), 413)
+        except TooSlow as slow:
+            return error(str(slow), 504)
         except BadRequest as bad:
             return error(str(bad))
         except ClientDisconnect:
@@ -214,17 +272,21 @@ class ServedModel:
             return error(message.strip().splitlines()[0] if message.strip() else repr(failure))
 
     @staticmethod
-    async def answer(request, batcher, columns):
+    async def answer(request, batcher, columns, timeout=None):
         """The batcher's outputs for `columns`, or None if the client hung up first (then its
-        sessions not yet computed are dropped)."""
+        sessions not yet computed are dropped, as when `timeout` seconds pass: TooSlow)."""
         answer = asyncio.ensure_future(batcher.answer(columns))
         gone = asyncio.ensure_future(client_gone(request))
         try:
-            await asyncio.wait({answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {answer, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             gone.cancel()
             if not answer.done():
                 answer.cancel()
+        if not done:
+            raise TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
         return answer.result() if answer.done() and not answer.cancelled() else None
 
 

@@ -444,7 +444,7 @@ def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeyp
     class FakeApp:
         store = None
 
-        def __init__(self, model_path, history_path, use_history, prepare_tensorflow):
+        def __init__(self, model_path, history_path, use_history, prepare_tensorflow, **rest):
             self.model_path, self.prepare_tensorflow = model_path, prepare_tensorflow
 
         def run(self):

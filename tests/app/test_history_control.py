@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 from app.history_control import OFF_NOTE, HistoryControl
 
-READS = SimpleNamespace(has_history=True, history_size=2)  # a backend that reads 2 queries
-IGNORES = SimpleNamespace(has_history=False, history_size=2)
+READS = SimpleNamespace(has_history=True, history_size=2, withheld_history=False)  # reads 2
+IGNORES = SimpleNamespace(has_history=False, history_size=2, withheld_history=False)
 
 
 def opened(tmp_path, *earlier):

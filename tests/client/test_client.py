@@ -2,11 +2,8 @@
 TensorFlow Serving's REST API; bad input, a folder that is no model and an unreachable server
 as one exception type whose message says what and where; no TensorFlow for a server."""
 
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -19,38 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = [["cheap flights", "hotel deals"], ["used cars"], []]
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def served(exported):
+def served(exported, serve):
     """The REST address of `exported` under `python -m mtn_keras.serve`, once it answers."""
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mtn_keras.serve", "--model", str(exported), "--name", "tiny"]
-        + ["--port", str(port), "--max-batch", "4"],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/v1/models/tiny"
-    until = time.monotonic() + 300
-    try:
-        while True:
-            assert server.poll() is None, server.stderr.read()[-2000:]
-            assert time.monotonic() < until, "the server did not answer within 300 s"
-            try:
-                urllib.request.urlopen(url, timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.5)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(30)
+    url, server = serve(exported, "tiny", "--max-batch", "4")
+    yield url
+    server.terminate()
+    server.wait(30)
 
 
 def same(one, other):
@@ -119,8 +91,8 @@ def test_no_model_and_no_server_are_named(tmp_path):
         mtn_keras.load("http://127.0.0.1:1/models")
 
 
-def test_a_server_needs_no_tensorflow():
-    url = f"http://127.0.0.1:{free_port()}/v1/models/tiny"
+def test_a_server_needs_no_tensorflow(port):
+    url = f"http://127.0.0.1:{port}/v1/models/tiny"
     script = (
         "import sys, mtn_keras\n"
         f"try:\n    mtn_keras.load({url!r}, timeout=5)\n"

@@ -158,6 +158,7 @@ async def test_a_call_cut_off_by_the_servers_stop_is_answered_503_json():
     import tensorflow as tf
     from starlette.applications import Starlette
 
+    from mtn_keras.serving.metrics import Metrics
     from mtn_keras.serving.rest import ServedModel, stopping_answered
 
     started, release = threading.Event(), threading.Event()
@@ -170,6 +171,8 @@ async def test_a_call_cut_off_by_the_servers_stop_is_answered_503_json():
     served = ServedModel.__new__(ServedModel)  # a stand-in signature instead of a SavedModel
     served.name, served.max_sessions, served.max_body = "tiny", 64, 2**20
     served.signatures = {"serving_default": ["session"]}
+    served.outputs, served.timeout = {"serving_default": ["scores"]}, None
+    served.metrics = Metrics("tiny")
     batcher = Batcher(long_call, ["session"], wait=0.001, max_batch=64)
     served.batchers = {"serving_default": batcher}
     app = stopping_answered(Starlette(routes=served.routes()))

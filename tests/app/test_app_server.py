@@ -1,0 +1,160 @@
+"""The app on a server (`mtn-tui --server URL`): the same lists, scores, sources and panels as
+the model in process, no TensorFlow in the app, the history sent only to this machine unless
+asked, and a server that stops or answers garbage said in one line, the session kept."""
+
+import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import main as cli
+from app.model import Backend, ModelError
+from app.remote_model import RemoteBackend, on_this_machine
+from app.suggestion_list import SuggestionList
+from app.tui import MtnApp
+from tools.app_pilot import settle
+
+ROOT = Path(__file__).resolve().parents[2]
+HISTORY = ("cheap hotels", "rome flights", "lisbon")
+ASKED = [([], "ch"), (["cheap flights"], ""), (["cheap flights", "hotel deals"], "ro")]
+
+
+@pytest.fixture(scope="module")
+def served(fake_model_with_history, serve):
+    """The fake history model's REST address under `python -m mtn_keras.serve`."""
+    url, server = serve(fake_model_with_history, "remembers")
+    yield url
+    server.terminate()
+    server.wait(30)
+
+
+def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, served):
+    local, remote = Backend(fake_model_with_history), RemoteBackend(served)
+    assert remote.has_history and not remote.withheld_history and remote.notes == ()
+    for session, prefix in ASKED:
+        for history in ((), HISTORY):
+            want = local.complete(session, prefix, history)
+            got = remote.complete(session, prefix, history)
+            assert [s.text for s in got.items] == [s.text for s in want.items]
+            assert [s.source for s in got.items] == [s.source for s in want.items]
+            np.testing.assert_allclose([s.score for s in got.items], [s.score for s in want.items])
+            for one, other in zip(got.items, want.items):
+                np.testing.assert_allclose(one.copy_attention, other.copy_attention)
+            assert got.source_tokens == want.source_tokens
+            assert got.history == want.history
+            np.testing.assert_allclose(got.history_attention, want.history_attention)
+        want, got = local.attention(session, HISTORY), remote.attention(session, HISTORY)
+        assert got.queries == want.queries
+        np.testing.assert_allclose(got.weights, want.weights)
+    texts = [item.text for item in remote.suggest(["cheap flights"], HISTORY).items]
+    assert texts == [item.text for item in local.suggest(["cheap flights"], HISTORY).items]
+
+
+def test_the_app_on_a_server_imports_no_tensorflow(served):
+    script = (
+        "import sys, time\nbegan = time.perf_counter()\n"
+        "import app.main\nfrom app.remote_model import RemoteBackend\n"
+        f"backend = RemoteBackend({served!r})\n"
+        "print(backend.complete(['cheap flights'], 'ch').items[0].text)\n"
+        "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    first, imported = done.stdout.strip().splitlines()
+    assert first.startswith("ch"), done.stderr[-2000:]
+    assert imported.split()[0] == "False"
+
+
+def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch):
+    assert on_this_machine("http://localhost:8501/v1/models/m")
+    assert on_this_machine("http://[::1]:8501/v1/models/m")
+    assert not on_this_machine("http://10.0.0.7:8501/v1/models/m")
+    assert not on_this_machine("https://models.example.com/v1/models/m")
+    monkeypatch.setattr("app.remote_model.on_this_machine", lambda url: False)
+    withheld = RemoteBackend(served)
+    assert withheld.withheld_history and not withheld.has_history
+    assert len(withheld.notes) == 1 and "--send-history" in withheld.notes[0]
+    assert withheld.complete(["cheap flights"], "", HISTORY).history == []
+    sent = RemoteBackend(served, send_history=True)
+    assert sent.has_history and sent.notes == ()
+    assert sent.complete(["cheap flights"], "", HISTORY).history == list(HISTORY)
+
+
+class Garbage(BaseHTTPRequestHandler):
+    """A server whose metadata lists `complete` and whose answers to it are no outputs."""
+
+    OUTPUTS = ["suggestions", "scores", "copy_attention", "source_tokens"]
+
+    def do_GET(self):
+        complete = {"outputs": {name: {} for name in self.OUTPUTS}}
+        self._send({"metadata": {"signature_def": {"signature_def": {"complete": complete}}}})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self._send({"outputs": {"suggestions": [["a", "b"]], "scores": "many"}})
+
+    def _send(self, body):
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def garbage():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Garbage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server, f"http://127.0.0.1:{server.server_address[1]}/v1/models/junk"
+    server.shutdown()
+    server.server_close()
+
+
+def test_garbage_and_a_stopped_server_are_one_line(garbage):
+    server, url = garbage
+    backend = RemoteBackend(url)
+    with pytest.raises(
+        ModelError, match=rf"^{url} answered what the app cannot read: `scores` has the shape \(\)$"
+    ):
+        backend.suggest(["cheap flights"])
+    server.shutdown()
+    server.server_close()
+    with pytest.raises(ModelError, match=f"^Cannot reach {url}:predict: ") as stopped:
+        backend.complete(["cheap flights"], "ch")
+    assert "\n" not in str(stopped.value)
+
+
+async def test_the_app_says_so_and_keeps_the_session_and_history(garbage):
+    url = garbage[1]
+    app = MtnApp(url, show_load_time=False)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await settle(pilot)
+        assert app.backend is not None and app.sub_title.startswith("junk on " + url.split("/")[2])
+        app.query_one("#query").insert_text_at_cursor("cheap flights")
+        await pilot.press("enter")
+        await settle(pilot)
+        options = app.query_one(SuggestionList)
+        message = str(options.get_option_at_index(0).prompt)
+        assert options.option_count == 1 and message.startswith(url)
+        assert app.session == ("cheap flights",)
+        assert app.store.recent(5) == ("cheap flights",)
+
+
+def test_server_and_model_are_one_or_the_other(capsys, monkeypatch):
+    monkeypatch.setenv(cli.SERVER_VARIABLE, "http://127.0.0.1:1/v1/models/m")
+    assert cli.parser().parse_args([]).server == "http://127.0.0.1:1/v1/models/m"
+    for argv in (["--model", "x"], ["--server", "models/m"]):
+        with pytest.raises(SystemExit) as exited:
+            cli.main(argv)
+        assert exited.value.code == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said[-1].endswith("--server models/m: give http://HOST:PORT/v1/models/NAME")
