@@ -143,15 +143,6 @@ def jax_python(tmp_path_factory):
     del os.environ["JAX_COMPILATION_CACHE_DIR"]
 
 
-def jax_command(python, backend, *args):
-    """subprocess arguments for `python *args` from the repository's root, with Keras on
-    `backend` (and JAX on the CPU, its compilations cached)."""
-    env = {**os.environ, "KERAS_BACKEND": backend, "PYTHONPATH": str(ROOT)}
-    env.update(JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
-    env.update(JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
-    return dict(args=[python, *args], env=env, cwd=ROOT, text=True)
-
-
 @pytest.fixture(scope="session")
 def made_up_log(tmp_path_factory):
     return write_made_up_log(tmp_path_factory.mktemp("log") / "made-up.txt")

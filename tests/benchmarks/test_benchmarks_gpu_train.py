@@ -8,7 +8,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import jax_command
+from jax_env import jax_command
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import jax_command as command
+from jax_env import jax_command as command
 
 TOLERANCE = 1e-5  # relative; measured: 1.7e-7 at most over the 20 steps
 
