@@ -49,11 +49,11 @@ def environment(cache):
     return {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
 
 
-def backend_start(model, code, cache):
+def backend_start(model, code, cache, script=BACKEND):
     """The backend's start in a fresh process running the checkout `code`, split as the app
-    reports it (seconds)."""
+    reports it (seconds); `script` (BACKEND, or REMOTE for a server's address) starts it."""
     done = subprocess.run(
-        [sys.executable, "-c", BACKEND, model],
+        [sys.executable, "-c", script, model],
         capture_output=True,
         text=True,
         cwd=code,
@@ -101,19 +101,6 @@ def warm_server(model):
         server.wait(30)
 
 
-def remote_start(url, cache):
-    """The app's backend on the server at `url` until ready, in a fresh process (seconds)."""
-    done = subprocess.run(
-        [sys.executable, "-c", REMOTE, url],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=environment(cache),
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def against_server(model, rounds):
     """The app in process (warm XLA cache) and on a warm local server, alternately: medians."""
     times = {"app warm in process": [], "app on a local server": []}
@@ -121,7 +108,7 @@ def against_server(model, rounds):
         backend_start(model, ROOT, cache)  # fills the XLA cache: the warm start is timed
         for _ in range(rounds):
             times["app warm in process"].append(backend_start(model, ROOT, cache))
-            times["app on a local server"].append(remote_start(url, cache))
+            times["app on a local server"].append(backend_start(url, ROOT, cache, REMOTE))
     for what, found in times.items():
         medians = {key: statistics.median(run[key] for run in found) for key in found[0]}
         print(f"{what}: " + ", ".join(f"{key} {value:.2f}" for key, value in medians.items()))

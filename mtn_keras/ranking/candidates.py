@@ -8,7 +8,7 @@ import tensorflow as tf
 from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup, completes
-from mtn_keras.ranking.typos import near_prefix
+from mtn_keras.ranking.typos import forgiving, near_prefix
 
 
 class CandidatePool(tf.Module):
@@ -38,16 +38,17 @@ class CandidatePool(tf.Module):
         Only candidates that complete what was typed, as typed or one edit from it
         (typos.near_prefix), are kept."""
         rare = self.lookup.rare_word_ids(queries)
-        log = self.lookup.candidates(queries, rare)
-        log = tf.where(matches(log, typed), log, "")
         completions = self.prefixes.completions(typed)
-        fixed = self.prefixes.near_completions(typed)
+        forgive = forgiving(typed, tf.reduce_any(completions >= 0, axis=1))
+        log = self.lookup.candidates(queries, rare)
+        log = tf.where(matches(log, typed, forgive), log, "")
+        fixed = self.prefixes.near_completions(typed, forgive)
         texts = self.with_completions(log, completions)
         parts = {
             "log": texts,
-            "session": self.returns(queries, typed),
+            "session": self.returns(queries, typed, forgive),
             "history": self.history.candidates(
-                history, queries, session_words, matches(history, typed)
+                history, queries, session_words, matches(history, typed, forgive)
             ),
             "fixed": self.new_texts(self.prefixes.texts(fixed), texts),
         }
@@ -71,17 +72,18 @@ class CandidatePool(tf.Module):
         seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
         return tf.where(seen, "", extra)
 
-    def returns(self, queries, typed):
+    def returns(self, queries, typed, forgive):
         """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
-        left out) that complete what was `typed` (none for ""), as completions that return
-        to them ("" elsewhere; one width for every session, so one compiled shape)."""
+        left out) that complete what was `typed` (none for ""; one slip where `forgive`), as
+        completions that return to them ("" elsewhere; one width for every session, so one
+        compiled shape)."""
         earlier = queries[:, :-1]
-        starts = completes(earlier, typed) & (typed != "")[:, None]
+        starts = matches(earlier, typed, forgive) & (typed != "")[:, None]
         earlier = tf.where(starts, earlier, "")
         return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
 
-def matches(texts, typed):
-    """[B, M]: the texts [B, M] that complete what was `typed` [B], as typed or one edit
-    from it (typos.near_prefix)."""
-    return completes(texts, typed) | near_prefix(texts, typed)
+def matches(texts, typed, forgive):
+    """[B, M]: the texts [B, M] that complete what was `typed` [B], as typed or, in the rows
+    where a slip is forgiven (`forgive` [B]), one edit from it (typos.near_prefix)."""
+    return completes(texts, typed) | near_prefix(texts, typed, forgive)

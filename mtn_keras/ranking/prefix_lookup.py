@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.ranking.tables import SavedTable, saved_array
-from mtn_keras.ranking.typos import edit_variants
+from mtn_keras.ranking.typos import LAST_RESORT_CHARS, edit_variants
 
 PREFIX_FEATURES = ("prefix_chars", "prefix_rank", "prefix_share")
 
@@ -70,12 +70,13 @@ class PrefixLookup(tf.Module):
         top, _ = tf.math.top_k(tf.where(keep, -ids, -tf.cast(self.size, tf.int64)), self.top)
         return tf.where(top > -self.size, -top, -1)
 
-    def near_completions(self, typed):
+    def near_completions(self, typed, forgive):
         """Typed prefixes [B] -> the ids [B, top] of the log's most frequent queries that
         start one edit from what was typed (typos.edit_variants) and do not complete it as
-        typed, most frequent first (-1 pads; none for fewer than typos.MIN_CHARS typed)."""
+        typed, most frequent first (-1 pads; none where no slip is forgiven: `forgive` [B])."""
         batch = tf.shape(typed)[0]
-        variants = edit_variants(typed)
+        typed_forgiven = tf.where(forgive, typed, "")
+        variants = edit_variants(typed_forgiven, min_chars=LAST_RESORT_CHARS)
         found = self.completions(tf.reshape(variants, [-1]))
         ids = tf.reshape(found, [batch, -1])
         past = tf.constant(self.size, tf.int64)  # sorts after every query id

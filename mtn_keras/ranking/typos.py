@@ -2,14 +2,18 @@
 from what was typed, and which texts start within one edit of it.
 
 The bounds follow the search boxes people use (Meilisearch, Elasticsearch's `fuzziness:
-AUTO`): no slip is forgiven in fewer than MIN_CHARS typed characters, one is from there on,
-and the first character is never taken for a slip. One edit is a character dropped, two
-neighbours swapped, one replaced or one inserted (the Damerau-Levenshtein distance 1).
+AUTO`): one slip is forgiven from MIN_CHARS typed characters on, and the first character is
+never taken for a slip. In fewer characters a slip is forgiven only as a last resort, from
+LAST_RESORT_CHARS on, where nothing in the log completes what was typed as typed: a short
+navigational query typed whole with a slip ("yaoo", "imcb") otherwise finds nothing. One
+edit is a character dropped, two neighbours swapped, one replaced or one inserted (the
+Damerau-Levenshtein distance 1).
 """
 
 import tensorflow as tf
 
 MIN_CHARS = 5  # the fewest typed characters in which one slip is forgiven
+LAST_RESORT_CHARS = 3  # ... where nothing completes what was typed as typed
 MAX_CHARS = 16  # the edits of a typed prefix stay within its first characters (prefix keys')
 ALPHABET = tuple("abcdefghijklmnopqrstuvwxyz0123456789 ")
 FIXED_WEIGHT = 0.3  # a corrected candidate's probability is weighed by this (channel model)
@@ -62,12 +66,20 @@ def char_codes(texts, width, pad):
     return tf.reshape(dense, tf.concat([tf.shape(texts), [width]], axis=0))
 
 
-def near_prefix(texts, typed, min_chars=MIN_CHARS):
+def forgiving(typed, found_as_typed):
+    """[B]: the typed prefixes [B] in which one slip is forgiven: those of MIN_CHARS or more
+    characters, and those of LAST_RESORT_CHARS or more where nothing was `found_as_typed` [B]."""
+    length = tf.strings.length(typed, unit="UTF8_CHAR")
+    return (length >= MIN_CHARS) | ((length >= LAST_RESORT_CHARS) & ~found_as_typed)
+
+
+def near_prefix(texts, typed, forgive=None):
     """[B, M]: the texts [B, M] (normalised) that start within one edit of the row's `typed`
     prefix [B] (normalised, a finished last word followed by a space) without completing it
     as typed, the first character the same, the last typed one neither dropped nor replaced
-    (as edit_variants); never for typed rows of fewer than `min_chars` characters. A text
-    is matched followed by a space, as `completes` matches."""
+    (as edit_variants); only in the rows where a slip is forgiven (`forgive` [B], by default
+    those of MIN_CHARS or more characters). A text is matched followed by a space, as
+    `completes` matches."""
     length = tf.strings.length(typed, unit="UTF8_CHAR")
     width = tf.reduce_max(tf.concat([length, [0]], 0)) + 2
     a = char_codes(typed, width, -1)[:, None, :]  # [B, 1, W]
@@ -96,4 +108,5 @@ def near_prefix(texts, typed, min_chars=MIN_CHARS):
     inserted = ~tf.reduce_any(tail & (a != b_next), axis=-1)
     near = (substituted | transposed | dropped | inserted) & (count > 0)
     near &= (a[:, :, 0] == b[:, :, 0]) & (first[:, :, 0] > 0)
-    return near & (length >= min_chars)[:, None] & (texts != "")
+    forgive = length >= MIN_CHARS if forgive is None else forgive
+    return near & forgive[:, None] & (texts != "")
