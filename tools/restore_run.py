@@ -65,8 +65,10 @@ def main(argv=None):
     ranker.set_weights([checkpoint.get_tensor(RANKER_KEY % i) for i in range(len(ranker.weights))])
     os.makedirs(args.out, exist_ok=True)
     model.save(os.path.join(args.out, "model.keras"))
-    for name in ("vocab.txt", "train_summary.json"):
-        shutil.copy(os.path.join(args.savedmodel, name), args.out)
+    shutil.copy(os.path.join(args.savedmodel, "train_summary.json"), args.out)
+    # The model's vocabulary is its prepared dataset's (built from the training split); the
+    # bundle keeps it only inside the SavedModel.
+    shutil.copy(os.path.join(args.data, "vocab.txt"), args.out)
     with open(os.path.join(args.out, "config.json"), "w") as handle:
         json.dump({**config, "data": data_entry(args.data, args.out)}, handle, indent=2)
     index = QueryLogIndex.build(load_split(args.data, "train"), blocked_phrases())

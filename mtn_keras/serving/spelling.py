@@ -14,7 +14,7 @@ from a fragment: there every word counts as known and no session word is correct
 import tensorflow as tf
 
 from mtn_keras.data.vocab import SPECIALS, UNK
-from mtn_keras.ranking.typos import MIN_CHARS, edit_variants
+from mtn_keras.ranking.typos import LAST_RESORT_CHARS, MIN_CHARS, edit_variants
 
 
 def sorted_hashes(words):
@@ -61,7 +61,8 @@ class Spelling(tf.Module):
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
         finished word of what was `typed` (PrefixConstraint.read, or None) that is no slip
-        (nothing known is one edit from it: a name the log lacks, offered as typed)."""
+        (no vocabulary word is one edit from it, from typos.LAST_RESORT_CHARS letters: a
+        name the log lacks, offered as typed)."""
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
         batch = tf.shape(words)[0]
@@ -72,21 +73,22 @@ class Spelling(tf.Module):
             count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
             last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
             finished = tf.where(last & typed["open"][:, None], "", split)
-            own.append(tf.where(self.corrected(finished) == finished, finished, ""))
+            slip = self.corrected(finished, LAST_RESORT_CHARS) != finished
+            own.append(tf.where(slip, "", finished))
         mine = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
         return tf.reduce_all(self.known(words) | in_rows(words, mine), axis=-1)
 
-    def corrected(self, queries):
-        """Normalised queries (any shape) -> the same with each unknown word of MIN_CHARS or
-        more characters replaced by the most frequent vocabulary word one edit away."""
+    def corrected(self, queries, min_chars=MIN_CHARS):
+        """Normalised queries (any shape) -> the same with each unknown word of `min_chars`
+        or more characters replaced by the most frequent vocabulary word one edit away."""
         if not self.judges or self.encoder.tokenise.pieces:
             return queries
         split = tf.strings.split(tf.reshape(queries, [-1]))
         words = split.flat_values
-        unknown = ~self.known(words) & (tf.strings.length(words) >= MIN_CHARS)
+        unknown = ~self.known(words) & (tf.strings.length(words) >= min_chars)
         at = tf.where(unknown)
         wrong = tf.gather_nd(words, at)
-        ids = self.encoder.table.lookup(edit_variants(wrong, whole=True))
+        ids = self.encoder.table.lookup(edit_variants(wrong, whole=True, min_chars=min_chars))
         none = self.encoder.vocab_size
         best = tf.reduce_min(tf.where(ids >= len(SPECIALS), ids, none), axis=1)
         right = tf.where(

@@ -55,7 +55,7 @@ def test_a_store_in_a_folder_one_may_not_write_is_read_and_exported(tmp_path, mo
 class LockedApp:
     """An app whose run adds two queries to a store another program holds locked to the end."""
 
-    def __init__(self, model_path, history_path, use_history, prepare_tensorflow):
+    def __init__(self, model_path, history_path, **settings):
         self.history = HistoryControl(history_path)
 
     def run(self):

@@ -133,9 +133,13 @@ def test_a_prefix_batch_unlike_the_session_batch_is_named(loaded):
 
 
 def test_a_100000_character_prefix_is_cut_like_a_query(service):
+    """Cut to MAX_WORD_CHARS, the unfinished word is still no known word: nothing is shown
+    rather than its continuation (the `nonwords` filter)."""
     out = service.complete(tf.constant([["cheap flights"]]), tf.constant(["x" * 100_000]))
     texts = out["suggestions"].numpy().astype(str)[0]
-    assert any(texts) and all(len(word) <= MAX_WORD_CHARS for t in texts for word in t.split())
+    assert texts.shape == (service.k,) and not any(texts)
+    typed = service.typed.read(tf.constant(["x" * 100_000]))["text"].numpy()[0]
+    assert typed == b"x" * MAX_WORD_CHARS
 
 
 # The python service runs the graph of the SavedModel's signatures without XLA, so one trace
