@@ -49,6 +49,11 @@ def character_tables() -> tuple[list[int], dict[str, str]]:
     return bounds, lower
 
 
+# The characters of normalised text that a slip of the finger may add or put in another's
+# place (the search graph's ranking/typos.py and the scorecard's slips alike).
+SLIP_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 "
+
+
 def completes(query: str, prefix: str) -> bool:
     """Whether normalised `query` completes the typed `prefix` (normalised, spaces collapsed,
     a trailing space when its last word is finished): the finished words stand whole at its

@@ -12,10 +12,11 @@ Damerau-Levenshtein distance 1).
 
 import tensorflow as tf
 
+from mtn_keras.data.text import SLIP_ALPHABET
+
 MIN_CHARS = 5  # the fewest typed characters in which one slip is forgiven
 LAST_RESORT_CHARS = 3  # ... where nothing completes what was typed as typed
 MAX_CHARS = 16  # the edits of a typed prefix stay within its first characters (prefix keys')
-ALPHABET = tuple("abcdefghijklmnopqrstuvwxyz0123456789 ")
 FIXED_WEIGHT = 0.3  # a corrected candidate's probability is weighed by this (channel model)
 
 
@@ -38,18 +39,18 @@ def edit_variants(texts, whole=False, min_chars=MIN_CHARS, max_chars=MAX_CHARS):
         return tf.strings.substr(text, start, size if count is None else tf.fill(shape, count))
 
     head = tf.strings.substr(text, tf.zeros(shape, tf.int32), tf.broadcast_to(at, shape))
-    here, following = piece(at, 1), piece(at + 1, 1)
+    here, following, after = piece(at, 1), piece(at + 1, 1), piece(at + 1)
     long_enough = size >= min_chars
     inside = long_enough & ((at < size) if whole else (at < size - 1))
     swaps = long_enough & (at + 1 < size) & (here != following)
     grow = long_enough & ((at <= size) if whole else (at < size))
-    alphabet = tf.constant(ALPHABET)[None, None, :]
+    alphabet = tf.constant(list(SLIP_ALPHABET))[None, None, :]
     parts = [
-        tf.where(inside, head + piece(at + 1), ""),
+        tf.where(inside, head + after, ""),
         tf.where(swaps, head + following + here + piece(at + 2), ""),
         tf.where(
             inside[:, :, None] & (alphabet != here[:, :, None]),
-            head[:, :, None] + alphabet + piece(at + 1)[:, :, None],
+            head[:, :, None] + alphabet + after[:, :, None],
             "",
         ),
         tf.where(grow[:, :, None], head[:, :, None] + alphabet + piece(at)[:, :, None], ""),

@@ -10,8 +10,9 @@ import heapq
 import random
 from itertools import chain
 
+from mtn_keras.data.text import SLIP_ALPHABET
+
 SLIPS = ("swap", "drop", "neighbour", "double")
-ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 "
 KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
@@ -98,7 +99,7 @@ def one_edit(text, first_fixed=True):
         found.add(head + tail)
         if tail:
             found.add(head + tail[0] + text[at] + tail[1:])
-        for char in ALPHABET:
+        for char in SLIP_ALPHABET:
             found.add(head + char + text[at:])
             found.add(head + char + tail)
     found.discard(text)
