@@ -17,7 +17,7 @@ from mtn_keras.data.text import SLIP_ALPHABET
 MIN_CHARS = 5  # the fewest typed characters in which one slip is forgiven
 LAST_RESORT_CHARS = 3  # ... where nothing completes what was typed as typed
 MAX_CHARS = 16  # the edits of a typed prefix stay within its first characters (prefix keys')
-FIXED_WEIGHT = 0.3  # a corrected candidate's probability is weighed by this (channel model)
+FIXED_WEIGHT = 0.1  # a corrected candidate's probability is weighed by this (channel model)
 
 
 def edit_variants(texts, whole=False, min_chars=MIN_CHARS, max_chars=MAX_CHARS):
