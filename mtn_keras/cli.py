@@ -77,8 +77,8 @@ def add_verbose(parser):
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter and
-    --threshold, defaulting to DecodeConfig's."""
+    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter,
+    --threshold, --unrelated-history and --unrelated-place, defaulting to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument(
@@ -131,6 +131,20 @@ def add_decode_arguments(parser, fixed=False):
         help="the ranker's probability a suggestion needs to be shown "
         f"(default: the ranking's tuned value; 0 shows k){when}",
     )
+    parser.add_argument(
+        "--unrelated-history",
+        type=non_negative_int,
+        default=defaults.unrelated_history,
+        help="with a history, nothing typed: at most this many of the user's earlier queries "
+        f"that relate to nothing in the session (default {defaults.unrelated_history}){when}",
+    )
+    parser.add_argument(
+        "--unrelated-place",
+        choices=["last", "ranked"],
+        default=defaults.unrelated_place,
+        help="where they stand: last (after every related suggestion, the session's own two "
+        f"best kept) or ranked (where the ranker puts them){when}",
+    )
 
 
 def decode_config(args):
@@ -146,6 +160,8 @@ def decode_config(args):
         source=args.source,
         filters=filters,
         threshold=args.threshold,
+        unrelated_history=args.unrelated_history,
+        unrelated_place=args.unrelated_place,
     )
 
 
@@ -232,6 +248,8 @@ FIXED = {
     "source": "--source",
     "filters": "--no-filter",
     "threshold": "--threshold",
+    "unrelated_history": "--unrelated-history",
+    "unrelated_place": "--unrelated-place",
 }
 
 

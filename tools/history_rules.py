@@ -25,6 +25,8 @@ RULES = {
     "none kept, unrelated at most 5": (0, 0.0, 5, None),
     "none kept, history threshold 0.004": (0, 0.0, 2, 0.004),
     "none kept, history threshold 0.012": (0, 0.0, 2, 0.012),
+    **{f"own best 2 kept, unrelated last, at most {c}": (2, 0.0, c, None) for c in (0, 1, 3, 5)},
+    **{f"unrelated where the ranker puts them, at most {cap}": ("ranked", cap) for cap in range(6)},
 }
 
 
@@ -71,6 +73,8 @@ def shown(cands, rule, thresholds):
     if rule is None:
         order = np.argsort(-cands["p"], kind="stable")
         return distinct(cands, [c for c in order if cands["p"][c] >= thresholds[1]])[:5]
+    if rule[0] == "ranked":
+        return ranked(cands, rule[1], thresholds)
     reserved, sure, cap, history_threshold = rule
     mine, loose = cands["mine"], cands["loose"]
     score = np.where(mine, cands["p"], cands["p0"])
@@ -83,6 +87,18 @@ def shown(cands, rule, thresholds):
     chosen = kept + [c for c in order if not loose[c] and c not in kept]
     chosen = sorted(chosen[:5], key=lambda c: -score[c])
     return (chosen + [c for c in order if loose[c]][:cap])[:5]
+
+
+def ranked(cands, cap, thresholds):
+    """The k=5 a `ranked` rule shows: every candidate by its score (the history's with the
+    history's features), none kept for the session, at most `cap` unrelated earlier queries."""
+    mine, loose = cands["mine"], cands["loose"]
+    score = np.where(mine, cands["p"], cands["p0"])
+    floor = np.where(mine, thresholds[1], thresholds[0])
+    order = [c for c in np.argsort(-score, kind="stable") if score[c] >= floor[c]]
+    order = distinct(cands, order)
+    allowed = set([c for c in order if loose[c]][:cap])
+    return [c for c in order if not loose[c] or c in allowed][:5]
 
 
 def distinct(cands, order):

@@ -9,8 +9,11 @@ their recent queries filled every list whatever the session (SR@5 on new pairs 0
 So while nothing is typed: the session's own candidates (the beam's and the log's) are
 scored and held to the threshold as without a history, and their RESERVED best are always
 shown; an earlier query that relates to nothing in the session (`filters.related`) comes
-after every related suggestion, at most LOOSE of them. Typed words relate every completion,
-and there the ranker's order stands (pinning cost completions with history 3 points)."""
+after every related suggestion, at most two of them. That balance is a setting
+(DecodeConfig.unrelated_history and unrelated_place: how many such queries may stand, last or
+where the ranker puts them; the curve is in docs/ranking.md). Typed words relate every
+completion, and there the ranker's order stands (pinning cost completions with history 3
+points)."""
 
 import tensorflow as tf
 
@@ -24,8 +27,8 @@ from mtn_keras.ranking.typos import FIXED_WEIGHT
 from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
-RESERVED = 2  # the session's own best always shown beside a history (nothing typed)
-LOOSE = 2  # at most this many earlier queries that relate to nothing in the session
+RESERVED = 2  # the session's own best always shown beside a history, placed "last"
+PLACES = ("last", "ranked")  # where unrelated earlier queries stand (DecodeConfig)
 # The evidence that a candidate followed a session query, in the log and in the history.
 LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
@@ -94,10 +97,15 @@ class HybridRanker(tf.Module):
             query than the threshold, chosen on untyped pairs, does.
         history_threshold: the threshold for a session with the user's history
             (ranking.thresholds resolves both).
+        unrelated: at most this many earlier queries that relate to nothing in the session.
+        place: where they stand, one of PLACES (see `placed`).
     """
 
-    def __init__(self, pool, ranker, threshold, history_threshold):
+    def __init__(self, pool, ranker, threshold, history_threshold, unrelated=2, place="last"):
         super().__init__()
+        if place not in PLACES:
+            raise ValueError(f"unrelated_place must be one of {', '.join(PLACES)}, not {place!r}")
+        self.unrelated, self.last = int(unrelated), place == "last"
         self.pool = pool
         track_variables_only(self, "ranker", ranker)
         self.threshold = float(threshold)
@@ -186,17 +194,21 @@ class HybridRanker(tf.Module):
         threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
-        chosen = placed(scores, mine, mine & ~found["related"], typed, k)
+        loose = mine & ~found["related"]
+        chosen = placed(scores, mine, loose, typed, k, self.unrelated, self.last)
         columns = (scores, found["texts"], found["sources"], found["copied"])
         return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
 
 
-def placed(scores, mine, loose, typed, k):
+def placed(scores, mine, loose, typed, k, unrelated=2, last=True):
     """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown), best
     first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
-    them that relate to nothing in the session; `typed` [B]. The session's own RESERVED best
-    are always among them, at most LOOSE loose ones are, after every other."""
-    scores = tf.where(loose & (rank_among(scores, loose) >= LOOSE), NEG_INF, scores)
+    them that relate to nothing in the session; `typed` [B]. At most `unrelated` loose ones
+    are shown; with `last`, after every other, and the session's own RESERVED best are always
+    among them; else the k best by score."""
+    scores = tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
+    if not last:
+        return tf.math.top_k(scores, k)[1]
     session = ~mine & ~typed[:, None]
     reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
     # Which k are shown: the reserved, then the best; in what order: by score, loose last.

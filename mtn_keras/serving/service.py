@@ -97,7 +97,10 @@ class SuggestionService(tf.Module):
         if ranking is not None and decoding.source == "hybrid":
             self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
             shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
-            self.hybrid = HybridRanker(self.pool, ranking.ranker, *shown)
+            self.hybrid = HybridRanker(
+                self.pool, ranking.ranker, *shown, decoding.unrelated_history,
+                decoding.unrelated_place,
+            )  # fmt: skip
         self.spelling = Spelling(self.encoder, self.pool and self.pool.lookup.word_ids)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.

@@ -94,6 +94,12 @@ def test_the_export_settings_decide_what_suggest_refuses():
     assert "--k 6" in cli.unfit_option(DecodeConfig(k=6), settings)
     zero = cli.unfit_option(DecodeConfig(threshold=0.0), settings)
     assert "(threshold: its own default)" in zero
+    # issue 48's knob is fixed at export too; an export that recorded it takes its own value
+    loose = cli.unfit_option(DecodeConfig(unrelated_history=5), settings)
+    assert loose.startswith("--unrelated-history 5 cannot apply")
+    settings |= {"unrelated_history": 5, "unrelated_place": "ranked"}
+    same = DecodeConfig(unrelated_history=5, unrelated_place="ranked")
+    assert cli.unfit_option(same, settings) is None
 
 
 @pytest.mark.slow

@@ -1,14 +1,16 @@
 """Where the user's history may stand in a list: the session's own best always shown, an
-earlier query that relates to nothing after every related suggestion and at most LOOSE of
-them, and typed completions in the ranker's order."""
+earlier query that relates to nothing after every related suggestion and at most two of
+them (the default of the unrelated-history setting), and typed completions in the ranker's
+order; the setting's other values."""
 
 import pytest
 
 tf = pytest.importorskip("tensorflow")
 
+from mtn_keras.base.config import DecodeConfig  # noqa: E402
 from mtn_keras.ranking.features import FEATURES, without_history  # noqa: E402
 from mtn_keras.ranking.filters import related  # noqa: E402
-from mtn_keras.ranking.hybrid import LOOSE, RESERVED, placed  # noqa: E402
+from mtn_keras.ranking.hybrid import RESERVED, placed  # noqa: E402
 
 NEG_INF = float("-inf")
 # candidates: 3 of the session (beam, log), 2 earlier queries that relate, 3 that do not
@@ -17,15 +19,17 @@ MINE = [False, False, False, True, True, True, True, True]
 LOOSE_ONES = [False, False, False, False, False, True, True, True]
 
 
-def shown(scores=SCORES, mine=MINE, loose=LOOSE_ONES, typed=False, k=5):
+def shown(scores=SCORES, mine=MINE, loose=LOOSE_ONES, typed=False, k=5, unrelated=2, last=True):
     found = placed(
-        tf.constant([scores]), tf.constant([mine]), tf.constant([loose]), tf.constant([typed]), k
-    )
+        tf.constant([scores]), tf.constant([mine]), tf.constant([loose]), tf.constant([typed]), k,
+        unrelated, last,
+    )  # fmt: skip
     return found.numpy()[0].tolist()
 
 
 def test_the_sessions_best_stay_and_unrelated_history_comes_last_and_capped():
-    assert RESERVED == 2 and LOOSE == 2
+    defaults = DecodeConfig()
+    assert RESERVED == 2 and (defaults.unrelated_history, defaults.unrelated_place) == (2, "last")
     found = shown()
     # related history by score (3, 4), then the session's own (0, 1, 2): no unrelated earlier
     # query pushes a related suggestion off; by probability alone the list would have been
@@ -72,3 +76,16 @@ def test_without_history_zeroes_the_history_columns_only():
     cleared = without_history(features).numpy()[0, 0]
     for name, value in zip(FEATURES, cleared):
         assert value == (0.0 if name.startswith("history_") or name == "from_history" else 1.0)
+
+
+def test_the_setting_caps_unrelated_history_last():
+    # the cap decides how many loose ones follow the related list (the rest are -inf fillers)
+    assert shown(unrelated=1, k=8)[:6] == [3, 4, 0, 1, 2, 5]
+    assert shown(unrelated=3, k=8) == [3, 4, 0, 1, 2, 5, 6, 7]
+
+
+def test_ranked_places_unrelated_history_by_score_up_to_the_cap():
+    # by score: 5 (0.05), 6 (0.04), 7 (0.035), 3, 4, then the session's own; no place kept
+    assert shown(unrelated=5, last=False) == [5, 6, 7, 3, 4]
+    assert shown(unrelated=1, last=False) == [5, 3, 4, 0, 1]
+    assert shown(unrelated=0, last=False) == [3, 4, 0, 1, 2]
