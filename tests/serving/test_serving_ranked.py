@@ -371,3 +371,15 @@ def test_a_history_entry_is_cut_to_the_models_query_length(hybrid):
     history = tf.constant([["cheap flights", long_entry, "hotel deals"]])
     kept = [t.decode() for t in hybrid.kept_history(tensor(SESSIONS[:1]), history).numpy()[0]]
     assert kept[-3:] == ["cheap flights", " ".join(long_entry.split()[: hybrid.n]), "hotel deals"]
+
+
+def test_the_export_warms_up_the_history_signatures_too(exported):
+    from warmup_records import check_warmup
+
+    model = json.loads((exported / "export.json").read_text())["model"]
+    assert check_warmup(exported, model) == [
+        "suggest",
+        "complete",
+        "suggest_with_history",
+        "complete_with_history",
+    ]
