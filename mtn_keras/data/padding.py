@@ -1,7 +1,8 @@
 """The one padding rule of a model's string inputs: sessions and histories at one width, ""
 in front. The models drop empty queries anywhere, and the last query stays next to the
-query it predicts. The client pads with it; so do the callers that cannot go through the
-client: the server's batching, the ranker's fitting and scoring in training."""
+query it predicts. The client pads with it, and so do the callers beneath the client that
+cannot go through it: the server's batching of requests, the ranker's fitting, and the
+in-process service of evaluate's run folders and of training's validation BLEU."""
 
 
 def front_padded(rows, width=None):
