@@ -1,4 +1,5 @@
-"""The app's model backend: loads an exported SavedModel and calls its signatures for one session.
+"""The app's model backend: an exported SavedModel loaded in this process and called for one
+session through the client (mtn_keras.client), as RemoteBackend calls a server.
 
 It uses only the signatures of docs/contracts.md, so any export that follows them works here.
 """
@@ -15,17 +16,12 @@ import numpy as np
 
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import compiled_before, mark_compiled
+from mtn_keras.client.local import SavedModel
+from mtn_keras.client.suggester import Suggester
 from mtn_keras.data.history import HISTORY_SIZE, latest
 from mtn_keras.data.text import normalise
+from mtn_keras.serving.savedmodel import SIGNATURES, bundled_model, check, model_name, resolve
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
-from mtn_keras.serving.savedmodel import (
-    bundled_model,
-    call,
-    check,
-    export_settings,
-    load,
-    resolve,
-)
 
 DEFAULT_MODEL = bundled_model()
 
@@ -126,10 +122,10 @@ def resolve_model_path(path: str | Path | None) -> Path:
 class ModelCalls:
     """What the app asks of a model, whatever runs it: `suggest`, `complete` and `attention`
     for one session, oldest first, with the searcher's earlier queries (`history`, oldest
-    first) for a model that reads them. A subclass answers `_outputs` (the suggestion
-    signature's outputs, as numpy arrays with bytes for text) and `_own_attention`, for a
-    model whose suggestions do not carry the session attention; it sets `name`,
-    `has_history`, `history_size` and `_attention_in_suggest`."""
+    first) for a model that reads them. A subclass calls the model through `_client` (a
+    Suggester of mtn_keras.client) and answers `_outputs` (the suggestion signature's
+    outputs, as numpy arrays with bytes for text); it sets `name`, `has_history`,
+    `history_size` and `_attention_in_suggest`."""
 
     start_seconds: dict[str, float]  # what starting took, step by step
     notes: tuple[str, ...] = ()  # what the person should hear once the model is ready
@@ -182,6 +178,16 @@ class ModelCalls:
         found = self._suggest_outputs(session, history)
         return kept_attention(found["session_attention"][0], found["queries"][0])
 
+    def _own_attention(self, session: list[str]) -> SessionAttention:
+        """The attention of a model whose suggestions do not carry it (its own signature)."""
+        with self._lock:
+            found = self._client.attention(list(session))
+        weights = np.asarray(found.weights, dtype=np.float32)
+        queries = list(found.queries)
+        if len(queries) != weights.shape[-1]:  # the model does not say: none was dropped
+            queries = [normalise(query) for query in session][-weights.shape[-1] :]
+        return SessionAttention(weights, queries)
+
     @staticmethod
     def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
         # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
@@ -204,9 +210,10 @@ class ModelCalls:
 
 
 class Backend(ModelCalls):
-    """A SavedModel loaded in this process (ModelCalls says what it answers).
+    """A SavedModel loaded in this process through the client (ModelCalls says what it
+    answers).
 
-    `progress` hears each start-up step ("Compiling suggest…") as it begins;
+    `progress` hears each start-up step ("Compiling complete…") as it begins;
     `prepare_tensorflow(tf)` runs once TensorFlow is imported, before the first call (the entry
     point's process-wide settings: the backend sets none itself).
     """
@@ -220,35 +227,27 @@ class Backend(ModelCalls):
         progress = progress or (lambda step: None)
         self.start_seconds = {}
         self.path = resolve_model_path(path)
-        if self.path == DEFAULT_MODEL:
-            self.name = "default"  # installed, its folder is mtn_keras/default_model
-        else:
-            self.name = self.path.parent.name if self.path.name == "savedmodel" else self.path.name
+        self.name = model_name(self.path)
         check(self.path)  # before TensorFlow is imported, which takes seconds
         progress("Loading TensorFlow…")
         began = time.perf_counter()
-        self._tf = import_tensorflow()
+        tf = import_tensorflow()
         if prepare_tensorflow is not None:
-            prepare_tensorflow(self._tf)
+            prepare_tensorflow(tf)
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
         progress(f"Reading the model {self.name}…")
-        # keep the loaded object: its signatures need its variables
-        self._model, self.load_seconds = load(self.path)
-        self.start_seconds["reading"] = self.load_seconds
-        outputs = self._model.signatures["suggest"].structured_outputs
-        self.has_sources = "sources" in outputs
+        runner = SavedModel(self.path, SIGNATURES)
+        self._client = Suggester(runner, str(self.path))
+        self._signature = runner.called("complete")  # the one graph every list comes from
+        self.load_seconds = self.start_seconds["reading"] = runner.load_seconds
+        self.has_sources = "sources" in self._client.signatures["complete"]
         # A model with the history signatures reads the searcher's earlier queries too.
-        self.has_history = "suggest_with_history" in self._model.signatures
+        self.has_history = self._client.reads_history
         # the earlier queries a history model keeps; an export.json that does not say means
         # the graph's own HISTORY_SIZE
-        self.history_size = int(export_settings(self.path).get("history_size", HISTORY_SIZE))
-        # An export whose `suggest` also gives the session attention answers both at once.
-        self._attention_in_suggest = "session_attention" in outputs
-        # One signature answers every request: `suggest` is `complete` with an empty prefix,
-        # and the history signatures with an empty history answer as those (docs/contracts.md).
-        # Each signature is a graph of its own to prepare at the first call (about 2 s), so
-        # only this one is.
-        self._signature = "complete_with_history" if self.has_history else "complete"
+        self.history_size = int(self._client.settings.get("history_size", HISTORY_SIZE))
+        # An export whose suggestions also give the session attention answers both at once.
+        self._attention_in_suggest = "session_attention" in self._client.signatures["complete"]
         self._prepare_calls()
         self._warm_up(progress)
 
@@ -271,30 +270,9 @@ class Backend(ModelCalls):
     def _outputs(
         self, session: list[str], prefix: str, history: tuple[str, ...]
     ) -> dict[str, np.ndarray]:
-        """The outputs of the one suggestion signature for `session`, `prefix` and `history`
-        (already cut to what the model reads)."""
-        inputs = {"session": self._session(session), "prefix": self._tf.constant([prefix])}
-        if self.has_history:
-            inputs["history"] = self._tf.constant(
-                [list(history)], self._tf.string, [1, len(history)]
-            )
-        return self._call(self._signature, **inputs)
-
-    def _session(self, session: list[str]):
-        # No query yet is one empty query: exports made before the graph answered a [1, 0]
-        # session as [[""]] (docs/contracts.md) complete a first query too.
-        return self._tf.constant([list(session) or [""]], dtype=self._tf.string)
-
-    def _call(self, name: str, **inputs) -> dict[str, np.ndarray]:
+        """The client's outputs for `session`, `prefix` and `history` (already cut to what
+        the model reads; sent only to a model that reads it)."""
         with self._lock:
-            return call(self._model, self.path, name, **inputs)
-
-    def _own_attention(self, session: list[str]) -> SessionAttention:
-        """The attention of an older export, from its own `session_attention` signature."""
-        out = self._call("session_attention", session=self._session(session))
-        weights = out["attention"][0]
-        if "queries" not in out:  # an export without the kept queries: assume none was dropped
-            return SessionAttention(
-                weights, [normalise(query) for query in session][-weights.shape[-1] :]
+            return self._client.outputs(
+                list(session), prefix, list(history) if self.has_history else None
             )
-        return kept_attention(weights, out["queries"][0])

@@ -15,7 +15,6 @@ import numpy as np
 
 from mtn_keras.client import load
 from mtn_keras.data.history import HISTORY_SIZE
-from mtn_keras.data.text import normalise
 
 from .model import ModelCalls, ModelError, SessionAttention
 
@@ -91,17 +90,14 @@ class RemoteBackend(ModelCalls):
         return ModelError(f"{self.url} answered what the app cannot read: {what}")
 
     def _own_attention(self, session: list[str]) -> SessionAttention:
-        """The attention of a model whose suggestions do not carry it (its own signature)."""
+        """ModelCalls' attention, a ModelError naming the server when it cannot be read."""
         try:
-            found = self._client.attention(list(session))
-            weights = np.asarray(found.weights, dtype=np.float32)
+            found = super()._own_attention(session)
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise self._garbled(f"attention: {error!r}") from None
-        if weights.ndim != 4:
-            raise self._garbled(f"attention has the shape {weights.shape}")
-        # an export without the kept queries: as Backend, assume none was dropped
-        queries = list(found.queries) or [normalise(q) for q in session][-weights.shape[-1] :]
-        return SessionAttention(weights, queries)
+        if found.weights.ndim != 4:
+            raise self._garbled(f"attention has the shape {found.weights.shape}")
+        return found
 
 
 def _as_tensorflow_gives(value: np.ndarray) -> np.ndarray:

@@ -28,6 +28,8 @@ from mtn_keras.cli import (
     positive_int,
     unfit_option,
 )
+from mtn_keras.client import load
+from mtn_keras.client.local import run_folder
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
 from mtn_keras.data.prepared import load_split, load_users
@@ -49,9 +51,14 @@ from mtn_keras.scorecard.evaluation import (
     evaluate_savedmodel,
     overlap_warning,
     prefix_sizes,
-    savedmodel_name,
 )
-from mtn_keras.serving.savedmodel import SavedModelError, export_settings, kind, resolve
+from mtn_keras.serving.savedmodel import (
+    SavedModelError,
+    export_settings,
+    kind,
+    model_name,
+    resolve,
+)
 from mtn_keras.training.artifacts import ModelDirError, load_trained
 
 
@@ -215,21 +222,23 @@ def _train_sessions(args, trained, sessions):
 
 
 def _scored(args, trained, decoding, pairs, train_sessions):
-    """(name, report): `complete` scored with --prefix, else the SavedModel's or the run
-    folder's suggestions (name None with --prefix)."""
+    """(name, report): `complete` scored with --prefix (name None), else the SavedModel's or
+    the run folder's suggestions; an export through the client (mtn_keras.load), and a run
+    folder too with --prefix."""
     exported = trained is None
+    model = load(args.model) if exported else None
+    name = model_name(args.model) if exported else trained.name
     if args.prefix:
-        model = resolve(args.model) if exported else None
         return None, completions(
-            model, trained, decoding, pairs.sessions, train_sessions, pairs.users,
-            args.prefix, args, pairs.earlier,
+            model or run_folder(trained, decoding), name, pairs.sessions, train_sessions,
+            pairs.users, args.prefix, decoding.k, args, pairs.earlier,
         )  # fmt: skip
     if exported:
-        return savedmodel_name(resolve(args.model)), evaluate_savedmodel(
-            resolve(args.model), pairs.sessions, train_sessions, decoding.k, args.batch_size,
+        return name, evaluate_savedmodel(
+            model, name, pairs.sessions, train_sessions, decoding.k, args.batch_size,
             pairs.users, args.bootstrap, pairs.histories,
         )  # fmt: skip
-    return trained.name, evaluate(
+    return name, evaluate(
         trained, pairs.sessions, train_sessions, decoding, args.batch_size, pairs.users,
         args.bootstrap, pairs.histories,
     )  # fmt: skip

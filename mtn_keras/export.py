@@ -26,6 +26,7 @@ def export(trained, out, decoding=DecodeConfig()):
     import tensorflow as tf
 
     from mtn_keras.serving.service import SuggestionService
+    from mtn_keras.serving.warmup import write_warmup
 
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     signatures = {
@@ -47,6 +48,7 @@ def export(trained, out, decoding=DecodeConfig()):
         }
     with staged_directory(out, "export") as temp:
         tf.saved_model.save(service, temp, signatures=signatures)
+        write_warmup(temp, trained.name, signatures)
         with open(os.path.join(temp, "export.json"), "w") as handle:
             json.dump(
                 {
@@ -65,7 +67,14 @@ def export(trained, out, decoding=DecodeConfig()):
 
 
 # What an export writes; --force replaces a folder of these and nothing else.
-SAVEDMODEL_FILES = {"saved_model.pb", "variables", "assets", "fingerprint.pb", "export.json"}
+SAVEDMODEL_FILES = {
+    "saved_model.pb",
+    "variables",
+    "assets",
+    "assets.extra",
+    "fingerprint.pb",
+    "export.json",
+}
 
 
 def check_out(out, model, force):

@@ -36,8 +36,8 @@ from mtn_keras.base.xla_setup import set_up_xla
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.serving.batching import BATCH_SIZES
 from mtn_keras.serving.requests import MAX_SESSIONS
-from mtn_keras.serving.rest import MAX_BODY_MB, default_name, make_app, stopping_answered
-from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, resolve
+from mtn_keras.serving.rest import MAX_BODY_MB, make_app, stopping_answered
+from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_name, resolve
 
 GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
 
@@ -151,7 +151,7 @@ def main(argv=None):
         loaded, _ = load(path, ("suggest",))
     except SavedModelError as error:
         return fail("serve", error, args.verbose)
-    name = args.name or default_name(args.model)
+    name = args.name or model_name(args.model)
     app = make_app(
         loaded,
         path,

@@ -21,11 +21,11 @@ from mtn_keras import cli
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import set_up_xla, skip_graph_rewrites
+from mtn_keras.client import load
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
-from mtn_keras.serving.savedmodel import SavedModelError, call, export_settings, kind, load, resolve
-from mtn_keras.training.artifacts import ModelDirError, load_trained
+from mtn_keras.serving.savedmodel import SavedModelError, export_settings, kind, resolve
 
 
 def not_utf8(texts):
@@ -44,25 +44,20 @@ BATCH = 64  # sessions per call when they come from standard input
 
 def answerer(model, exported, decoding, history=None):
     """A function (sessions [[query, ...], ...], prefix) -> its outputs as numpy arrays
-    (`suggestions`, `scores`, `sources`), from an exported SavedModel with plain TensorFlow
-    or from a run folder's service; loaded once, so many batches pay one start-up. With a
-    `history` (the user's earlier queries), through the `_with_history` signatures."""
+    (`suggestions`, `scores`, `sources`), through the client (`mtn_keras.load`: an export
+    with plain TensorFlow, a run folder through its service); loaded once, so many batches
+    pay one start-up. With a `history` (the user's earlier queries), for each session."""
     set_up_xla()
-    tf = import_tensorflow()
-    suffix = "" if history is None else "_with_history"
     if exported:
-        run, max_tokens = _export_runner(model, tf, suffix)
-    else:
-        run, max_tokens = _service_runner(model, decoding, suffix)
+        skip_graph_rewrites(import_tensorflow())
+    client = load(model, decoding)
     if history is not None:
-        history = cut_queries(history, max_tokens)
+        client.check_history()
+        history = cut_queries(history, client.settings.get("max_query_tokens"))
 
     def answer(sessions, prefix):
-        inputs = _inputs(tf, sessions, history)
-        if prefix:
-            out = run("complete" + suffix, prefix=tf.constant([prefix] * len(sessions)), **inputs)
-        else:
-            out = run("suggest" + suffix, **inputs)
+        histories = None if history is None else [history] * len(sessions)
+        out = client.outputs(sessions, [prefix] * len(sessions), histories)
         if "sources" not in out:  # an export that says nothing of sources
             out["sources"] = np.full(out["scores"].shape, b"", object)
         given = out["suggestions"].shape[1]
@@ -73,63 +68,6 @@ def answerer(model, exported, decoding, history=None):
         return out
 
     return answer
-
-
-def _export_runner(model, tf, suffix):
-    """(run(signature name, **inputs) -> outputs, the query length) of an exported
-    SavedModel, loaded with plain TensorFlow."""
-    skip_graph_rewrites(tf)
-    path = resolve(model)
-    loaded, _ = load(path, ["complete"])
-    if suffix and "complete_with_history" not in loaded.signatures:
-        raise SavedModelError(
-            f"{path} has no complete_with_history signature: export it again (with a "
-            "ranking) to use --history"
-        )
-    # `suggest` is `complete` with empty prefixes, and the history signatures with an
-    # empty history answer as those (docs/contracts.md): one signature answers every
-    # call, so one graph is prepared, and its XLA compilation is the app's too.
-    one = "complete_with_history" if "complete_with_history" in loaded.signatures else "complete"
-
-    def run(name, **inputs):
-        batch = tf.shape(inputs["session"])[0]
-        inputs.setdefault("prefix", tf.fill([batch], ""))
-        if one != "complete":
-            inputs.setdefault("history", tf.zeros([batch, 0], tf.string))
-        return call(loaded, path, one, **inputs)
-
-    return run, export_settings(path).get("max_query_tokens")
-
-
-def _service_runner(model, decoding, suffix):
-    """(run(signature name, **inputs) -> outputs, the query length) of a run folder's
-    SuggestionService."""
-    from mtn_keras.serving.service import SuggestionService
-
-    trained = load_trained(model)
-    service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-    if suffix and service.hybrid is None:
-        raise ModelDirError(
-            f"{model}: --history needs a ranking (python -m mtn_keras.rank) and --source "
-            "hybrid: the history's candidates are ranked with the model's and the log's"
-        )
-
-    def run(name, **inputs):
-        return {key: value.numpy() for key, value in getattr(service, name)(**inputs).items()}
-
-    return run, trained.model.config.max_query_tokens
-
-
-def _inputs(tf, sessions, history):
-    """The signature's inputs: the sessions right-aligned (padded with empty queries in
-    front), and the same history for each when there is one."""
-    width = max(len(queries) for queries in sessions)
-    padded = tf.constant([[""] * (width - len(q)) + list(q) for q in sessions], tf.string)
-    inputs = {"session": padded}
-    if history is not None:
-        rows = [history] * len(sessions)
-        inputs["history"] = tf.constant(rows, tf.string, [len(sessions), len(history)])
-    return inputs
 
 
 def cut_queries(queries, max_tokens):
@@ -208,7 +146,7 @@ def main(argv=None):
         if not args.queries:
             return print_each_line(answer, stdin_batches(), args.prefix, args.k)
         out = answer([args.queries], args.prefix)
-    except (ModelDirError, SavedModelError, InputError, ValueError) as error:
+    except (SavedModelError, InputError, ValueError) as error:
         return cli.fail("suggest", error, args.verbose)
     return print_list(out, args.k, exported)
 

@@ -5,7 +5,7 @@
 from pathlib import Path
 
 from mtn_keras.base.quiet import import_tensorflow
-from mtn_keras.client.suggester import SuggestError
+from mtn_keras.client.suggester import Suggester, SuggestError
 from mtn_keras.serving import savedmodel
 from mtn_keras.serving.savedmodel import SavedModelError
 
@@ -15,7 +15,13 @@ def open_local(model, decoding=None):
     directory, a folder holding `savedmodel/`, or `default`, the bundled model."""
     try:
         if savedmodel.kind(model) == "trained":
-            return RunFolder(Path(model).expanduser(), decoding), str(model)
+            from mtn_keras.training.artifacts import ModelDirError, load_trained
+
+            try:
+                trained = load_trained(str(Path(model).expanduser()))
+            except ModelDirError as error:
+                raise SuggestError(str(error)) from error
+            return RunFolder(trained, decoding), str(model)
         path = savedmodel.resolve(model)
         return SavedModel(path), str(path)
     except SuggestError:
@@ -25,48 +31,63 @@ def open_local(model, decoding=None):
 
 
 class SavedModel:
-    """An exported SavedModel, called with plain TensorFlow."""
+    """An exported SavedModel (at `path`, already resolved), called with plain TensorFlow; a
+    SavedModelError unless it has the signatures `required`. `settings`: its export.json."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, required=("complete",)):
         self.path = path
-        self._loaded, _ = savedmodel.load(path, ("complete",))
+        self._loaded, self.load_seconds = savedmodel.load(path, required)
         self._tf = import_tensorflow()
+        self.settings = savedmodel.export_settings(path)
         self.signatures = {
             name: set(function.structured_outputs)
             for name, function in self._loaded.signatures.items()
         }
 
+    def called(self, name):
+        """The signature that answers `name`: `complete` is `complete_with_history` with an
+        empty history (docs/contracts.md), and calling that one graph spares a second graph's
+        preparation and XLA compilation."""
+        one = name == "complete" and "complete_with_history" in self.signatures
+        return "complete_with_history" if one else name
+
     def run(self, name, inputs):
-        # `complete` is `complete_with_history` with an empty history (docs/contracts.md):
-        # calling that one graph spares a second graph's preparation and XLA compilation.
-        if name == "complete" and "complete_with_history" in self.signatures:
+        if self.called(name) != name:
             empty = [[]] * len(inputs["session"])
-            name, inputs = "complete_with_history", {**inputs, "history": empty}
+            name, inputs = self.called(name), {**inputs, "history": empty}
         tensors = {key: self._tf.constant(value, self._tf.string) for key, value in inputs.items()}
         return savedmodel.call(self._loaded, self.path, name, **tensors)
 
 
-class RunFolder:
-    """A run folder of `train`: its model, vocabulary and ranking behind a SuggestionService
-    with `decoding` (DecodeConfig(), the defaults, when None)."""
+def run_folder(trained, decoding=None) -> Suggester:
+    """The Suggester of a run folder already loaded (`training.artifacts.load_trained`), for
+    a command that reads the folder itself too."""
+    return Suggester(RunFolder(trained, decoding), str(trained.path))
 
-    def __init__(self, path: Path, decoding=None):
+
+class RunFolder:
+    """A run folder of `train`, loaded (`trained`): its model, vocabulary and ranking behind a
+    SuggestionService with `decoding` (DecodeConfig(), the defaults, when None). `settings`:
+    as an export's."""
+
+    def __init__(self, trained, decoding=None):
         from mtn_keras.base.config import DecodeConfig
         from mtn_keras.serving.inputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
         from mtn_keras.serving.service import SuggestionService
-        from mtn_keras.training.artifacts import ModelDirError, load_trained
 
-        try:
-            trained = load_trained(str(path))
-        except ModelDirError as error:
-            raise SuggestError(str(error)) from error
         self._tf = import_tensorflow()
-        self.path = path
+        self.path = trained.path
         self._service = SuggestionService(
             trained.model, trained.vocab.tokens, decoding or DecodeConfig(), trained.ranking
         )
+        self.settings = {
+            "k": self._service.k,
+            "max_query_tokens": self._service.n,
+            "history_size": self._service.history.size,
+        }
         self.signatures = {"complete": set(SUGGEST_OUTPUTS)}
-        if self._service.hybrid is not None:  # the history's candidates are ranked
+        # as `export` gives them: the history's candidates are ranked, or a level reads it
+        if self._service.hybrid is not None or trained.config.history_queries:
             self.signatures["complete_with_history"] = set(SUGGEST_OUTPUTS) | set(HISTORY_OUTPUTS)
 
     def run(self, name, inputs):

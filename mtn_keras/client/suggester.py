@@ -2,7 +2,8 @@
 signature, and the answers as plain dataclasses.
 
 A backend (a `runner`) only calls a signature: `signatures` maps each signature it has to the
-names of its outputs, and `run(name, inputs)` takes the inputs as lists of strings, already
+names of its outputs, `settings` (if it has them) holds what the model says of itself (an
+export's export.json), and `run(name, inputs)` takes the inputs as lists of strings, already
 padded to one width, and answers arrays (numpy, or lists that numpy reads). Everything a
 person could get wrong is checked here, once, for every backend.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtn_keras.data.padding import front_padded
 from mtn_keras.serving.savedmodel import SavedModelError
 
 
@@ -60,6 +62,8 @@ class Suggester:
             )
         self.reads_history = "complete_with_history" in runner.signatures
         self.signatures = runner.signatures  # each signature's output names
+        # k, max_query_tokens, history_size...: export.json's; none from a server
+        self.settings = getattr(runner, "settings", {})
 
     def suggest(self, session, history=None):
         """The suggestions for the query after `session`: a list of Suggestion, best first, or a
@@ -99,7 +103,7 @@ class Suggester:
             out = self._call(sessions, [""] * len(sessions), None)
             weights, queries = out["session_attention"], out.get("queries")
         else:
-            out = self._run("session_attention", {"session": _padded(sessions, [""])})
+            out = self._run("session_attention", {"session": front_padded(sessions)})
             weights, queries = out["attention"], out.get("queries")
         answers = [
             _kept(np.asarray(weights[i]), None if queries is None else queries[i])
@@ -107,17 +111,23 @@ class Suggester:
         ]
         return answers if batched else answers[0]
 
-    def _call(self, sessions, prefixes, histories):
-        """The outputs of `complete`, or of `complete_with_history` when a history is given."""
-        inputs = {"session": _padded(sessions, [""]), "prefix": prefixes}
-        if histories is None:
-            return self._run("complete", inputs)
+    def check_history(self):
+        """A SuggestError unless the model reads a history: a caller with many calls to make
+        asks before the first."""
         if not self.reads_history:
             raise SuggestError(
                 f"{self.where} does not read a history (no complete_with_history signature): "
-                "export it with a ranking, or call without history"
+                "rank its run folder (python -m mtn_keras.rank) and export it again, or call "
+                "without history"
             )
-        return self._run("complete_with_history", {**inputs, "history": _padded(histories, [])})
+
+    def _call(self, sessions, prefixes, histories):
+        """The outputs of `complete`, or of `complete_with_history` when a history is given."""
+        inputs = {"session": front_padded(sessions), "prefix": prefixes}
+        if histories is None:
+            return self._run("complete", inputs)
+        self.check_history()
+        return self._run("complete_with_history", {**inputs, "history": front_padded(histories)})
 
     def _run(self, name, inputs):
         try:
@@ -189,15 +199,6 @@ def _histories(history, count, batched):
             f"for a batch of {count} sessions, history is a list of {count} lists of strings"
         )
     return [list(_strings(row, f"history {i}")) for i, row in enumerate(history)]
-
-
-def _padded(rows, empty):
-    """The rows at one width (at least one), filled with "" in front: the models drop empty
-    queries anywhere. A row of none is `empty` first (`[""]` for a session: exports made
-    before an empty session was answered as one empty query need it)."""
-    rows = [row or list(empty) for row in rows]
-    width = max([1, *map(len, rows)])
-    return [[""] * (width - len(row)) + row for row in rows]
 
 
 def _kept(weights, queries):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtn_keras.data.history import HISTORY_SIZE, PairHistories, latest
+from mtn_keras.data.padding import front_padded
 from mtn_keras.data.pairs import session_pairs
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.ranking import Ranking
@@ -88,15 +89,13 @@ def candidate_rows(candidate_table, rows, batch_size=64):
     features, labels, groups, keys = [], [], [], []
     for start in range(0, len(rows), batch_size):
         batch = rows[start : start + batch_size]
-        width = max(1, *(len(context) for context, _, _, _ in batch))
-        sessions = [[""] * (width - len(context)) + list(context) for context, _, _, _ in batch]
-        prefixes = [prefix for _, _, prefix, _ in batch] + [""] * (batch_size - len(batch))
-        sessions += [[""] * width] * (batch_size - len(batch))  # one shape, one compilation
+        empty = [[]] * (batch_size - len(batch))  # one batch shape, one compilation
+        sessions = front_padded([context for context, _, _, _ in batch] + empty)
+        prefixes = [prefix for _, _, prefix, _ in batch] + [""] * len(empty)
         earlier = [list(latest(history)) for _, _, _, history in batch]
-        history = [[""] * (HISTORY_SIZE - len(h)) + h for h in earlier]
-        history += [[""] * HISTORY_SIZE] * (batch_size - len(batch))
+        history = front_padded(earlier + empty, HISTORY_SIZE)
         found = table(
-            tf.constant(sessions, tf.string, [batch_size, width]),
+            tf.constant(sessions, tf.string),
             tf.constant(prefixes),
             tf.constant(history, tf.string, [batch_size, HISTORY_SIZE]),
         )

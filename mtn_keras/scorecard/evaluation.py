@@ -1,13 +1,13 @@
 """Scoring a model on session pairs, the work behind `evaluate` and `compare`: suggesters and
-completers that adapt a Keras run or a SavedModel to the scorecard, perplexity, the anchors
-beside them, bootstrap groups and the overlap warning."""
-
-from pathlib import Path
+completers that adapt a model's client (mtn_keras.load: an export, or a run folder) or a
+service in training to the scorecard, perplexity, the anchors beside them, bootstrap groups
+and the overlap warning."""
 
 import numpy as np
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.history import latest
+from mtn_keras.data.padding import front_padded
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
@@ -22,40 +22,35 @@ from mtn_keras.scorecard import (
     session_pairs,
 )
 from mtn_keras.scorecard.quality import filtered
-from mtn_keras.serving.savedmodel import (
-    DEFAULT,
-    SavedModelError,
-    bundled_model,
-    call,
-    export_settings,
-    load,
-)
 
 BOOTSTRAP_SEED = 0
 
 
 def model_suggester(suggest_strings, k=None, history=False):
-    """A batch suggester over a suggest graph (the service's, or a SavedModel's signature):
-    contexts -> lists of (text, score), the first `k` of each (default: all). With
-    `history`, the graph is a `suggest_with_history` and the suggester reads the pairs'
-    histories too (their `latest` queries)."""
+    """A batch suggester over a suggest graph of a SuggestionService in this process (of the
+    model in training, or of a run folder with its Keras model at hand): contexts -> lists of
+    (text, score), the first `k` of each (default: all). With `history`, the graph is a
+    `suggest_with_history` and the suggester reads the pairs' histories too."""
     import tensorflow as tf
 
-    def answer(result):
-        texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
-        return [
-            [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
-            for row_t, row_s in zip(texts, scores)
-        ]
+    def call(contexts, histories=None):
+        rows = [contexts] + ([] if histories is None else [histories])
+        return suggest_strings(*(tf.constant(front_padded(row), tf.string) for row in rows))
+
+    return suggester(call, k, history)
+
+
+def suggester(call, k=None, history=False):
+    """A batch suggester over `call(contexts, histories=None)` -> a suggestion signature's
+    outputs (a Suggester's `outputs`, or model_suggester's graph): contexts -> lists of
+    (text, score), the first `k` of each (default: all). With `history`, it reads the pairs'
+    histories too (their `latest` queries)."""
 
     def suggest(contexts):
-        return answer(suggest_strings(tf.constant(left_padded(contexts))))
+        return scored(call(contexts), k)
 
     def suggest_with_history(contexts, histories):
-        earlier = left_padded([latest(h) for h in histories])
-        return answer(
-            suggest_strings(tf.constant(left_padded(contexts)), tf.constant(earlier, tf.string))
-        )
+        return scored(call(contexts, [list(latest(h)) for h in histories]), k)
 
     if not history:
         return suggest
@@ -63,90 +58,58 @@ def model_suggester(suggest_strings, k=None, history=False):
     return suggest_with_history
 
 
-def left_padded(rows):
-    """Lists of strings -> one rectangle, "" before the shorter ones (at least one column)."""
-    width = max([1, *map(len, rows)])
-    return [[""] * (width - len(row)) + list(row) for row in rows]
+def scored(result, k):
+    """The first `k` (text, score) of each row of a signature's `result`, empty slots left out."""
+    texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
+    return [
+        [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
+        for row_t, row_s in zip(texts, scores)
+    ]
 
 
-def model_completer(complete_strings, k, history=False):
-    """A batch completer over a complete graph (the service's, or a SavedModel's signature):
-    (contexts, prefixes) -> lists of the first `k` texts; with `history`, the graph is a
-    `complete_with_history` and the completer takes the rows' histories too (their last
-    queries, `latest`)."""
-    import tensorflow as tf
+def completer(call, k, history=False):
+    """A batch completer over `call(contexts, prefixes, histories=None)` -> a suggestion
+    signature's outputs (a Suggester's `outputs`): (contexts, prefixes) -> lists of the first
+    `k` texts; with `history`, it takes the rows' histories too (their last queries,
+    `latest`)."""
 
     def texts(result):
         return [[t.decode() for t in row[:k] if t] for row in np.asarray(result["suggestions"])]
 
     def complete(contexts, prefixes):
-        session = tf.constant(left_padded(contexts), tf.string)
-        return texts(complete_strings(session, tf.constant(prefixes, tf.string)))
+        return texts(call(contexts, prefixes))
 
     def complete_with_history(contexts, prefixes, histories):
-        session = tf.constant(left_padded(contexts), tf.string)
-        earlier = tf.constant(left_padded([latest(h) for h in histories]), tf.string)
-        return texts(complete_strings(session, tf.constant(prefixes, tf.string), earlier))
+        return texts(call(contexts, prefixes, [list(latest(h)) for h in histories]))
 
     return complete_with_history if history else complete
 
 
-def completions(
-    model_path, trained, decoding, sessions, train_sessions, users, chars, args, histories=None
-):
-    """The `--prefix` report (scorecard.completion) of a run folder's service (`trained`)
-    or of the SavedModel at `model_path`, through `complete`; with the sessions' `histories`
-    (their users' earlier queries) also through `complete_with_history`."""
+def completions(model, name, sessions, train_sessions, users, chars, k, args, histories=None):
+    """The `--prefix` report (scorecard.completion) of `model` (a Suggester of mtn_keras.load:
+    a run folder's or an export's) named `name`, its first `k` completions, through
+    `complete`; with the sessions' `histories` (their users' earlier queries) also through
+    `complete_with_history`."""
     from mtn_keras.scorecard.completion import completion_report
 
-    if trained is not None:
-        from mtn_keras.serving.service import SuggestionService
-
-        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
-        name, complete, with_history = trained.name, service.complete, None
-        if histories is not None:
-            if trained.ranking is None:
-                raise ValueError(f"{trained.name} has no ranking: history needs one (`rank`)")
-            with_history = service.complete_with_history
-    else:
-        wanted = ["complete"] + (["complete_with_history"] if histories is not None else [])
-        loaded, _ = load(model_path, wanted)
-        if histories is not None and "complete_with_history" not in loaded.signatures:
-            raise SavedModelError(
-                f"{model_path} has no complete_with_history signature (export it again to "
-                "use --history)"
-            )
-        name = savedmodel_name(model_path)
-
-        def complete(session, prefix):
-            return call(loaded, model_path, "complete", session=session, prefix=prefix)
-
-        def with_history(session, prefix, history):
-            return call(
-                loaded,
-                model_path,
-                "complete_with_history",
-                session=session,
-                prefix=prefix,
-                history=history,
-            )
-
+    if histories is not None:
+        model.check_history()
     if not train_sessions:
         raise ValueError("--prefix needs the training split that MPC counts (--train-data)")
     _, note = bootstrap_groups(sessions, users, args.bootstrap)
     return note | completion_report(
-        model_completer(complete, decoding.k),
+        completer(model.outputs, k),
         name,
         sessions,
         train_sessions,
         users,
         chars,
-        decoding.k,
+        k,
         args.batch_size,
         args.bootstrap,
         BOOTSTRAP_SEED,
         histories,
-        model_completer(with_history, decoding.k, history=True) if histories is not None else None,
+        completer(model.outputs, k, history=True) if histories is not None else None,
         args.typos,
         args.every,
     )
@@ -215,7 +178,8 @@ def evaluate(
 
 
 def evaluate_savedmodel(
-    path,
+    model,
+    name,
     sessions,
     train_sessions=None,
     k=None,
@@ -224,33 +188,23 @@ def evaluate_savedmodel(
     bootstrap=1000,
     histories=None,
 ):
-    """The report of the exported SavedModel at `path` (already resolved) on `sessions`,
-    through its `suggest` signature as docs/contracts.md has it: the first `k` of its lists
-    (default DecodeConfig's k; at most the export's), the anchors beside them, no perplexity
-    and no size (a SavedModel has no Keras model); intervals as `evaluate`'s. With
-    `histories`, also through `suggest_with_history` ("NAME + history")."""
+    """The report of the export `name` on `sessions`, through its client (`model`, a
+    Suggester of mtn_keras.load) as docs/contracts.md has it: the first `k` of its lists (default
+    DecodeConfig's k; at most the export's), the anchors beside them, no perplexity and no
+    size (a SavedModel has no Keras model); intervals as `evaluate`'s. With `histories`, also
+    with them ("NAME + history")."""
     pairs = session_pairs(sessions)
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
-    signatures = ["suggest"] + (["suggest_with_history"] if histories is not None else [])
-    loaded, _ = load(path, signatures)
-    if histories is not None and "suggest_with_history" not in loaded.signatures:
-        raise SavedModelError(
-            f"{path} has no suggest_with_history signature (export it again to use --history)"
-        )
-    name = savedmodel_name(path)
-    k = min(k or DecodeConfig().k, export_settings(path).get("k", DecodeConfig().k))
-    suggesters = {
-        name: model_suggester(lambda session: call(loaded, path, "suggest", session=session), k)
-    }
+    k = min(k or DecodeConfig().k, model.settings.get("k", DecodeConfig().k))
+
+    def call(contexts, histories=None):
+        return model.outputs(contexts, "", histories)
+
+    suggesters = {name: suggester(call, k)}
     if histories is not None:
-        suggesters[f"{name} + history"] = model_suggester(
-            lambda session, history: call(
-                loaded, path, "suggest_with_history", session=session, history=history
-            ),
-            k,
-            history=True,
-        )
+        model.check_history()
+        suggesters[f"{name} + history"] = suggester(call, k, history=True)
     groups, note = bootstrap_groups(sessions, users, bootstrap)
     scores, anchors = score_with_anchors(
         name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap, histories
@@ -282,15 +236,6 @@ def bootstrap_line(report):
     if entry["unit"] == "sessions":
         line += "; the dataset records no users (prepare it again to resample users)"
     return line
-
-
-def savedmodel_name(path):
-    """The row name of a SavedModel: `default` for the bundled one (installed, its folder is
-    mtn_tui/default_model), else its folder's, or that of the folder holding `savedmodel/`."""
-    path = Path(path)
-    if path == bundled_model():
-        return DEFAULT
-    return path.parent.name if path.name == "savedmodel" else path.name
 
 
 def score_with_anchors(

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from mtn_keras.data.padding import front_padded
 from mtn_keras.serving.requests import INPUT_RANKS
 
 # Which axes of an output count the session's query slots (S'), cut back per request.
@@ -160,7 +161,7 @@ class Batcher:
             rows = [row for p, start, stop in shares for row in p.columns[key][start:stop]]
             rows += [[] if key in widths else ""] * padding
             if key in widths:
-                rows = [[""] * (widths[key] - len(row)) + row for row in rows]
+                rows = front_padded(rows, widths[key])
                 inputs[key] = tf.constant(rows, tf.string, [len(rows), widths[key]])
             else:
                 inputs[key] = tf.constant(rows, tf.string, [len(rows)])

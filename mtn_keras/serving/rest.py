@@ -22,7 +22,6 @@ from mtn_keras.serving.requests import (
     read_json,
     shown,
 )
-from mtn_keras.serving.savedmodel import DEFAULT
 
 MAX_BODY_MB = 8  # a request's body: 1,000 sessions with 200-query histories fit in it
 VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers them
@@ -288,14 +287,6 @@ class ServedModel:
         if not done:
             raise TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
         return answer.result() if answer.done() and not answer.cancelled() else None
-
-
-def default_name(model):
-    """The model's name in the URL: `default` for the bundled model, else its folder's."""
-    if str(model) == DEFAULT:
-        return DEFAULT
-    path = Path(model).expanduser().resolve()
-    return path.parent.name if path.name == "savedmodel" else path.name
 
 
 def stopping_answered(app):

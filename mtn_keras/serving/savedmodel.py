@@ -1,8 +1,8 @@
 """Opening an exported SavedModel with plain TensorFlow, with errors that say what and where.
 
-Shared by `mtn-tui`, `python -m mtn_keras.suggest` and `evaluate`, so all accept the same
-paths: a SavedModel directory, a directory holding one in `savedmodel/`, or `default`, the
-bundled model.
+Shared by the client (`mtn_keras.load`, through which the commands and the app call a model)
+and the server, so all accept the same paths: a SavedModel directory, a directory holding one
+in `savedmodel/`, or `default`, the bundled model.
 """
 
 import json
@@ -39,6 +39,15 @@ def resolve(path: str | Path) -> Path:
         return bundled_model()
     path = Path(path).expanduser()
     return path / "savedmodel" if (path / "savedmodel").is_dir() else path
+
+
+def model_name(model: str | Path) -> str:
+    """The name a model is shown and served by: `default` for the bundled one, else its
+    folder's, or that of the folder holding its `savedmodel/`."""
+    path = resolve(model).resolve()
+    if path == bundled_model().resolve():
+        return DEFAULT
+    return path.parent.name if path.name == "savedmodel" else path.name
 
 
 def kind(path: str | Path) -> str:

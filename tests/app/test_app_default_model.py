@@ -67,7 +67,7 @@ def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do():
     tf = import_tensorflow()
     backend = Backend()
     assert backend.has_history
-    model = backend._model
+    model = tf.saved_model.load(str(backend.path))  # the same export, called directly
 
     def plain(name, session, **inputs):
         out = model.signatures[name](session=tf.constant([session]), **inputs)

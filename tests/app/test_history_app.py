@@ -48,18 +48,20 @@ def first_suggestion(app):
 
 
 def recorded_calls(monkeypatch, app):
-    """The names and history inputs of the app's model calls from now on."""
+    """The signatures of the app's model calls from now on, each with the history it sends
+    (its "" padding dropped; None without one): what the client's runner is asked."""
     calls = []
-    call = app.backend._call
+    runner = app.backend._client._runner
+    run = runner.run
 
-    def recording(name, **inputs):
+    def recording(name, inputs):
         history = inputs.get("history")
         calls.append(
-            (name, [q.decode() for q in history.numpy()[0]] if history is not None else None)
+            (runner.called(name), [q for q in history[0] if q] if history is not None else None)
         )
-        return call(name, **inputs)
+        return run(name, inputs)
 
-    monkeypatch.setattr(app.backend, "_call", recording)
+    monkeypatch.setattr(runner, "run", recording)
     return calls
 
 

@@ -388,3 +388,15 @@ def test_the_unrelated_history_setting_caps_the_users_unrelated_queries(ranked):
     assert shown(unrelated_history=0) == [[], [], []]
     found = shown(unrelated_history=1, unrelated_place="ranked")
     assert all(len(row) <= 1 for row in found) and any(found)
+
+
+def test_the_export_warms_up_the_history_signatures_too(exported):
+    from warmup_records import check_warmup
+
+    model = json.loads((exported / "export.json").read_text())["model"]
+    assert check_warmup(exported, model) == [
+        "suggest",
+        "complete",
+        "suggest_with_history",
+        "complete_with_history",
+    ]

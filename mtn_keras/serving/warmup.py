@@ -1,0 +1,36 @@
+"""An export's warm-up records, `assets.extra/tf_serving_warmup_requests`: one predict request
+for each signature a search box calls, which TensorFlow Serving runs when it loads the model
+(`--enable_model_warmup`, on by default), so that preparing and compiling each graph does not
+fall on the first real request."""
+
+import os
+
+import tensorflow as tf
+
+from mtn_keras.serving.prediction_log import prediction_log
+
+FOLDER, FILE = "assets.extra", "tf_serving_warmup_requests"
+# Those a search box calls; `session_attention` and `serving_default` are left to their callers.
+SIGNATURES = ("suggest", "complete", "suggest_with_history", "complete_with_history")
+# A made-up request of one session, as a search box sends it (docs/serving.md's example).
+EXAMPLE = {
+    "session": [["cheap flights", "rome hotels"]],
+    "prefix": ["rome "],
+    "history": [["weather rome", "rome museums"]],
+}
+
+
+def write_warmup(directory, model, signatures):
+    """Write the warm-up records of the SavedModel in `directory`: model `model`, its
+    `signatures` (name -> tf.function) those of SIGNATURES it has."""
+    os.makedirs(os.path.join(directory, FOLDER), exist_ok=True)
+    with tf.io.TFRecordWriter(os.path.join(directory, FOLDER, FILE)) as writer:
+        for name in (name for name in SIGNATURES if name in signatures):
+            specs = signatures[name].input_signature
+            inputs = {spec.name: serialized(EXAMPLE[spec.name]) for spec in specs}
+            writer.write(prediction_log(model, name, inputs))
+
+
+def serialized(rows):
+    """`rows` of strings as the bytes of a TensorProto (DT_STRING, their shape)."""
+    return tf.make_tensor_proto(rows, tf.string).SerializeToString()
