@@ -1,6 +1,8 @@
 """The paper's peers (transformer, hred, mnsrf, seq2seq) on tiny models and batches: shapes,
-a real fit, decoding steps against teacher forcing, causality over the session, sessions
-padded at the front, the .keras round trip; and the train command end to end with hred."""
+the loss as the masked cross-entropy of the outputs, a real fit, decoding steps against
+teacher forcing, causality over the session and over the target, the output's dependence on
+the earlier queries, sessions padded at the front, the .keras round trip; and the train
+command end to end with hred."""
 
 import json
 
@@ -84,11 +86,37 @@ def assert_same_log_probs(actual, expected):
     np.testing.assert_allclose(actual[finite], expected[finite], atol=1e-5)
 
 
+def expected_loss(model, x, y, outputs):
+    """The loss written out from the outputs: per real (non-padding) target token, minus
+    the log of its probability (with the copy head gate * vocabulary softmax + (1 - gate) *
+    the copy attention on the source slots holding it; without, an out-of-vocabulary target
+    scores as <unk>), less `entropy_weight` times the vocabulary softmax's entropy;
+    averaged over the real target tokens."""
+    probs = ops.convert_to_numpy(ops.softmax(model.vocab_logits(outputs["hidden"]), axis=-1))
+    in_vocab = y < V
+    p_vocab = np.take_along_axis(probs, np.where(in_vocab, y, UNK)[..., None], -1)[..., 0]
+    if "gate" in outputs:
+        batch, pairs = y.shape[:2]
+        gate = outputs["gate"].reshape(batch, pairs, M)
+        attention = outputs["copy_attention"].reshape(batch, pairs, M, -1)
+        sources = x["session_ext"].reshape(batch, 1, 1, -1)
+        copied = np.sum(attention * (sources == y[..., None]), axis=-1)
+        p = gate * np.where(in_vocab, p_vocab, 0.0) + (1.0 - gate) * copied
+    else:
+        p = p_vocab
+    entropy = -np.sum(probs * np.log(probs), axis=-1)
+    per_token = -np.log(p) - model.config.entropy_weight * entropy
+    return per_token[y != 0].mean()
+
+
 @pytest.mark.parametrize(
     "copy", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["copy", "no_copy"]
 )
 @pytest.mark.parametrize("name", NAMES)
 def test_models_forward_shapes_and_loss(name, copy):
+    """The outputs' shapes, and the loss is the masked cross-entropy of those outputs (see
+    `expected_loss`): a loss that counted padding targets, mixed the copy head in wrongly or
+    lost M-NSRF's entropy term would still be a finite number."""
     model = shared(name, copy)
     x, y = make_batch()
     outputs = model(x)
@@ -98,7 +126,9 @@ def test_models_forward_shapes_and_loss(name, copy):
         assert tuple(outputs["gate"].shape) == (2, 2 * M, 1)
     else:
         assert set(outputs) == {"hidden"}
-    assert np.isfinite(float(model.compute_loss(x, y, outputs)))
+    assert (y == V).any() and (y == 0).any()  # a target to copy, and padding to mask
+    loss = float(model.compute_loss(x, y, outputs))
+    assert loss == pytest.approx(expected_loss(model, x, y, numpy(outputs)), rel=1e-5)
 
 
 @pytest.mark.slow
@@ -148,6 +178,41 @@ def test_models_causal_over_the_session(model):
         for key in ("copy_attention", "gate"):
             rows = slice(0, (t + 1) * M)
             np.testing.assert_allclose(again[key][:, rows], outputs[key][:, rows], atol=1e-5)
+
+
+def test_models_causal_over_the_target(model):
+    """The decoder's output at target position t reads the target tokens up to t only:
+    changing the tokens after t leaves positions 0..t as they were (teacher forcing would
+    otherwise train on the answer)."""
+    x, _ = make_batch(seed=6)
+    outputs = numpy(model(x))
+    rng = np.random.default_rng(7)
+    for t in range(M - 1):
+        changed = {**x, "decoder_input": x["decoder_input"].copy()}
+        changed["decoder_input"][:, :, t + 1 :] = rng.integers(4, V, (2, 2, M - t - 1))
+        again = numpy(model(changed))
+        np.testing.assert_allclose(
+            again["hidden"][:, :, : t + 1], outputs["hidden"][:, :, : t + 1], atol=1e-5
+        )
+        for key in ("copy_attention", "gate"):
+            rows = np.arange(2 * M).reshape(2, M)[:, : t + 1].ravel()  # each pair's 0..t
+            np.testing.assert_allclose(again[key][:, rows], outputs[key][:, rows], atol=1e-5)
+
+
+def test_models_read_the_earlier_queries(model):
+    """The suggestion after query 1 depends on query 0 too: changing query 0 (its words,
+    not its length) changes pair 1's decoder states. A model that read only the last query
+    would pass the causality tests above."""
+    x, _ = make_batch(seed=8)
+    outputs = numpy(model(x))
+    query = x["session_tokens"][:, 0]
+    other = np.where(query > 0, 4 + (query - 3) % (V - 4), 0)  # another word in every slot
+    changed = {k: v.copy() for k, v in x.items()}
+    changed["session_tokens"][:, 0] = changed["session_ext"][:, 0] = other
+    again = numpy(model(changed))
+    for row in range(2):
+        change = np.abs(again["hidden"][row, 1] - outputs["hidden"][row, 1]).max()
+        assert change > 1e-6, row  # a model that did not read query 0: exactly 0
 
 
 def test_models_front_padding_changes_nothing(model):
