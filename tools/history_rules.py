@@ -13,12 +13,13 @@ import argparse
 
 import numpy as np
 
-SHIPPED = "own best 2 kept, unrelated last, at most 2 (hybrid.placed)"
+SHIPPED = "unrelated where the ranker puts them, at most 2"  # DecodeConfig's default
+LAST = "own best 2 kept, unrelated last, at most 2 (issue 37's)"  # unrelated_place "last"
 # name: (the session's own best kept, only when at least this probable, at most this many
 # unrelated earlier queries, the history's threshold: None for the ranking's)
 RULES = {
     "ranker's order (no rule)": None,
-    "own best 2 kept, unrelated last, at most 2 (hybrid.placed)": (2, 0.0, 2, None),
+    LAST: (2, 0.0, 2, None),
     "own best 1 kept, unrelated last, at most 2": (1, 0.0, 2, None),
     "own best 2 kept when p >= 0.005": (2, 0.005, 2, None),
     "none kept, unrelated last, at most 2": (0, 0.0, 2, None),

@@ -77,10 +77,10 @@ class DecodeConfig:
     filters: tuple = FILTERS  # the filters on (mtn_keras/ranking/filters.py)
     threshold: float | None = None  # the ranker's confidence to show; None: the ranking's own
     # With a history and nothing typed: at most this many of the user's earlier queries that
-    # relate to nothing in the session, placed "last" (after every related suggestion, the
-    # session's own two best kept) or "ranked" (where the ranker puts them); docs/ranking.md.
+    # relate to nothing in the session, placed "ranked" (where the ranker puts them) or "last"
+    # (after every related suggestion, the session's own two best kept); docs/ranking.md.
     unrelated_history: int = 2
-    unrelated_place: str = "last"
+    unrelated_place: str = "ranked"
 
     def length_alpha(self, ranked):
         """alpha, or when unset 1.0 if the ranker orders the lists, else 2.0 (BLEU's)."""

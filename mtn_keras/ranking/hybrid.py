@@ -11,7 +11,8 @@ scored and held to the threshold as without a history, and their RESERVED best a
 shown; an earlier query that relates to nothing in the session (`filters.related`) comes
 after every related suggestion, at most two of them. That balance is a setting
 (DecodeConfig.unrelated_history and unrelated_place: how many such queries may stand, last or
-where the ranker puts them; the curve is in docs/ranking.md). Typed words relate every
+where the ranker puts them; by default two, where the ranker puts them: the curve in
+docs/ranking.md). Typed words relate every
 completion, and there the ranker's order stands (pinning cost completions with history 3
 points)."""
 
@@ -101,7 +102,7 @@ class HybridRanker(tf.Module):
         place: where they stand, one of PLACES (see `placed`).
     """
 
-    def __init__(self, pool, ranker, threshold, history_threshold, unrelated=2, place="last"):
+    def __init__(self, pool, ranker, threshold, history_threshold, unrelated, place):
         super().__init__()
         if place not in PLACES:
             raise ValueError(f"unrelated_place must be one of {', '.join(PLACES)}, not {place!r}")
@@ -200,7 +201,7 @@ class HybridRanker(tf.Module):
         return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
 
 
-def placed(scores, mine, loose, typed, k, unrelated=2, last=True):
+def placed(scores, mine, loose, typed, k, unrelated, last):
     """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown), best
     first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
     them that relate to nothing in the session; `typed` [B]. At most `unrelated` loose ones

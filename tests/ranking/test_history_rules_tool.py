@@ -7,13 +7,14 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.ranking.hybrid import placed  # noqa: E402
-from tools.history_rules import RULES, SHIPPED, history_order, shown  # noqa: E402
+from tools.history_rules import LAST, RULES, SHIPPED, history_order, shown  # noqa: E402
 
 THRESHOLDS = (0.001, 0.01)
 
 
-def graph_list(cands):
-    """hybrid.placed's list for the same candidates, scored and held as HybridRanker does."""
+def graph_list(cands, last):
+    """hybrid.placed's list for the same candidates, scored and held as HybridRanker does,
+    two unrelated earlier queries at most, placed `last` or where the ranker puts them."""
     mine = cands["mine"]
     scores = np.where(mine, cands["p"], cands["p0"])
     floor = np.where(mine, THRESHOLDS[1], THRESHOLDS[0])
@@ -24,12 +25,14 @@ def graph_list(cands):
         tf.constant([cands["loose"]]),
         tf.constant([False]),
         5,
+        2,
+        last,
     ).numpy()[0]
     return [int(c) for c in chosen if np.isfinite(scores[c])]
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_the_tools_shipped_rule_is_the_graphs(seed):
+def test_the_tools_rules_are_the_graphs(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 12))  # the graph has at least k columns
     mine = rng.random(n) < 0.6
@@ -40,7 +43,8 @@ def test_the_tools_shipped_rule_is_the_graphs(seed):
         "loose": mine & (rng.random(n) < 0.5),
         "keys": [f"query {i}" for i in range(n)],
     }
-    assert shown(cands, RULES[SHIPPED], THRESHOLDS) == graph_list(cands)
+    assert shown(cands, RULES[SHIPPED], THRESHOLDS) == graph_list(cands, last=False)
+    assert shown(cands, RULES[LAST], THRESHOLDS) == graph_list(cands, last=True)
 
 
 def test_history_order_bounds_what_any_placement_could_reach(capsys):

@@ -1,7 +1,8 @@
 """Where the user's history may stand in a list: the session's own best always shown, an
 earlier query that relates to nothing after every related suggestion and at most two of
-them (the default of the unrelated-history setting), and typed completions in the ranker's
-order; the setting's other values."""
+them (the unrelated-history setting placed `last`, issue 37's rule), and typed completions
+in the ranker's order; the setting's other values (its default: two, where the ranker puts
+them)."""
 
 import pytest
 
@@ -29,7 +30,7 @@ def shown(scores=SCORES, mine=MINE, loose=LOOSE_ONES, typed=False, k=5, unrelate
 
 def test_the_sessions_best_stay_and_unrelated_history_comes_last_and_capped():
     defaults = DecodeConfig()
-    assert RESERVED == 2 and (defaults.unrelated_history, defaults.unrelated_place) == (2, "last")
+    assert RESERVED == 2 and (defaults.unrelated_history, defaults.unrelated_place) == (2, "ranked")
     found = shown()
     # related history by score (3, 4), then the session's own (0, 1, 2): no unrelated earlier
     # query pushes a related suggestion off; by probability alone the list would have been
