@@ -92,14 +92,17 @@ def shown(cands, rule, thresholds):
 
 def ranked(cands, cap, thresholds):
     """The k=5 a `ranked` rule shows: every candidate by its score (the history's with the
-    history's features), none kept for the session, at most `cap` unrelated earlier queries."""
+    history's features), none kept for the session, at most `cap` unrelated earlier queries,
+    the best related one first."""
     mine, loose = cands["mine"], cands["loose"]
     score = np.where(mine, cands["p"], cands["p0"])
     floor = np.where(mine, thresholds[1], thresholds[0])
     order = [c for c in np.argsort(-score, kind="stable") if score[c] >= floor[c]]
     order = distinct(cands, order)
     allowed = set([c for c in order if loose[c]][:cap])
-    return [c for c in order if not loose[c] or c in allowed][:5]
+    chosen = [c for c in order if not loose[c] or c in allowed][:5]
+    first = [c for c in chosen if not loose[c]][:1]  # the best related one opens the list
+    return first + [c for c in chosen if c not in first]
 
 
 def distinct(cands, order):

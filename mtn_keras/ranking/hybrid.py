@@ -206,10 +206,14 @@ def placed(scores, mine, loose, typed, k, unrelated, last):
     first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
     them that relate to nothing in the session; `typed` [B]. At most `unrelated` loose ones
     are shown; with `last`, after every other, and the session's own RESERVED best are always
-    among them; else the k best by score."""
+    among them; else the k best by score, the best related one first."""
     scores = tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
-    if not last:
-        return tf.math.top_k(scores, k)[1]
+    if not last:  # the k best; the best related one first, so the past never opens a list
+        _, chosen = tf.math.top_k(scores, k)
+        best = tf.argmax(tf.where(loose, NEG_INF, scores), axis=1, output_type=tf.int32)
+        first = (tf.range(tf.shape(scores)[1])[None, :] == best[:, None]) & ~loose
+        ordered = tf.gather(tf.where(first, scores + 2.0, scores), chosen, batch_dims=1)
+        return tf.gather(chosen, tf.math.top_k(ordered, k)[1], batch_dims=1)
     session = ~mine & ~typed[:, None]
     reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)
     # Which k are shown: the reserved, then the best; in what order: by score, loose last.

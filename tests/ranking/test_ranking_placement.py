@@ -87,6 +87,6 @@ def test_the_setting_caps_unrelated_history_last():
 
 def test_ranked_places_unrelated_history_by_score_up_to_the_cap():
     # by score: 5 (0.05), 6 (0.04), 7 (0.035), 3, 4, then the session's own; no place kept
-    assert shown(unrelated=5, last=False) == [5, 6, 7, 3, 4]
-    assert shown(unrelated=1, last=False) == [5, 3, 4, 0, 1]
+    assert shown(unrelated=5, last=False) == [3, 5, 6, 7, 4]  # the best related one first
+    assert shown(unrelated=1, last=False) == [3, 5, 4, 0, 1]
     assert shown(unrelated=0, last=False) == [3, 4, 0, 1, 2]
