@@ -13,7 +13,7 @@ import argparse
 
 import numpy as np
 
-SHIPPED = "unrelated where the ranker puts them, at most 2"  # DecodeConfig's default
+SHIPPED = "unrelated where the ranker puts them, at most 1"  # DecodeConfig's default
 LAST = "own best 2 kept, unrelated last, at most 2 (issue 37's)"  # unrelated_place "last"
 # name: (the session's own best kept, only when at least this probable, at most this many
 # unrelated earlier queries, the history's threshold: None for the ranking's)

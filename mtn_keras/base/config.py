@@ -79,7 +79,7 @@ class DecodeConfig:
     # With a history and nothing typed: at most this many of the user's earlier queries that
     # relate to nothing in the session, placed "ranked" (where the ranker puts them) or "last"
     # (after every related suggestion, the session's own two best kept); docs/ranking.md.
-    unrelated_history: int = 2
+    unrelated_history: int = 1
     unrelated_place: str = "ranked"
 
     def length_alpha(self, ranked):

@@ -11,7 +11,7 @@ scored and held to the threshold as without a history, and their RESERVED best a
 shown; an earlier query that relates to nothing in the session (`filters.related`) comes
 after every related suggestion, at most two of them. That balance is a setting
 (DecodeConfig.unrelated_history and unrelated_place: how many such queries may stand, last or
-where the ranker puts them; by default two, where the ranker puts them: the curve in
+where the ranker puts them; by default one, where the ranker puts them: the curve in
 docs/ranking.md). Typed words relate every
 completion, and there the ranker's order stands (pinning cost completions with history 3
 points)."""
@@ -196,18 +196,25 @@ class HybridRanker(tf.Module):
         scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
         loose = mine & ~found["related"]
-        chosen = placed(scores, mine, loose, typed, k, self.unrelated, self.last)
+        scores = capped(scores, loose, self.unrelated)
+        chosen = placed(scores, mine, loose, typed, k, self.last)
         columns = (scores, found["texts"], found["sources"], found["copied"])
         return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
 
 
-def placed(scores, mine, loose, typed, k, unrelated, last):
-    """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown), best
-    first. `mine` [B, M]: the history's (while nothing is typed); `loose` [B, M]: those of
-    them that relate to nothing in the session; `typed` [B]. At most `unrelated` loose ones
-    are shown; with `last`, after every other, and the session's own RESERVED best are always
-    among them; else the k best by score, the best related one first."""
-    scores = tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
+def capped(scores, loose, unrelated):
+    """`scores` [B, M] with the `loose` [B, M] candidates beyond the best `unrelated` of them
+    not shown (-inf): applied to the scores the list returns, so that none comes back as one
+    of the k when fewer than k others are shown."""
+    return tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
+
+
+def placed(scores, mine, loose, typed, k, last):
+    """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown; `capped`
+    already), best first. `mine` [B, M]: the history's (while nothing is typed); `loose`
+    [B, M]: those of them that relate to nothing in the session; `typed` [B]. With `last`,
+    loose ones come after every other, and the session's own RESERVED best are always among
+    the k; else the k best by score, the best related one first."""
     if not last:  # the k best; the best related one first, so the past never opens a list
         _, chosen = tf.math.top_k(scores, k)
         best = tf.argmax(tf.where(loose, NEG_INF, scores), axis=1, output_type=tf.int32)

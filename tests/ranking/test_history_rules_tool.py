@@ -6,29 +6,24 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from mtn_keras.ranking.hybrid import placed  # noqa: E402
+from mtn_keras.ranking.hybrid import capped, placed  # noqa: E402
 from tools.history_rules import LAST, RULES, SHIPPED, history_order, shown  # noqa: E402
 
 THRESHOLDS = (0.001, 0.01)
 
 
-def graph_list(cands, last):
+def graph_list(cands, unrelated, last):
     """hybrid.placed's list for the same candidates, scored and held as HybridRanker does,
-    two unrelated earlier queries at most, placed `last` or where the ranker puts them."""
+    `unrelated` earlier queries at most, placed `last` or where the ranker puts them."""
     mine = cands["mine"]
     scores = np.where(mine, cands["p"], cands["p0"])
     floor = np.where(mine, THRESHOLDS[1], THRESHOLDS[0])
     scores = np.where(scores >= floor, scores, -np.inf).astype(np.float32)
-    chosen = placed(
-        tf.constant([scores]),
-        tf.constant([mine]),
-        tf.constant([cands["loose"]]),
-        tf.constant([False]),
-        5,
-        2,
-        last,
-    ).numpy()[0]
-    return [int(c) for c in chosen if np.isfinite(scores[c])]
+    loose = tf.constant([cands["loose"]])
+    scores = capped(tf.constant([scores]), loose, unrelated)
+    chosen = placed(scores, tf.constant([mine]), loose, tf.constant([False]), 5, last)
+    shown = tf.gather(scores, chosen, batch_dims=1).numpy()[0]
+    return [int(c) for c, s in zip(chosen.numpy()[0], shown) if np.isfinite(s)]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -43,8 +38,8 @@ def test_the_tools_rules_are_the_graphs(seed):
         "loose": mine & (rng.random(n) < 0.5),
         "keys": [f"query {i}" for i in range(n)],
     }
-    assert shown(cands, RULES[SHIPPED], THRESHOLDS) == graph_list(cands, last=False)
-    assert shown(cands, RULES[LAST], THRESHOLDS) == graph_list(cands, last=True)
+    assert shown(cands, RULES[SHIPPED], THRESHOLDS) == graph_list(cands, 1, last=False)
+    assert shown(cands, RULES[LAST], THRESHOLDS) == graph_list(cands, 2, last=True)
 
 
 def test_history_order_bounds_what_any_placement_could_reach(capsys):

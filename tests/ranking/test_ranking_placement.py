@@ -1,7 +1,7 @@
 """Where the user's history may stand in a list: the session's own best always shown, an
 earlier query that relates to nothing after every related suggestion and at most two of
 them (the unrelated-history setting placed `last`, issue 37's rule), and typed completions
-in the ranker's order; the setting's other values (its default: two, where the ranker puts
+in the ranker's order; the setting's other values (its default: one, where the ranker puts
 them)."""
 
 import pytest
@@ -11,7 +11,7 @@ tf = pytest.importorskip("tensorflow")
 from mtn_keras.base.config import DecodeConfig  # noqa: E402
 from mtn_keras.ranking.features import FEATURES, without_history  # noqa: E402
 from mtn_keras.ranking.filters import related  # noqa: E402
-from mtn_keras.ranking.hybrid import RESERVED, placed  # noqa: E402
+from mtn_keras.ranking.hybrid import RESERVED, capped, placed  # noqa: E402
 
 NEG_INF = float("-inf")
 # candidates: 3 of the session (beam, log), 2 earlier queries that relate, 3 that do not
@@ -21,16 +21,17 @@ LOOSE_ONES = [False, False, False, False, False, True, True, True]
 
 
 def shown(scores=SCORES, mine=MINE, loose=LOOSE_ONES, typed=False, k=5, unrelated=2, last=True):
-    found = placed(
-        tf.constant([scores]), tf.constant([mine]), tf.constant([loose]), tf.constant([typed]), k,
-        unrelated, last,
-    )  # fmt: skip
-    return found.numpy()[0].tolist()
+    """The candidates shown, in order (those capped away are -inf and left out)."""
+    loose = tf.constant([loose])
+    capped_scores = capped(tf.constant([scores]), loose, unrelated)
+    found = placed(capped_scores, tf.constant([mine]), loose, tf.constant([typed]), k, last)
+    kept = tf.gather(capped_scores, found, batch_dims=1).numpy()[0]
+    return [int(c) for c, s in zip(found.numpy()[0], kept) if s > NEG_INF]
 
 
 def test_the_sessions_best_stay_and_unrelated_history_comes_last_and_capped():
     defaults = DecodeConfig()
-    assert RESERVED == 2 and (defaults.unrelated_history, defaults.unrelated_place) == (2, "ranked")
+    assert RESERVED == 2 and (defaults.unrelated_history, defaults.unrelated_place) == (1, "ranked")
     found = shown()
     # related history by score (3, 4), then the session's own (0, 1, 2): no unrelated earlier
     # query pushes a related suggestion off; by probability alone the list would have been
@@ -83,6 +84,8 @@ def test_the_setting_caps_unrelated_history_last():
     # the cap decides how many loose ones follow the related list (the rest are -inf fillers)
     assert shown(unrelated=1, k=8)[:6] == [3, 4, 0, 1, 2, 5]
     assert shown(unrelated=3, k=8) == [3, 4, 0, 1, 2, 5, 6, 7]
+    # with fewer than k others, a capped one does not come back to fill the list
+    assert shown(unrelated=0, k=8) == [3, 4, 0, 1, 2]
 
 
 def test_ranked_places_unrelated_history_by_score_up_to_the_cap():
