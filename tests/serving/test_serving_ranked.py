@@ -373,21 +373,23 @@ def test_a_history_entry_is_cut_to_the_models_query_length(hybrid):
     assert kept[-3:] == ["cheap flights", " ".join(long_entry.split()[: hybrid.n]), "hotel deals"]
 
 
-def test_the_unrelated_history_setting_caps_the_users_unrelated_queries(ranked):
+def test_the_unrelated_history_setting_caps_the_users_unrelated_queries(ranked, hybrid):
     """Issue 48's knob: at most `unrelated_history` of the user's earlier queries that relate
-    to nothing in the session stand in a list, last or where the ranker puts them."""
+    to nothing in the session stand in a list (the default: one, where the ranker puts it,
+    never first)."""
     unrelated = ["zebra crossing", "quantum physics", "garden gnome", "violin lessons"]
     history = history_tensor([unrelated] * len(SESSIONS))
     sessions = tensor(SESSIONS[:3] + [["cheap flights"]])
 
-    def shown(**setting):
-        service = service_of(ranked, ranked.ranking, threshold=0.0, **setting)
+    def shown(service):
         out = texts(service.suggest_with_history(sessions, history))
-        return [[t for t in row if t in unrelated] for row in out[:3]]
+        return [[t for t in row if t in unrelated] for row in out[:3]], out[:3]
 
-    assert shown(unrelated_history=0) == [[], [], []]
-    found = shown(unrelated_history=1, unrelated_place="ranked")
+    none, _ = shown(service_of(ranked, ranked.ranking, threshold=0.0, unrelated_history=0))
+    assert none == [[], [], []]
+    found, lists = shown(hybrid)
     assert all(len(row) <= 1 for row in found) and any(found)
+    assert not any(row[0] in unrelated for row in lists if row[0])
 
 
 def test_the_export_warms_up_the_history_signatures_too(exported):
