@@ -16,7 +16,7 @@ import os
 import sys
 import traceback
 
-from mtn_keras.base.config import FILTERS, DecodeConfig
+from mtn_keras.base.config import FILTERS, UNRELATED_PLACES, DecodeConfig
 
 NOTHING_TO_SHOW, BAD_INPUT = 1, 2
 
@@ -140,10 +140,10 @@ def add_decode_arguments(parser, fixed=False):
     )
     parser.add_argument(
         "--unrelated-place",
-        choices=["last", "ranked"],
+        choices=UNRELATED_PLACES,
         default=defaults.unrelated_place,
-        help="where they stand: last (after every related suggestion, the session's own two "
-        f"best kept) or ranked (where the ranker puts them){when}",
+        help="where they stand: ranked (where the ranker puts them, never first; the default) "
+        f"or last (after every related suggestion, the session's own two best kept){when}",
     )
 
 

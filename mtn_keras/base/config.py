@@ -5,6 +5,9 @@ import math
 from dataclasses import dataclass
 
 FILTERS = ("session", "repeats", "blocked", "unrelated", "nonwords")
+# Where a user's earlier queries that relate to nothing in the session stand in a list
+# (DecodeConfig.unrelated_place, mtn_keras/ranking/hybrid.py `placed`).
+UNRELATED_PLACES = ("last", "ranked")
 
 # The names of mtn_keras.models.MODELS, known without importing TensorFlow.
 MODEL_NAMES = ("mtn", "transformer", "hred", "mnsrf", "seq2seq")

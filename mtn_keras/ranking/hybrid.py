@@ -11,13 +11,13 @@ scored and held to the threshold as without a history, and their RESERVED best a
 shown; an earlier query that relates to nothing in the session (`filters.related`) comes
 after every related suggestion, at most two of them. That balance is a setting
 (DecodeConfig.unrelated_history and unrelated_place: how many such queries may stand, last or
-where the ranker puts them; by default one, where the ranker puts them: the curve in
-docs/ranking.md). Typed words relate every
-completion, and there the ranker's order stands (pinning cost completions with history 3
-points)."""
+where the ranker puts them; by default one, where the ranker puts them, never first: the
+curve in docs/ranking.md). Typed words relate every completion, and there the ranker's order
+stands (pinning cost completions with history 3 points)."""
 
 import tensorflow as tf
 
+from mtn_keras.base.config import UNRELATED_PLACES
 from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
@@ -29,7 +29,6 @@ from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history, placed "last"
-PLACES = ("last", "ranked")  # where unrelated earlier queries stand (DecodeConfig)
 # The evidence that a candidate followed a session query, in the log and in the history.
 LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
@@ -99,13 +98,14 @@ class HybridRanker(tf.Module):
         history_threshold: the threshold for a session with the user's history
             (ranking.thresholds resolves both).
         unrelated: at most this many earlier queries that relate to nothing in the session.
-        place: where they stand, one of PLACES (see `placed`).
+        place: where they stand, one of UNRELATED_PLACES (see `placed`).
     """
 
     def __init__(self, pool, ranker, threshold, history_threshold, unrelated, place):
         super().__init__()
-        if place not in PLACES:
-            raise ValueError(f"unrelated_place must be one of {', '.join(PLACES)}, not {place!r}")
+        if place not in UNRELATED_PLACES:
+            places = ", ".join(UNRELATED_PLACES)
+            raise ValueError(f"unrelated_place must be one of {places}, not {place!r}")
         self.unrelated, self.last = int(unrelated), place == "last"
         self.pool = pool
         track_variables_only(self, "ranker", ranker)
