@@ -61,3 +61,14 @@ def test_a_slip_in_the_session_is_read_through_its_correction(service):
     assert queries == ["weather forecast", "guitar lessons"]
     kept = service.suggest(tf.constant([["zorblax gadgets"]]))["queries"].numpy()[0]
     assert b"zorblax gadgets" in kept.tolist()  # nothing known one edit away: as typed
+
+
+def test_a_typed_word_one_edit_from_a_log_word_is_a_slip(service, ranked):
+    """A finished typed word counts as a slip when a vocabulary or a log word is one edit from
+    it, so "cmatose " for a "comatose" that only the log knows is not offered as a name."""
+    vocab = set(ranked.vocab.tokens)
+    log_only = sorted(w for w in ranked.ranking.index.words if w not in vocab and len(w) >= 5)
+    known = sorted(w for w in vocab if w.isalpha() and len(w) >= 5)
+    words = [w[0] + w[2] + w[1] + w[3:] for w in (log_only[:1] + known[:1])]  # two swapped
+    found = service.spelling.slips(tf.constant(words + ["zorblax", known[0]]), 3)
+    assert found.numpy().tolist() == [True] * len(words) + [False, False]
