@@ -205,14 +205,6 @@ def probability(text):
     return value
 
 
-def finite_float(text):
-    """A finite number (not nan or inf), for argparse."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
 def needs_tensorflow(prog, verbose=False):
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
