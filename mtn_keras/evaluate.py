@@ -32,6 +32,7 @@ from mtn_keras.client import load
 from mtn_keras.client.local import run_folder
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
+from mtn_keras.data.pairs import pair_histories
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.replay import replay_logs
 from mtn_keras.data.sessions import PROTOCOLS, Protocol
@@ -39,7 +40,6 @@ from mtn_keras.scorecard import (
     bleu_chart,
     history_table,
     markdown_table,
-    pair_histories,
     quality_table,
     table_rows,
     write_json,

@@ -8,6 +8,7 @@ import numpy as np
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.history import latest
 from mtn_keras.data.padding import front_padded
+from mtn_keras.data.pairs import pair_groups, session_pairs
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
@@ -17,9 +18,7 @@ from mtn_keras.scorecard import (
     batched,
     evaluate_suggesters,
     model_report,
-    pair_groups,
     perplexity,
-    session_pairs,
 )
 from mtn_keras.scorecard.quality import filtered
 

@@ -5,15 +5,14 @@ import random
 import numpy as np
 import pytest
 
+from mtn_keras.data.pairs import pair_groups, session_pairs
 from mtn_keras.scorecard import (
     Adj,
     batched,
     evaluate_suggesters,
     markdown_table,
     model_report,
-    pair_groups,
     quality_table,
-    session_pairs,
     table_rows,
 )
 from mtn_keras.scorecard.bootstrap import bleu_of, bleu_statistics, resample_counts
