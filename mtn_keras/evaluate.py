@@ -231,7 +231,8 @@ def _scored(args, trained, decoding, pairs, train_sessions):
     if args.prefix:
         return None, completions(
             model or run_folder(trained, decoding), name, pairs.sessions, train_sessions,
-            pairs.users, args.prefix, decoding.k, args, pairs.earlier,
+            pairs.users, args.prefix, decoding.k, pairs.earlier, batch_size=args.batch_size,
+            resamples=args.bootstrap, typos=args.typos, every=args.every,
         )  # fmt: skip
     if exported:
         return name, evaluate_savedmodel(
