@@ -7,8 +7,8 @@ import os
 import sys
 
 from mtn_keras.cli import add_verbose, fail, file_name, run
+from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare
 from mtn_keras.data.logs import FORMATS, InputError
-from mtn_keras.data.prepare import PrepareError, format_stats, prepare
 from mtn_keras.data.prepared import load_stats
 from mtn_keras.data.sessions import PROTOCOLS, SESSION_GAP_SECONDS, Protocol
 

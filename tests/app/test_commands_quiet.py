@@ -123,7 +123,7 @@ def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
     import json
 
     from mtn_keras import evaluate
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
     from mtn_keras.data.prepared import load_split
 
     data = tmp_path / "data"

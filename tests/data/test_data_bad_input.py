@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtn_keras.data import logs
+from mtn_keras.data.dataset_writer import PrepareError, prepare
 from mtn_keras.data.logs import InputError, Tally, read_log
-from mtn_keras.data.prepare import PrepareError, prepare
 
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

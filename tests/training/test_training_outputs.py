@@ -188,7 +188,7 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
     import json
     import shutil
 
-    from mtn_keras.data.prepare import PrepareError, prepare
+    from mtn_keras.data.dataset_writer import PrepareError, prepare
     from mtn_keras.data.prepared import load_stats
     from mtn_keras.prepare import main
 
