@@ -220,7 +220,7 @@ def needs_tensorflow(prog, verbose=False):
         return None
     print(
         f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
-        "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
+        "KERAS_BACKEND=tensorflow (only `train` and `prepare` run under other backends)",
         file=sys.stderr,
     )
     return BAD_INPUT

@@ -18,9 +18,10 @@ FUZZ = settings(
 )
 
 
-def run_cli(*args):
+def run_cli(command, *args):
+    """`python -m mtn_keras.COMMAND ARGS` (prepare or stats)."""
     return subprocess.run(
-        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        [sys.executable, "-m", f"mtn_keras.{command}", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=60,

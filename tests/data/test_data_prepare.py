@@ -35,9 +35,10 @@ def write_log(path, users=60):
     return str(path)
 
 
-def run_cli(*args):
+def run_cli(command, *args):
+    """`python -m mtn_keras.COMMAND ARGS` (prepare or stats)."""
     return subprocess.run(
-        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        [sys.executable, "-m", f"mtn_keras.{command}", *map(str, args)],
         cwd=REPO,
         capture_output=True,
         text=True,
