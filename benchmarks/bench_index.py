@@ -13,7 +13,7 @@ import time
 
 from dev_log import LOG, arguments_or_skip
 
-from mtn_keras.data.prepare import prepare
+from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.prepared import load_split
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.ranking.blocklist import blocked_phrases

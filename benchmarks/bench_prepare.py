@@ -10,7 +10,7 @@ import time
 
 from dev_log import LOG, arguments_or_skip
 
-from mtn_keras.data.prepare import prepare
+from mtn_keras.data.dataset_writer import prepare
 
 
 def main() -> int:

@@ -30,7 +30,7 @@ import keras
 
 from mtn_keras.base.config import preset
 from mtn_keras.data.batches import SessionBatches
-from mtn_keras.data.prepare import prepare
+from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import build_model
 from mtn_keras.training.fitting import compile_model

@@ -205,14 +205,6 @@ def probability(text):
     return value
 
 
-def finite_float(text):
-    """A finite number (not nan or inf), for argparse."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
 def needs_tensorflow(prog, verbose=False):
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
@@ -228,7 +220,7 @@ def needs_tensorflow(prog, verbose=False):
         return None
     print(
         f"{prog}: needs the TensorFlow backend, and Keras runs on {backend}; run it with "
-        "KERAS_BACKEND=tensorflow (only `train` and `data prepare` run under other backends)",
+        "KERAS_BACKEND=tensorflow (only `train` and `prepare` run under other backends)",
         file=sys.stderr,
     )
     return BAD_INPUT

@@ -32,6 +32,7 @@ from mtn_keras.client import load
 from mtn_keras.client.local import run_folder
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.logs import InputError, check_inputs
+from mtn_keras.data.pairs import pair_histories
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.replay import replay_logs
 from mtn_keras.data.sessions import PROTOCOLS, Protocol
@@ -39,7 +40,6 @@ from mtn_keras.scorecard import (
     bleu_chart,
     history_table,
     markdown_table,
-    pair_histories,
     quality_table,
     table_rows,
     write_json,
@@ -231,7 +231,8 @@ def _scored(args, trained, decoding, pairs, train_sessions):
     if args.prefix:
         return None, completions(
             model or run_folder(trained, decoding), name, pairs.sessions, train_sessions,
-            pairs.users, args.prefix, decoding.k, args, pairs.earlier,
+            pairs.users, args.prefix, decoding.k, pairs.earlier, batch_size=args.batch_size,
+            resamples=args.bootstrap, typos=args.typos, every=args.every,
         )  # fmt: skip
     if exported:
         return name, evaluate_savedmodel(

@@ -1,15 +1,13 @@
-"""Command line: `python -m mtn_keras.prepare --input LOG --out DIR` (or, the same,
-`python -m mtn_keras.data prepare ...`) and `python -m mtn_keras.data stats DIR`."""
+"""Command line: `python -m mtn_keras.prepare --input LOG --out DIR`; `python -m
+mtn_keras.stats DIR` prints its counts again."""
 
 import argparse
 import math
-import os
 import sys
 
 from mtn_keras.cli import add_verbose, fail, file_name, run
+from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare
 from mtn_keras.data.logs import FORMATS, InputError
-from mtn_keras.data.prepare import PrepareError, format_stats, prepare
-from mtn_keras.data.prepared import load_stats
 from mtn_keras.data.sessions import PROTOCOLS, SESSION_GAP_SECONDS, Protocol
 
 
@@ -40,48 +38,18 @@ def _split_users(text: str) -> tuple[int, int]:
     return counts
 
 
-DATA_DESCRIPTION = (
-    "Command line: `python -m mtn_keras.data prepare ...` and `python -m mtn_keras.data stats DIR`."
-)
-PREPARE_DESCRIPTION = (
-    "Normalise queries, sessionize per user (rows out of time order are sorted), drop "
-    "consecutive duplicates, filter sessions, split them (seeded), build the vocabulary from "
-    "the training split, write DIR (see docs/contracts.md)."
-)
-
-
 def _parser() -> argparse.ArgumentParser:
-    """The argument parser of `python -m mtn_keras.data`: both subcommands."""
-    parser = argparse.ArgumentParser(prog="python -m mtn_keras.data", description=DATA_DESCRIPTION)
-    commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser(
-        "prepare",
-        help="query logs -> prepared dataset directory",
-        description=PREPARE_DESCRIPTION,
-    )
-    _add_prepare_arguments(p)
-    s = commands.add_parser("stats", help="print a prepared directory's counts")
-    s.add_argument("dir", metavar="DIR")
-    add_verbose(s)
-    return parser
-
-
-def _prepare_parser() -> argparse.ArgumentParser:
-    """The argument parser of `python -m mtn_keras.prepare`: prepare's options alone, as
-    the command's name already says what to do."""
+    """The argument parser of `python -m mtn_keras.prepare`."""
     parser = argparse.ArgumentParser(
-        prog="python -m mtn_keras.prepare", description=PREPARE_DESCRIPTION
+        prog="python -m mtn_keras.prepare",
+        description="Normalise queries, sessionize per user (rows out of time order are sorted), "
+        "drop consecutive duplicates, filter sessions, split them (seeded), build the vocabulary "
+        "from the training split, write DIR (see docs/contracts.md).",
     )
-    _add_prepare_arguments(parser)
-    parser.set_defaults(command="prepare")
+    _add_reading_arguments(parser)
+    _add_writing_arguments(parser)
+    add_verbose(parser)
     return parser
-
-
-def _add_prepare_arguments(p: argparse.ArgumentParser) -> None:
-    """Every option of prepare."""
-    _add_reading_arguments(p)
-    _add_writing_arguments(p)
-    add_verbose(p)
 
 
 def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
@@ -186,14 +154,11 @@ def _add_writing_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None, alone: bool = False) -> int:
-    """Runs a subcommand of `python -m mtn_keras.data`, or with `alone` prepare as
-    `python -m mtn_keras.prepare` (no subcommand); returns the exit code (2 for bad input,
-    with one line on stderr)."""
-    parser = _prepare_parser() if alone else _parser()
+def main(argv: list[str] | None = None) -> int:
+    """Runs `python -m mtn_keras.prepare`; returns the exit code (2 for bad input, with one
+    line on stderr)."""
+    parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "stats":
-        return _print_stats(args)
     protocol = _protocol(parser, args)
     split = args.split or (95, 2.5, 2.5)
     try:
@@ -215,28 +180,6 @@ def main(argv: list[str] | None = None, alone: bool = False) -> int:
     print(format_stats(stats))
     print(f"\nwrote {args.out}")
     _warn_empty(stats, args, split)
-    return 0
-
-
-def _print_stats(args) -> int:
-    """`stats DIR`: prints the prepared directory's counts; 2, with why, when it cannot."""
-    if not os.path.isfile(os.path.join(args.dir, "stats.json")):
-        what = "has no stats.json" if os.path.isdir(args.dir) else "does not exist"
-        print(
-            f"error: {args.dir} {what}; run `python -m mtn_keras.data prepare --input LOG "
-            f"--out {args.dir}` first",
-            file=sys.stderr,
-        )
-        return 2
-    path = os.path.join(args.dir, "stats.json")
-    try:
-        print(format_stats(load_stats(args.dir)))
-    except (OSError, ValueError) as error:
-        return fail("error", error, args.verbose)
-    except (KeyError, TypeError, AttributeError) as error:
-        return fail(
-            "error", ValueError(f"{path}: not a whole stats.json ({error!r})"), args.verbose
-        )
     return 0
 
 
@@ -282,4 +225,4 @@ def _warn_empty(stats, args, split) -> None:
 
 
 if __name__ == "__main__":
-    run(lambda: main(alone=True), "prepare")
+    run(main, "prepare")

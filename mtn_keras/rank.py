@@ -47,7 +47,7 @@ def main(argv=None):
     )
     add_verbose(parser)
     args = parser.parse_args(argv)
-    if code := needs_tensorflow("ranking", args.verbose):
+    if code := needs_tensorflow("rank", args.verbose):
         return code
     from mtn_keras.ranking.build import RankingData  # TensorFlow's import, once it is known there
 
@@ -61,17 +61,17 @@ def main(argv=None):
         valid_data = args.valid_data or data
         fitting = RankingData.load(data, valid_data)
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
-        return fail("ranking", error, args.verbose)
+        return fail("rank", error, args.verbose)
     if fitting.valid_histories is None:
-        print(f"ranking: {valid_data} keeps no users' histories (prepare it again to fit on them)")
+        print(f"rank: {valid_data} keeps no users' histories (prepare it again to fit on them)")
     ranking = rank(trained, fitting, DecodeConfig(threshold=0.0), args.hidden)
     try:
         ranking.save(args.model)  # staged: a killed save leaves the previous ranking whole
     except OSError as error:
-        return fail("ranking", error, args.verbose)
+        return fail("rank", error, args.verbose)
     print(f"wrote {args.model}/ranking")
     return 0
 
 
 if __name__ == "__main__":
-    run(main, "ranking")
+    run(main, "rank")

@@ -176,9 +176,7 @@ def load_data(directory):
     for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
         path = os.path.join(directory, name)
         if not os.path.isfile(path):
-            raise TrainInputError(
-                f"{path} is missing; run `python -m mtn_keras.data prepare` first"
-            )
+            raise TrainInputError(f"{path} is missing; run `python -m mtn_keras.prepare` first")
     vocab = Vocabulary.load(os.path.join(directory, "vocab.txt"))
     stats = load_stats(directory)
     splits = {name: load_split(directory, name) for name in ("train", "valid")}

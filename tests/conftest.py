@@ -150,7 +150,7 @@ def made_up_log(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def prepared_data(made_up_log, tmp_path_factory):
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
 
     out = tmp_path_factory.mktemp("prepared") / "data"
     prepare([str(made_up_log)], str(out), min_count=2, split=(80, 10, 10), progress=False)

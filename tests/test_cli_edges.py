@@ -72,7 +72,7 @@ def test_a_history_file_is_cut_to_the_models_query_length():
         ("evaluate", ["--model", "default", "--input", "log.txt", "--json", ""]),
         ("export", ["--model", "runs/tiny", "--out", ""]),
         ("rank", ["--model", ""]),
-        ("prepare", ["prepare", "--input", "", "--out", "data/x"]),
+        ("prepare", ["--input", "", "--out", "data/x"]),
     ],
 )
 def test_every_command_refuses_an_empty_file_name(capsys, command, argv):

@@ -34,16 +34,16 @@ def test_the_example_log_is_what_its_script_writes():
 
 
 def test_prepare_reads_the_example_log_as_the_readme_says(tmp_path, capsys):
-    from mtn_keras import prepare as data_cli
     from mtn_keras.data.prepared import load_split
+    from mtn_keras.prepare import main
 
     command = walk_through()[0]
-    assert command[:4] == ["python", "-m", "mtn_keras.data", "prepare"]
+    assert command[:3] == ["python", "-m", "mtn_keras.prepare"]
     out = tmp_path / "tiny"
-    args = command[4:]
+    args = command[3:]
     args[args.index("--out") + 1] = str(out)
     args[args.index("--input") + 1] = str(LOG)
-    assert data_cli.main(["prepare", *args]) == 0
+    assert main(args) == 0
     assert re.search(r"malformed +0\n", capsys.readouterr().out)
     sizes = {split: len(load_split(out, split)) for split in ("train", "valid", "test")}
     assert sizes == {"train": 144, "valid": 18, "test": 18}

@@ -37,13 +37,13 @@ def candidates(trained, data, every):
     row's user."""
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.pairs import session_pairs
-    from mtn_keras.ranking.build import RankingData, candidate_rows, typed_pairs
+    from mtn_keras.ranking.build import RankingData, candidate_rows, pairs_as_met
     from mtn_keras.serving.service import SuggestionService
 
     decoding = DecodeConfig(threshold=0.0)
     service = SuggestionService(trained.model, trained.vocab.tokens, decoding, trained.ranking)
     found = RankingData.load(data)
-    fitted, _, lines = typed_pairs(found.valid_sessions, found.valid_histories)
+    fitted, _, lines = pairs_as_met(found.valid_sessions, found.valid_histories)
     picked = range(0, len(session_pairs(found.valid_sessions)), every)  # the untyped rows
     with_history = [fitted[i] for i in picked]
     rows = with_history + [(context, query, "", []) for context, query, _, _ in with_history]
@@ -54,7 +54,7 @@ def candidates(trained, data, every):
 def out_of_fold(features, labels, units):
     """Each candidate's probability with its features and without the history's, by a
     ranker fitted on the other folds of the users."""
-    from mtn_keras.ranking.build import FOLDS, probability, user_folds
+    from mtn_keras.ranking.build import FOLDS, ranker_probabilities, user_folds
     from mtn_keras.ranking.features import FEATURES, HISTORY_FEATURES
     from mtn_keras.ranking.ranker import fit_ranker
 
@@ -64,8 +64,8 @@ def out_of_fold(features, labels, units):
     for fold in range(FOLDS):
         held = folds == fold
         ranker = fit_ranker(features[~held], labels[~held])
-        with_history[held] = probability(ranker, features[held])
-        without[held] = probability(ranker, features[held] * keep)
+        with_history[held] = ranker_probabilities(ranker, features[held])
+        without[held] = ranker_probabilities(ranker, features[held] * keep)
     return with_history, without
 
 

@@ -30,7 +30,7 @@ KEEP = {"plain": 0.95, "history": 0.99}
 FOLDS = 3  # the thresholds are tuned on users the ranker that scores them was not fitted on
 
 
-def typed_pairs(sessions, histories=None, chars=PREFIX_CHARS):
+def pairs_as_met(sessions, histories=None, chars=PREFIX_CHARS):
     """The (context, next query, typed prefix, history) rows the ranker is fitted on: first
     every pair of `session_pairs` with nothing typed (as `suggest` meets it), with its
     user's earlier queries (`histories`, PairHistories, or None); with histories, then one
@@ -64,7 +64,7 @@ def user_folds(units, folds=FOLDS):
     return np.array([zlib.crc32(str(unit).encode()) % folds for unit in units])
 
 
-def probability(ranker, features):
+def ranker_probabilities(ranker, features):
     """The ranker's probabilities [N] of candidates' features [N, F]."""
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     return 1.0 / (1.0 + np.exp(-logits))
@@ -172,12 +172,12 @@ def fit_ranking(table_for, data, decoding, hidden=16, progress=print):
 
 
 def fitting_rows(table, data, progress=print):
-    """The rows the ranker is fitted on (`typed_pairs` of `data`'s validation sessions) and
+    """The rows the ranker is fitted on (`pairs_as_met` of `data`'s validation sessions) and
     their candidates by `table` (`candidate_rows`): a dict of the untyped `pairs` count,
     the `plain` count, each row's `lines`, and the candidates' `features`, `labels`,
     `groups` and `keys`."""
     pairs = len(session_pairs(data.valid_sessions))
-    rows, plain, lines = typed_pairs(data.valid_sessions, data.valid_histories)
+    rows, plain, lines = pairs_as_met(data.valid_sessions, data.valid_histories)
     if data.valid_histories is not None:
         with_history = sum(bool(history) for _, _, _, history in rows[:pairs])
         progress(f"valid: {with_history:,} of {pairs:,} pairs have an earlier query")
@@ -207,7 +207,7 @@ def out_of_fold(fitted, units, hidden):
     for fold in range(FOLDS):
         held = folds == fold
         ranker = fit_ranker(features[~held], labels[~held], hidden)
-        probabilities[held] = probability(ranker, features[held])
+        probabilities[held] = ranker_probabilities(ranker, features[held])
     return probabilities
 
 

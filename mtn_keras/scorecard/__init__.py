@@ -1,7 +1,6 @@
 """The scorecard of next-query suggesters, what the `evaluate` and `compare` commands score
 with: BLEU, n-gram precision, SR@k, anchors and reports."""
 
-from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.scorecard.anchors import ANCHORS, Adj, CopyLast, History, batched
 from mtn_keras.scorecard.metrics import corpus_scores, perplexity, success_rate
 from mtn_keras.scorecard.report import (
@@ -27,11 +26,8 @@ __all__ = [
     "history_table",
     "markdown_table",
     "model_report",
-    "pair_groups",
-    "pair_histories",
     "perplexity",
     "quality_table",
-    "session_pairs",
     "success_rate",
     "table_rows",
     "write_json",

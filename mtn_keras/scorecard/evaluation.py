@@ -8,6 +8,7 @@ import numpy as np
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.history import latest
 from mtn_keras.data.padding import front_padded
+from mtn_keras.data.pairs import pair_groups, session_pairs
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard import (
@@ -17,9 +18,7 @@ from mtn_keras.scorecard import (
     batched,
     evaluate_suggesters,
     model_report,
-    pair_groups,
     perplexity,
-    session_pairs,
 )
 from mtn_keras.scorecard.quality import filtered
 
@@ -85,18 +84,32 @@ def completer(call, k, history=False):
     return complete_with_history if history else complete
 
 
-def completions(model, name, sessions, train_sessions, users, chars, k, args, histories=None):
+def completions(
+    model,
+    name,
+    sessions,
+    train_sessions,
+    users,
+    chars,
+    k,
+    histories=None,
+    batch_size=64,
+    resamples=1000,
+    typos=False,
+    every=1,
+):
     """The `--prefix` report (scorecard.completion) of `model` (a Suggester of mtn_keras.load:
     a run folder's or an export's) named `name`, its first `k` completions, through
     `complete`; with the sessions' `histories` (their users' earlier queries) also through
-    `complete_with_history`."""
+    `complete_with_history`. `resamples` bootstrap draws; `typos` and `every` as
+    completion_report takes them."""
     from mtn_keras.scorecard.completion import completion_report
 
     if histories is not None:
         model.check_history()
     if not train_sessions:
         raise ValueError("--prefix needs the training split that MPC counts (--train-data)")
-    _, note = bootstrap_groups(sessions, users, args.bootstrap)
+    _, note = bootstrap_groups(sessions, users, resamples)
     return note | completion_report(
         completer(model.outputs, k),
         name,
@@ -105,13 +118,13 @@ def completions(model, name, sessions, train_sessions, users, chars, k, args, hi
         users,
         chars,
         k,
-        args.batch_size,
-        args.bootstrap,
+        batch_size,
+        resamples,
         BOOTSTRAP_SEED,
         histories,
         completer(model.outputs, k, history=True) if histories is not None else None,
-        args.typos,
-        args.every,
+        typos,
+        every,
     )
 
 

@@ -33,7 +33,7 @@ class ValidationBleu(keras.callbacks.Callback):
 
     def __init__(self, vocab, sessions, batch_size=64):
         super().__init__()
-        from mtn_keras.scorecard import session_pairs
+        from mtn_keras.data.pairs import session_pairs
 
         self.vocab, self.batch_size = vocab, batch_size
         self.pairs = session_pairs(sessions)

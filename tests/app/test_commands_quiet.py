@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mtn_keras import cli, suggest
-from mtn_keras import prepare as data_cli
+from mtn_keras import cli, stats, suggest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,7 +122,7 @@ def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
     import json
 
     from mtn_keras import evaluate
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
     from mtn_keras.data.prepared import load_split
 
     data = tmp_path / "data"
@@ -163,9 +162,9 @@ def test_evaluate_reads_the_first_k_of_each_list_padded_on_the_left():
     assert lists == [[("a", 0.5), ("b", 0.25)], [("c", 0.5), ("d", 0.25)]]
 
 
-def test_data_stats_without_stats_json_says_to_prepare_first(tmp_path, capsys):
-    assert data_cli.main(["stats", str(tmp_path)]) == 2
-    assert "has no stats.json; run `python -m mtn_keras.data prepare" in capsys.readouterr().err
+def test_stats_without_stats_json_says_to_prepare_first(tmp_path, capsys):
+    assert stats.main([str(tmp_path)]) == 2
+    assert "has no stats.json; run `python -m mtn_keras.prepare" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -10,17 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtn_keras.data import logs
+from mtn_keras.data.dataset_writer import PrepareError, prepare
 from mtn_keras.data.logs import InputError, Tally, read_log
-from mtn_keras.data.prepare import PrepareError, prepare
 
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
-def run_cli(*args):
+def run_cli(command, *args):
+    """`python -m mtn_keras.COMMAND ARGS` (prepare or stats)."""
     return subprocess.run(
-        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        [sys.executable, "-m", f"mtn_keras.{command}", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -4,8 +4,8 @@ and a pair's history is only what its own user typed before it."""
 import pytest
 from test_data_prepare import WORDS, write_log
 
+from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.history import PairHistories, latest, load_history, load_starts
-from mtn_keras.data.prepare import prepare
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.sessions import Protocol
 

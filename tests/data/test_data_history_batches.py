@@ -6,8 +6,8 @@ import pytest
 from test_data_prepare import write_log
 
 from mtn_keras.data.batches import SessionBatches
+from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.history import load_history, load_starts, split_histories
-from mtn_keras.data.prepare import prepare
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.data.vocab import Vocabulary

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare, unaccounted_rows
 from mtn_keras.data.logs import InputError
-from mtn_keras.data.prepare import PrepareError, format_stats, prepare, unaccounted_rows
 from mtn_keras.data.prepared import load_split, load_stats, load_users
 from mtn_keras.data.sessions import Protocol
 from mtn_keras.data.vocab import SPECIALS, Vocabulary
@@ -35,9 +35,10 @@ def write_log(path, users=60):
     return str(path)
 
 
-def run_cli(*args):
+def run_cli(command, *args):
+    """`python -m mtn_keras.COMMAND ARGS` (prepare or stats)."""
     return subprocess.run(
-        [sys.executable, "-m", "mtn_keras.data", *map(str, args)],
+        [sys.executable, "-m", f"mtn_keras.{command}", *map(str, args)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -232,8 +233,8 @@ def test_data_cli_bad_input_is_one_line_and_exit_2(tmp_path):
 def test_data_reading_logs_does_not_import_tensorflow(tmp_path):
     log, out = write_log(tmp_path / "log.txt"), str(tmp_path / "out")
     code = (
-        "import sys, mtn_keras.data.prepare, mtn_keras.data.encode, mtn_keras.prepare\n"
-        f"mtn_keras.data.prepare.prepare([{log!r}], {out!r})\n"
+        "import sys, mtn_keras.data.dataset_writer, mtn_keras.data.encode, mtn_keras.prepare\n"
+        f"mtn_keras.data.dataset_writer.prepare([{log!r}], {out!r})\n"
         "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, "
         "'tensorflow imported'\n"
     )

@@ -86,7 +86,6 @@ def test_data_prepare_with_subwords(made_up_log, tmp_path, capsys):
     assert (
         main(
             [
-                "prepare",
                 "--input",
                 str(made_up_log),
                 "--out",
@@ -113,5 +112,5 @@ def test_data_prepare_refuses_a_tiny_piece_vocabulary(tmp_path, capsys):
     from mtn_keras.prepare import main
 
     with pytest.raises(SystemExit) as exit:
-        main(["prepare", "--input", "log.txt", "--out", str(tmp_path / "d"), "--subwords", "5"])
+        main(["--input", "log.txt", "--out", str(tmp_path / "d"), "--subwords", "5"])
     assert exit.value.code == 2 and "--subwords" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from keras import ops
 from tiny_models import N, V, fresh, shared, tiny_config
 
 from mtn_keras import compare as compare_command
-from mtn_keras import prepare as data_command
+from mtn_keras import prepare as prepare_command
 from mtn_keras import train as train_command
 from mtn_keras.data.vocab import BOS, EOS, SPECIALS, UNK
 from mtn_keras.models import MODELS
@@ -268,9 +268,8 @@ def prepared(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("baselines")
     write_log(tmp / "log.txt")
     assert (
-        data_command.main(
+        prepare_command.main(
             [
-                "prepare",
                 "--input",
                 str(tmp / "log.txt"),
                 "--out",

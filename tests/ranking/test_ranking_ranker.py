@@ -49,10 +49,10 @@ def test_the_folds_keep_a_users_rows_together_and_use_every_fold():
 
 
 def test_every_fitting_row_knows_its_line():
-    from mtn_keras.ranking.build import typed_pairs
+    from mtn_keras.ranking.build import pairs_as_met
 
     sessions = [["a b", "c d", "e f"], ["g h", "i j"]]
-    rows, plain, lines = typed_pairs(sessions, [["x y"], []])
+    rows, plain, lines = pairs_as_met(sessions, [["x y"], []])
     assert len(rows) == len(lines) and plain == 2
     for (context, query, _, _), line in zip(rows, lines):
         assert query in sessions[line] and all(q in sessions[line] for q in context)

@@ -5,15 +5,14 @@ import random
 import numpy as np
 import pytest
 
+from mtn_keras.data.pairs import pair_groups, session_pairs
 from mtn_keras.scorecard import (
     Adj,
     batched,
     evaluate_suggesters,
     markdown_table,
     model_report,
-    pair_groups,
     quality_table,
-    session_pairs,
     table_rows,
 )
 from mtn_keras.scorecard.bootstrap import bleu_of, bleu_statistics, resample_counts
@@ -165,7 +164,7 @@ def test_the_tables_show_each_interval_beside_its_figure():
 def test_evaluate_resamples_users_of_a_dataset_and_sessions_of_an_old_one(made_up_log, tmp_path):
     """What `evaluate --data` does around the model: users from the users file; a dataset
     prepared before users files existed still evaluates, over sessions, and says so."""
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
     from mtn_keras.data.prepared import load_split, load_users
     from mtn_keras.scorecard.evaluation import bootstrap_groups, bootstrap_line, score_with_anchors
 

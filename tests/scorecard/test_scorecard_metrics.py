@@ -5,7 +5,8 @@ import math
 import pytest
 import sacrebleu
 
-from mtn_keras.scorecard import corpus_scores, perplexity, session_pairs, success_rate
+from mtn_keras.data.pairs import session_pairs
+from mtn_keras.scorecard import corpus_scores, perplexity, success_rate
 
 # Made-up queries. Worked by hand (matched / total n-grams, clipped by the reference counts):
 #   hyp "cheap flights to new york"  ref "cheap flights to new york city": 5/5 4/4 3/3 2/2

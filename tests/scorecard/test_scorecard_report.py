@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from mtn_keras.data.pairs import session_pairs
 from mtn_keras.scorecard import (
     Adj,
     CopyLast,
@@ -14,7 +15,6 @@ from mtn_keras.scorecard import (
     evaluate_suggesters,
     markdown_table,
     model_report,
-    session_pairs,
     table_rows,
     write_json,
 )

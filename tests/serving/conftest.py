@@ -23,7 +23,7 @@ def pieces_model_dir(tmp_path_factory):
     """A tiny MTN trained on WordPiece pieces of the syllable log (`train`'s own code)."""
     from syllable_log import write_syllable_log
 
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
     from mtn_keras.train import main
 
     root = tmp_path_factory.mktemp("pieces")

@@ -58,7 +58,7 @@ def write_three_query_log(path, users=300):
 
 @pytest.fixture(scope="module")
 def three_query_data(tmp_path_factory):
-    from mtn_keras.data.prepare import prepare
+    from mtn_keras.data.dataset_writer import prepare
 
     root = tmp_path_factory.mktemp("distributed")
     out = root / "data"

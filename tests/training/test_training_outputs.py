@@ -188,9 +188,9 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
     import json
     import shutil
 
-    from mtn_keras.data.prepare import PrepareError, prepare
+    from mtn_keras.data.dataset_writer import PrepareError, prepare
     from mtn_keras.data.prepared import load_stats
-    from mtn_keras.prepare import main
+    from mtn_keras.stats import main
 
     data = shutil.copytree(prepared_data, tmp_path / "data")
     stats = json.loads((data / "stats.json").read_text())
@@ -199,7 +199,7 @@ def test_stats_and_subwords_errors_name_the_file_or_the_option(tmp_path, prepare
         with pytest.raises(ValueError, match="stats.json: not a stats.json"):
             load_stats(str(data))
     (data / "stats.json").write_text(json.dumps({"rows_read": 3}))
-    assert main(["stats", str(data)]) == 2
+    assert main([str(data)]) == 2
     assert "stats.json: not a whole stats.json" in capsys.readouterr().err
     log = tmp_path / "log.txt"
     log.write_text(
@@ -240,7 +240,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
         )
     )
     code = (
-        f"import sys; sys.argv = ['x', 'prepare', '--input', {str(log)!r}, '--out', "
+        f"import sys; sys.argv = ['x', '--input', {str(log)!r}, '--out', "
         f"{str(tmp_path / 'out')!r}, '--min-count', '1']\n"
         "from mtn_keras.cli import run; from mtn_keras.prepare import main\n"
         "run(main, 'prepare')"

@@ -66,21 +66,19 @@ def test_warm_up_covers_the_same_sessions_at_any_replica_count():
     assert warmup_for(3, 8) == 1
 
 
-@pytest.mark.parametrize("command", ["suggest", "evaluate", "export", "compare", "ranking"])
+@pytest.mark.parametrize("command", ["suggest", "evaluate", "export", "compare", "rank"])
 def test_commands_that_need_tensorflow_say_so_under_another_backend(
     command, monkeypatch, capsys, tmp_path
 ):
     import importlib
 
-    module = importlib.import_module(
-        f"mtn_keras.{command}" if command != "ranking" else "mtn_keras.rank"
-    )
+    module = importlib.import_module(f"mtn_keras.{command}")
     args = {
         "suggest": ["--model", str(tmp_path), "cheap flights"],
         "evaluate": ["--model", str(tmp_path), "--data", str(tmp_path)],
         "export": ["--model", str(tmp_path), "--out", str(tmp_path / "saved")],
         "compare": ["--data", str(tmp_path), "--out", str(tmp_path / "compare")],
-        "ranking": ["--model", str(tmp_path)],
+        "rank": ["--model", str(tmp_path)],
     }[command]
     (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend
     (tmp_path / "model.keras").touch()  # suggest and evaluate check the path before the backend

@@ -1,4 +1,4 @@
-"""The `prepare` command's work: query logs to a prepared dataset directory.
+"""Writes the prepared dataset directory from query logs: the `prepare` command's work.
 
 The directory (docs/contracts.md): train.tsv, valid.tsv, test.tsv (one session a line, its
 queries TAB-separated, oldest first; under the `all` protocol one window of a session a
