@@ -128,11 +128,12 @@ def completion_report(
     the first two} for the model's `complete(contexts, prefixes) -> lists of texts` (row
     `name`), MPC, MPC without the session's queries and fuzzy MPC, all on the same pairs;
     `nonwords` is the share of shown items holding a word that neither the training log nor
-    the user's history holds. With `typos`, each case again with one slip in what was typed.
-    With the sessions' `histories` (each session's user's earlier queries) and
-    `complete_with_history(contexts, prefixes, histories)`, also "NAME + history" and the
-    history-then-MPC anchor, and every row's figures split into repeat and new pairs
-    (report.split_by_history). With `every` above 1, each case's every `every`-th row only."""
+    the user's own queries (the session's and the history's) hold. With `typos`, each case
+    again with one slip in what was typed. With the sessions' `histories` (each session's
+    user's earlier queries) and `complete_with_history(contexts, prefixes, histories)`, also
+    "NAME + history" and the history-then-MPC anchor, and every row's figures split into
+    repeat and new pairs (report.split_by_history). With `every` above 1, each case's every
+    `every`-th row only."""
     mpc = MostPopularCompletion().fit(train_sessions)
     known = {word for query in mpc.counts for word in query.split()}
     follows = log_follows(train_sessions) if histories is not None else frozenset()
@@ -141,6 +142,7 @@ def completion_report(
     for case, columns in cases.items():
         pairs, prefixes, groups, earlier = (c if c is None else c[::every] for c in columns)
         contexts = [context for context, _ in pairs]
+        own = contexts if earlier is None else [c + e for c, e in zip(contexts, earlier)]
         lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
         if earlier is not None:
             lists[f"{name} + history"] = in_batches(
@@ -149,7 +151,7 @@ def completion_report(
         lists |= anchor_lists(mpc, contexts, prefixes, earlier, k, typos)
         report[case] = {
             row: case_scores(found, pairs, groups, k, resamples, seed)
-            | {"nonwords": 100 * nonword_share(found, known, earlier)}
+            | {"nonwords": 100 * nonword_share(found, known, own)}
             for row, found in lists.items()
         }
         if earlier is not None:

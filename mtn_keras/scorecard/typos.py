@@ -125,12 +125,13 @@ class FuzzyMPC:
         return (exact + best)[:k]
 
 
-def nonword_share(lists, known, histories=None):
-    """The share of shown items (lists of texts) holding a word that is in neither the
-    `known` words (the vocabulary and the log) nor the row's user's history."""
+def nonword_share(lists, known, own_queries=None):
+    """The share of shown items (lists of texts) holding a word that nobody typed: in neither
+    the `known` words (the vocabulary and the log) nor the row's user's own queries (the
+    session's and the earlier ones, `own_queries`)."""
     shown = unknown = 0
     for row, items in enumerate(lists):
-        own = set() if histories is None else {w for q in histories[row] for w in q.split()}
+        own = set() if own_queries is None else {w for q in own_queries[row] for w in q.split()}
         for item in items:
             shown += 1
             unknown += any(w not in known and w not in own for w in item.split())

@@ -61,8 +61,7 @@ class Spelling(tf.Module):
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
         finished word of what was `typed` (PrefixConstraint.read, or None) that is no slip
-        (no vocabulary or log word is one edit from it, from typos.LAST_RESORT_CHARS
-        letters: a name the log lacks, offered as typed)."""
+        (Spelling.slips: a name the log lacks, offered as typed)."""
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
         batch = tf.shape(words)[0]
@@ -73,19 +72,24 @@ class Spelling(tf.Module):
             count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
             last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
             finished = tf.where(last & typed["open"][:, None], "", split)
-            slip = self.slips(finished, LAST_RESORT_CHARS)
-            own.append(tf.where(slip, "", finished))
+            theirs = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
+            own.append(tf.where(self.slips(finished, theirs), "", finished))
         mine = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
         return tf.reduce_all(self.known(words) | in_rows(words, mine), axis=-1)
 
-    def slips(self, words, min_chars):
-        """[...]: the words (any shape) are unknown, of `min_chars` or more characters, and
-        one edit from a known word (the vocabulary's or the log's)."""
-        flat = tf.reshape(words, [-1])
-        variants = edit_variants(flat, whole=True, min_chars=min_chars)
-        near = tf.reduce_any(self.known(variants) & (variants != ""), axis=1)
-        unknown = ~self.known(flat) & (tf.strings.length(flat) >= min_chars)
-        return tf.reshape(unknown & near, tf.shape(words))
+    def slips(self, words, own):
+        """[B, W]: the words [B, W] are neither known nor among their row's `own` words
+        [B, X] (the session's and the history's), and either shorter than
+        typos.LAST_RESORT_CHARS (nearly every string of two letters is one edit from a word,
+        and no search box forgives it) or one edit from a known or an own word ("fibrous
+        breast" then "firous ")."""
+        batch, width = tf.shape(words)[0], tf.shape(words)[1]
+        variants = edit_variants(tf.reshape(words, [-1]), whole=True, min_chars=LAST_RESORT_CHARS)
+        variants = tf.reshape(variants, [batch, width, -1])
+        near = self.known(variants) | in_rows(variants, own)
+        near = tf.reduce_any(near & (variants != ""), axis=-1)
+        unknown = ~self.known(words) & ~in_rows(words, own)
+        return unknown & (near | (tf.strings.length(words) < LAST_RESORT_CHARS))
 
     def corrected(self, queries, min_chars=MIN_CHARS):
         """Normalised queries (any shape) -> the same with each unknown word of `min_chars`

@@ -32,11 +32,12 @@ def test_fuzzy_mpc_puts_exact_completions_first_then_one_edit_away():
     assert fuzzy.complete("wealt", 2) == ["wealth", "wealth fund"]
 
 
-def test_non_words_are_words_neither_the_log_nor_the_users_history_holds():
-    lists = [["weahter com", "weather"], ["myspce", ""]]
+def test_non_words_are_words_neither_the_log_nor_the_users_own_queries_hold():
+    lists = [["weahter com", "weather"], ["myspce", "myspce com"]]
     known = {"weather", "com"}
     assert nonword_share(lists[:1], known) == 0.5
-    assert nonword_share(lists, known, [[], ["myspce"]]) == 1 / 4
+    assert nonword_share(lists, known) == 3 / 4
+    assert nonword_share(lists, known, [["weather"], ["cheap flights", "myspce"]]) == 1 / 4
 
 
 def test_typos_add_a_slipped_case_beside_each_clean_one():

@@ -70,5 +70,16 @@ def test_a_typed_word_one_edit_from_a_log_word_is_a_slip(service, ranked):
     log_only = sorted(w for w in ranked.ranking.index.words if w not in vocab and len(w) >= 5)
     known = sorted(w for w in vocab if w.isalpha() and len(w) >= 5)
     words = [w[0] + w[2] + w[1] + w[3:] for w in (log_only[:1] + known[:1])]  # two swapped
-    found = service.spelling.slips(tf.constant(words + ["zorblax", known[0]]), 3)
-    assert found.numpy().tolist() == [True] * len(words) + [False, False]
+    own = tf.constant([["gadgets", ""]])
+    found = service.spelling.slips(tf.constant([words + ["zorblax", known[0]]]), own)
+    assert found.numpy().tolist() == [[True] * len(words) + [False, False]]
+
+
+def test_a_typed_word_one_edit_from_the_session_or_of_two_letters_is_a_slip(service):
+    """ "gadegts" after "zorblax gadgets" is a slip of the session's word, not a new name;
+    an unknown word of two letters is never offered as typed; the session's own word is."""
+    own = tf.constant([["zorblax", "gadgets"]])
+    found = service.spelling.slips(tf.constant([["gadegts", "qz", "zorblax", "zorblaxes"]]), own)
+    assert found.numpy().tolist() == [[True, True, False, False]]
+    rows = listed(service, [["zorblax gadgets"]], ["gadegts "])[0]
+    assert all("gadegts" not in text.split() for text, _ in rows), rows
