@@ -23,12 +23,8 @@ from textual.worker import get_current_worker
 
 from mtn_keras.client.remote import is_url
 
-from .copy_panel import CopyPanel
-from .heat_map import HeatMap
-from .history_control import HistoryControl
-from .history_panel import HistoryPanel
-from .history_screen import HistoryScreen
-from .history_store import HistoryStore
+from .history.control import HistoryControl
+from .history.store import HistoryStore
 from .model import (
     Backend,
     ModelError,
@@ -38,12 +34,16 @@ from .model import (
     read_as,
     used_queries,
 )
-from .query_input import QueryInput, continue_typed, typed_prefix
 from .remote_model import RemoteBackend
 from .scheduler import Request, SuggestionScheduler, call_model
-from .screens import ErrorScreen, HelpScreen, ModelPrompt
-from .session_panel import SessionPanel
-from .suggestion_list import SuggestionList, are_confidences
+from .screens.dialogs import ErrorScreen, HelpScreen, ModelPrompt
+from .screens.history_screen import HistoryScreen
+from .widgets.copy_panel import CopyPanel
+from .widgets.heat_map import HeatMap
+from .widgets.history_panel import HistoryPanel
+from .widgets.query_input import QueryInput, continue_typed, typed_prefix
+from .widgets.session_panel import SessionPanel
+from .widgets.suggestion_list import SuggestionList, are_confidences
 
 CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
 PANEL_TOOLTIP = "show or hide the panel of attention, history and copied words"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.model import Backend  # noqa: E402
+from mtn_tui.model import Backend  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
 QUERIES = ["lisbon old town hotels", "sintra day trip", "porto train times", "fado tickets"]

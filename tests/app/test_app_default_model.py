@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from app.model import DEFAULT_MODEL, Backend
 from mtn_keras.base.quiet import import_tensorflow
+from mtn_tui.model import DEFAULT_MODEL, Backend
 
 # Made-up sessions, right-aligned as the app and `suggest` send them, and a typed prefix each.
 SESSIONS = [
@@ -100,8 +100,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     searcher's history (a store of made-up earlier queries) and without."""
     from textual.widgets import Input
 
-    from app.history_store import open_store
-    from app.tui import MtnApp
+    from mtn_tui.history.store import open_store
+    from mtn_tui.tui import MtnApp
     from tools.app_pilot import settle
 
     store_path = tmp_path / "store" / "history.db"

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.model import (
+from mtn_tui.model import (
     DEFAULT_MODEL,
     Backend,
     ModelError,

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import main as cli
-from app.model import Backend, ModelError
-from app.remote_model import RemoteBackend, on_this_machine
-from app.suggestion_list import SuggestionList
-from app.tui import MtnApp
+from mtn_tui import main as cli
+from mtn_tui.model import Backend, ModelError
+from mtn_tui.remote_model import RemoteBackend, on_this_machine
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.suggestion_list import SuggestionList
 from tools.app_pilot import settle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
 def test_the_app_on_a_server_imports_no_tensorflow(served):
     script = (
         "import sys, time\nbegan = time.perf_counter()\n"
-        "import app.main\nfrom app.remote_model import RemoteBackend\n"
+        "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteBackend\n"
         f"backend = RemoteBackend({served!r})\n"
         "print(backend.complete(['cheap flights'], 'ch').items[0].text)\n"
         "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
@@ -76,7 +76,7 @@ def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch)
     assert on_this_machine("http://[::1]:8501/v1/models/m")
     assert not on_this_machine("http://10.0.0.7:8501/v1/models/m")
     assert not on_this_machine("https://models.example.com/v1/models/m")
-    monkeypatch.setattr("app.remote_model.on_this_machine", lambda url: False)
+    monkeypatch.setattr("mtn_tui.remote_model.on_this_machine", lambda url: False)
     withheld = RemoteBackend(served)
     assert withheld.withheld_history and not withheld.has_history
     assert len(withheld.notes) == 1 and "--send-history" in withheld.notes[0]

@@ -9,20 +9,20 @@ from rich.table import Table
 from textual import events
 from textual.widgets import Input, Static
 
-from app import main as cli
-from app.cells import distinct_labels
-from app.copy_panel import CopyPanel
-from app.help import keys_table
-from app.query_input import QueryInput, continue_typed
-from app.screens import ErrorScreen, HelpScreen, ModelPrompt
-from app.suggestion_list import (
+from mtn_tui import main as cli
+from mtn_tui.screens.dialogs import ErrorScreen, HelpScreen, ModelPrompt
+from mtn_tui.screens.help import keys_table
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.cells import distinct_labels
+from mtn_tui.widgets.copy_panel import CopyPanel
+from mtn_tui.widgets.query_input import QueryInput, continue_typed
+from mtn_tui.widgets.suggestion_list import (
     BAR,
     SuggestionList,
     are_confidences,
     score_label,
     score_shares,
 )
-from app.tui import MtnApp
 from tools.app_pilot import settle
 
 SIZE = (120, 34)
@@ -465,7 +465,7 @@ def test_readme_lists_the_keys_from_the_bindings():
 
 
 async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(make_app):
-    from app.model import Suggestions
+    from mtn_tui.model import Suggestions
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

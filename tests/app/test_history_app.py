@@ -8,11 +8,11 @@ import sqlite3
 import pytest
 from textual.widgets import Input
 
-from app import main as cli
-from app.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
-from app.history_store import HistoryStore, open_store
-from app.suggestion_list import HISTORY_GLYPH, SuggestionList
-from app.tui import MtnApp
+from mtn_tui import main as cli
+from mtn_tui.history.store import HistoryStore, open_store
+from mtn_tui.screens.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.suggestion_list import HISTORY_GLYPH, SuggestionList
 from tools.app_pilot import settle
 
 pytestmark = pytest.mark.slow  # loads a SavedModel and drives the app

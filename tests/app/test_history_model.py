@@ -4,9 +4,9 @@ history signatures, and what the model read comes back; a model without them ign
 import numpy as np
 import pytest
 
-from app.model import Backend
-from app.query_input import typed_prefix
 from mtn_keras.data.text import completes, normalise
+from mtn_tui.model import Backend
+from mtn_tui.widgets.query_input import typed_prefix
 
 pytestmark = pytest.mark.slow  # loads a SavedModel
 

@@ -5,8 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.model import ModelError
-from app.scheduler import Request, SuggestionScheduler, call_model
+from mtn_tui.model import ModelError
+from mtn_tui.scheduler import Request, SuggestionScheduler, call_model
 
 EMPTY = Request((), "", ())
 
@@ -85,7 +85,7 @@ def test_the_call_is_complete_when_something_is_typed_else_suggest():
 
 def test_the_scheduler_and_the_history_control_run_without_textual():
     code = (
-        "import sys, app.scheduler, app.history_control; "
+        "import sys, mtn_tui.scheduler, mtn_tui.history.control; "
         "assert 'textual' not in sys.modules, 'textual imported'"
     )
     root = Path(__file__).resolve().parents[2]

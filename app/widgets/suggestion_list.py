@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ..model import Suggestion, Suggestions
 from .cells import bar
-from .model import Suggestion, Suggestions
 
 BAR = 6  # cells of the best suggestion's bar
 
