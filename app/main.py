@@ -23,7 +23,8 @@ from .history.files import (
     user_queries,
 )
 from .history.filter import HistoryFilter, IgnoreFileError, ignore_path
-from .history.store import HistoryStore, StoreError, default_path, open_store
+from .history.opening import default_path, open_store
+from .history.store import HistoryStore, StoreError
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 

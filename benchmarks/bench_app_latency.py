@@ -33,7 +33,7 @@ from textual import events
 # modules (`app`, installed as mtn_tui) and `tools` live in the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mtn_tui.history.store import open_store  # noqa: E402
+from mtn_tui.history.opening import open_store  # noqa: E402
 from mtn_tui.tui import MtnApp  # noqa: E402
 from mtn_tui.widgets.query_input import typed_prefix  # noqa: E402
 from tools.app_pilot import settle  # noqa: E402

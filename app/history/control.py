@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..model import Backend
 from .filter import HistoryFilter, IgnoreFileError
-from .store import HistoryStore, StoreError, open_store
+from .opening import open_store
+from .store import HistoryStore, StoreError
 
 OFF_NOTE = "History is off (--no-history): nothing is read or written."
 

@@ -222,7 +222,7 @@ def damaged_store():
     its pages, as a disk error would: what every "the store is damaged" test reads."""
 
     def damage(path):
-        from mtn_tui.history.store import open_store
+        from mtn_tui.history.opening import open_store
 
         store, _ = open_store(path)
         store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])

@@ -100,7 +100,7 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     searcher's history (a store of made-up earlier queries) and without."""
     from textual.widgets import Input
 
-    from mtn_tui.history.store import open_store
+    from mtn_tui.history.opening import open_store
     from mtn_tui.tui import MtnApp
     from tools.app_pilot import settle
 

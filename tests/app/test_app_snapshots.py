@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from mtn_tui.history.store import open_store
+from mtn_tui.history.opening import open_store
 from mtn_tui.tui import MtnApp
 from tools.app_pilot import play_session, settle
 

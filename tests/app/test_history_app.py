@@ -9,7 +9,8 @@ import pytest
 from textual.widgets import Input
 
 from mtn_tui import main as cli
-from mtn_tui.history.store import HistoryStore, open_store
+from mtn_tui.history.opening import open_store
+from mtn_tui.history.store import HistoryStore
 from mtn_tui.screens.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
 from mtn_tui.tui import MtnApp
 from mtn_tui.widgets.suggestion_list import HISTORY_GLYPH, SuggestionList

@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from mtn_tui import main as cli
-from mtn_tui.history.store import open_store
+from mtn_tui.history.opening import open_store
 
 HEADER = "AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n"
 

@@ -12,7 +12,7 @@ import pytest
 from mtn_tui import main as cli
 from mtn_tui.history.control import HistoryControl
 from mtn_tui.history.filter import looks_secret
-from mtn_tui.history.store import open_store
+from mtn_tui.history.opening import open_store
 
 SECRETS = [
     "password hunter2",

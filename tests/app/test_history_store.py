@@ -10,15 +10,8 @@ import stat
 import pytest
 
 from mtn_tui.history.files import export_tsv, import_queries, user_queries
-from mtn_tui.history.store import (
-    MAX_QUERY_CHARS,
-    MIGRATIONS,
-    VERSION,
-    HistoryStore,
-    StoreError,
-    default_path,
-    open_store,
-)
+from mtn_tui.history.opening import default_path, open_store
+from mtn_tui.history.store import MAX_QUERY_CHARS, MIGRATIONS, VERSION, HistoryStore, StoreError
 
 HOUR = 3600
 
@@ -253,7 +246,7 @@ def test_a_read_only_store_is_read_and_left_unchanged(monkeypatch, tmp_path):
     store.add("lisbon trams", 1)
     store.close()
     before = path.read_bytes()
-    monkeypatch.setattr("mtn_tui.history.store._writable", lambda path: False)
+    monkeypatch.setattr("mtn_tui.history.opening._writable", lambda path: False)
     store, notes = open_store(path)
     assert store.read_only and "is read-only" in notes[0]
     store.add("this run", 2)

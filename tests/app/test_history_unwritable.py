@@ -10,7 +10,7 @@ import pytest
 
 from mtn_tui import main as cli
 from mtn_tui.history.control import HistoryControl
-from mtn_tui.history.store import open_store
+from mtn_tui.history.opening import open_store
 
 
 @pytest.fixture(autouse=True)
