@@ -20,12 +20,9 @@ class Request(NamedTuple):
 
 
 def call_model(backend: Backend, request: Request) -> Suggestions | ModelError:
-    """The model's answer to `request` (`complete` when something is typed, else `suggest`), or
-    the error that says why there is none."""
+    """The model's answer to `request`, or the error that says why there is none."""
     try:
-        if request.prefix:
-            return backend.complete(list(request.session), request.prefix, request.history)
-        return backend.suggest(list(request.session), request.history)
+        return backend.suggestions(list(request.session), request.prefix, request.history)
     except ModelError as error:
         return error
 

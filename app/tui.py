@@ -32,7 +32,6 @@ from .model import (
     Suggestions,
     ignored_reasons,
     read_as,
-    used_queries,
 )
 from .remote_model import RemoteBackend
 from .scheduler import Request, SuggestionScheduler, call_model
@@ -356,8 +355,7 @@ class MtnApp(App):
             options.show(suggestions)
             copy.confidences = are_confidences([item.score for item in suggestions.items])
             copy.tokens = suggestions.source_tokens
-            kept = used_queries(suggestions.session, len(suggestions.source_tokens))
-            copy.numbers = [index + 1 for index in kept]
+            copy.numbers = [index + 1 for index in suggestions.positions]
         copy.suggestion = None
 
     @on(SuggestionList.OptionHighlighted, "#suggestions")
@@ -429,12 +427,12 @@ class MtnApp(App):
 
     def watch_attention(self, attention: SessionAttention | None) -> None:
         heat_map = self.query_one(HeatMap)
-        kept = len(attention.queries) if attention is not None else 0
-        heat_map.numbers = [index + 1 for index in used_queries(self.session, kept)]
+        positions = attention.positions if attention is not None else []
+        heat_map.numbers = [index + 1 for index in positions]
         heat_map.attention = attention
         panel = self.query_one(SessionPanel)
-        panel.ignored = ignored_reasons(self.session, kept) if attention is not None else {}
-        panel.read_as = read_as(self.session, attention.queries) if attention is not None else {}
+        panel.ignored = ignored_reasons(self.session, positions) if attention is not None else {}
+        panel.read_as = read_as(attention, self.session) if attention is not None else {}
 
     def action_next_layer(self) -> None:
         """Show the next layer's attention."""

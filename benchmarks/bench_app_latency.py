@@ -30,7 +30,7 @@ from pathlib import Path
 from textual import events
 
 # `python benchmarks/bench_app_latency.py` puts benchmarks/ first on the path; the app's
-# modules (`app`, installed as mtn_tui) and `tools` live in the repository root.
+# modules (`app/`, imported as mtn_tui, its installed name) and `tools` live in the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mtn_tui.history.opening import open_store  # noqa: E402
@@ -73,15 +73,15 @@ async def measure(pilot, pace):
         init=False,
     )
     calls = []  # the seconds of each call for typed words
-    complete = app.backend.complete
+    suggestions = app.backend.suggestions
 
-    def timed_complete(session, prefix, history):
+    def timed_suggestions(session, prefix, history):
         start = time.perf_counter()
-        result = complete(session, prefix, history)
+        result = suggestions(session, prefix, history)
         calls.append(time.perf_counter() - start)
         return result
 
-    app.backend.complete = timed_complete
+    app.backend.suggestions = timed_suggestions
     query = app.query_one("#query")
     for text in SESSION:
         query.insert_text_at_cursor(text)

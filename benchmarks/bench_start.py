@@ -37,7 +37,7 @@ import json, sys, time
 began = time.perf_counter()
 from mtn_tui.remote_model import RemoteBackend
 backend = RemoteBackend(sys.argv[1])
-backend.complete(["a"], "a")
+backend.suggestions(["a"], "a")
 ready = time.perf_counter() - began
 print(json.dumps({"ready": ready, "tensorflow": float("tensorflow" in sys.modules)}))
 """

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from mtn_keras.data.history import latest
 from mtn_keras.data.sessions import SESSION_GAP_SECONDS
+from mtn_keras.data.text import normalise
 
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
@@ -64,7 +64,7 @@ class HistoryStore:
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending: list[tuple[str, float]] = []  # queries a locked store could not take yet
         self.failure = "stayed locked"  # why `pending` is not written, for the closing line
-        # (data version, size, before, queries) of the latest `recent`
+        # (data version, size, before, stored queries newest first) of the latest `recent`
         self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
     def close(self) -> bool:
@@ -113,21 +113,26 @@ class HistoryStore:
         return True
 
     def recent(self, size: int, before: float = math.inf) -> tuple[str, ...]:
-        """The last `size` queries submitted before `before`, oldest first, those still in
-        memory included.
+        """The queries submitted before `before`, oldest first, those still in memory included,
+        back to the `size`-th from the end as the model counts them (`counted`): the model
+        keeps its last `size` of what it gets, and gets that many.
 
-        One indexed query, read again only when this or another instance changed the store.
+        Read again only when this or another instance changed the store.
         """
         with self._named():
             version = self._db.execute("PRAGMA data_version").fetchone()[0]
             if self._recent is None or self._recent[:3] != (version, size, before):
                 rows = self._db.execute(
-                    "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC LIMIT ?",
-                    (before, size),
-                ).fetchall()
-                self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
-        kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
-        return latest(kept, size)
+                    "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC",
+                    (before,),
+                )
+                try:
+                    newest = counted((row[0] for row in rows), size)
+                finally:
+                    rows.close()
+                self._recent = (version, size, before, newest)
+        waiting = [query for query, when in reversed(self.pending) if when < before]
+        return tuple(reversed(counted([*waiting, *self._recent[3]], size)))
 
     def count(self) -> int:
         """How many queries the file holds."""
@@ -222,6 +227,21 @@ class HistoryStore:
             if is_locked(error) or isinstance(error, sqlite3.ProgrammingError):
                 raise  # a closed connection is a defect, not the file's state
             raise StoreError(f"{self.path}: {failure(error)}") from None
+
+
+def counted(newest_first, size: int) -> tuple[str, ...]:
+    """The queries of `newest_first` up to the `size`-th as the model counts them: a query
+    repeated right after itself counts once, one without words not at all (the graph drops
+    both, HistoryLookup.kept), so that a store of repeats still gives the model `size`."""
+    taken, count, previous = [], 0, None
+    for query in newest_first:
+        text = normalise(query)
+        if text and text != previous:
+            if count == size:
+                break
+            count, previous = count + 1, text
+        taken.append(query)
+    return tuple(taken) if count else ()
 
 
 def is_locked(error: sqlite3.Error) -> bool:

@@ -38,8 +38,8 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
     assert remote.has_history and not remote.withheld_history and remote.notes == ()
     for session, prefix in ASKED:
         for history in ((), HISTORY):
-            want = local.complete(session, prefix, history)
-            got = remote.complete(session, prefix, history)
+            want = local.suggestions(session, prefix, history)
+            got = remote.suggestions(session, prefix, history)
             assert [s.text for s in got.items] == [s.text for s in want.items]
             assert [s.source for s in got.items] == [s.source for s in want.items]
             np.testing.assert_allclose([s.score for s in got.items], [s.score for s in want.items])
@@ -51,8 +51,8 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
         want, got = local.attention(session, HISTORY), remote.attention(session, HISTORY)
         assert got.queries == want.queries
         np.testing.assert_allclose(got.weights, want.weights)
-    texts = [item.text for item in remote.suggest(["cheap flights"], HISTORY).items]
-    assert texts == [item.text for item in local.suggest(["cheap flights"], HISTORY).items]
+    texts = [item.text for item in remote.suggestions(["cheap flights"], "", HISTORY).items]
+    assert texts == [item.text for item in local.suggestions(["cheap flights"], "", HISTORY).items]
 
 
 def test_the_app_on_a_server_imports_no_tensorflow(served):
@@ -60,7 +60,7 @@ def test_the_app_on_a_server_imports_no_tensorflow(served):
         "import sys, time\nbegan = time.perf_counter()\n"
         "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteBackend\n"
         f"backend = RemoteBackend({served!r})\n"
-        "print(backend.complete(['cheap flights'], 'ch').items[0].text)\n"
+        "print(backend.suggestions(['cheap flights'], 'ch').items[0].text)\n"
         "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
     )
     done = subprocess.run(
@@ -80,10 +80,10 @@ def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch)
     withheld = RemoteBackend(served)
     assert withheld.withheld_history and not withheld.has_history
     assert len(withheld.notes) == 1 and "--send-history" in withheld.notes[0]
-    assert withheld.complete(["cheap flights"], "", HISTORY).history == []
+    assert withheld.suggestions(["cheap flights"], "", HISTORY).history == []
     sent = RemoteBackend(served, send_history=True)
     assert sent.has_history and sent.notes == ()
-    assert sent.complete(["cheap flights"], "", HISTORY).history == list(HISTORY)
+    assert sent.suggestions(["cheap flights"], "", HISTORY).history == list(HISTORY)
 
 
 class Garbage(BaseHTTPRequestHandler):
@@ -125,11 +125,11 @@ def test_garbage_and_a_stopped_server_are_one_line(garbage):
     with pytest.raises(
         ModelError, match=rf"^{url} answered what the app cannot read: `scores` has the shape \(\)$"
     ):
-        backend.suggest(["cheap flights"])
+        backend.suggestions(["cheap flights"])
     server.shutdown()
     server.server_close()
     with pytest.raises(ModelError, match=f"^Cannot reach {url}:predict: ") as stopped:
-        backend.complete(["cheap flights"], "ch")
+        backend.suggestions(["cheap flights"], "ch")
     assert "\n" not in str(stopped.value)
 
 

@@ -104,13 +104,13 @@ async def test_the_first_query_is_completed_from_its_first_key(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         calls = []
-        complete = app.backend.complete
-        app.backend.complete = lambda session, prefix, history: (
-            calls.append((session, prefix)) or complete(session, prefix, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            calls.append((session, prefix)) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "r")
         await settle(pilot)
-        assert calls[0] == ([], "r")  # an empty session: complete answers it
+        assert calls[0] == ([], "r")  # an empty session: the typed words are completed
         assert app.suggestions is not None and app.suggestions.prefix == "r"
 
 
@@ -119,9 +119,9 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         calls = []
-        complete = app.backend.complete
-        app.backend.complete = lambda session, prefix, history: (
-            calls.append(prefix) or complete(session, prefix, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            calls.append(prefix) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "rome")
         await settle(pilot)
@@ -138,8 +138,10 @@ async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
         await settle(pilot)
         assert suggested(app)[0] == "rome near me"
         answer = threading.Event()  # the new session's call waits until the list is checked
-        suggest = app.backend.suggest
-        app.backend.suggest = lambda session, history: answer.wait(30) and suggest(session, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            answer.wait(30) and suggestions(session, prefix, history)
+        )
         await pilot.press("enter")
         try:
             assert suggestion_texts(app) == ["Suggestions for the new session…"]

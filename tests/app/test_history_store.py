@@ -59,6 +59,13 @@ def test_queries_come_back_oldest_first(store):
     assert store.count() == 5
 
 
+def test_recent_counts_a_repeated_query_once_as_the_model_does(store):
+    for when, query in enumerate(["a", "a", "A!", "b", "???", "b", "c"]):
+        store.add(query, 100 + when)
+    assert store.recent(2) == ("b", "???", "b", "c")  # the model keeps "b" and "c"
+    assert store.recent(3) == ("a", "a", "A!", "b", "???", "b", "c")
+
+
 def test_recent_is_read_again_when_another_instance_writes(store):
     other = HistoryStore(store.path)
     store.add("mine", 1)

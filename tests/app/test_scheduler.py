@@ -67,19 +67,15 @@ def test_an_answer_of_the_model_replaced_meanwhile_is_dropped():
 
 
 class Backend:
-    def suggest(self, session, history):
-        return ("suggest", session, history)
-
-    def complete(self, session, prefix, history):
+    def suggestions(self, session, prefix, history):
         if prefix == "bad":
             raise ModelError("the model failed")
-        return ("complete", session, prefix, history)
+        return (session, prefix, history)
 
 
-def test_the_call_is_complete_when_something_is_typed_else_suggest():
+def test_the_call_asks_the_model_client_and_answers_its_error():
     backend = Backend()
-    assert call_model(backend, Request(("a",), "", ("h",))) == ("suggest", ["a"], ("h",))
-    assert call_model(backend, Request(("a",), "b", ())) == ("complete", ["a"], "b", ())
+    assert call_model(backend, Request(("a",), "b", ("h",))) == (["a"], "b", ("h",))
     assert isinstance(call_model(backend, Request(("a",), "bad", ())), ModelError)
 
 
