@@ -65,7 +65,7 @@ async def measure(pilot, pace):
     app = pilot.app
     shown = []  # (time, (session, prefix)) of each suggestion list shown
     app.watch(
-        app,
+        app.main_screen,
         "suggestions",
         lambda result: (
             result and shown.append((time.perf_counter(), (result.session, result.prefix)))
@@ -94,9 +94,9 @@ async def measure(pilot, pace):
             sent = time.perf_counter()
             # as a terminal delivers a key: into the input's queue, without waiting for it
             query.post_message(events.Key(text[end - 1], text[end - 1]))
-            keys.append((sent, number, (app.session, typed_prefix(text[:end]))))
+            keys.append((sent, number, (app.main_screen.session, typed_prefix(text[:end]))))
             await asyncio.sleep(max(0.0, sent + pace - time.perf_counter()))
-        enters.append((time.perf_counter(), (*app.session, text)))
+        enters.append((time.perf_counter(), (*app.main_screen.session, text)))
         await pilot.press("enter")  # at the typing pace: the last key's call may still run
         await settle(pilot)
     latencies = []

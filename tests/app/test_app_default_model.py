@@ -112,11 +112,13 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     app = MtnApp(None, show_load_time=False, history_path=store_path, use_history=history)
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot, timeout=300)
-        assert not app.session
+        assert not app.main_screen.session
         app.query_one("#query", Input).insert_text_at_cursor("wea")
         await settle(pilot, timeout=120)
-        assert app.suggestions is not None
-        assert "weather" in [item.text for item in app.suggestions.items], app.suggestions.items
+        assert app.main_screen.suggestions is not None
+        assert "weather" in [item.text for item in app.main_screen.suggestions.items], (
+            app.main_screen.suggestions.items
+        )
 
 
 @pytest.mark.slow

@@ -145,7 +145,7 @@ async def test_the_app_says_so_and_keeps_the_session_and_history(garbage):
         options = app.query_one(SuggestionList)
         message = str(options.get_option_at_index(0).prompt)
         assert options.option_count == 1 and message.startswith(url)
-        assert app.session == ("cheap flights",)
+        assert app.main_screen.session == ("cheap flights",)
         assert app.store.recent(5) == ("cheap flights",)
 
 

@@ -45,7 +45,11 @@ def stored(path):
 
 
 def first_suggestion(app):
-    return app.suggestions.items[0] if app.suggestions and app.suggestions.items else None
+    return (
+        app.main_screen.suggestions.items[0]
+        if app.main_screen.suggestions and app.main_screen.suggestions.items
+        else None
+    )
 
 
 def recorded_calls(monkeypatch, app):
