@@ -8,7 +8,8 @@ from setuptools import find_packages, setup
 
 setup(
     packages=find_packages(include=["mtn_keras", "mtn_keras.*"])
-    + ["mtn_tui", "mtn_keras.default_model"],
+    + ["mtn_tui", "mtn_tui.history", "mtn_tui.screens", "mtn_tui.widgets"]
+    + ["mtn_keras.default_model"],
     package_dir={"mtn_tui": "app", "mtn_keras.default_model": "saved_models/default"},
     package_data={"mtn_tui": ["*.tcss"], "mtn_keras.default_model": ["*", "**/*"]},
 )

@@ -13,7 +13,7 @@ from mtn_keras.cli import BAD_INPUT, describe, file_name
 from mtn_keras.client.remote import is_url
 from mtn_keras.data.logs import InputError
 
-from .history_files import (
+from .history.files import (
     RECOVERY_USER,
     export_refusal,
     export_tsv,
@@ -22,8 +22,9 @@ from .history_files import (
     save_unwritten,
     user_queries,
 )
-from .history_filter import HistoryFilter, IgnoreFileError, ignore_path
-from .history_store import HistoryStore, StoreError, default_path, open_store
+from .history.filter import HistoryFilter, IgnoreFileError, ignore_path
+from .history.opening import default_path, open_store
+from .history.store import HistoryStore, StoreError
 from .model import DEFAULT_MODEL
 from .tui import MtnApp
 

@@ -18,7 +18,7 @@ from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import compiled_before, mark_compiled
 from mtn_keras.client.local import SavedModel
 from mtn_keras.client.suggester import Suggester
-from mtn_keras.data.history import HISTORY_SIZE, latest
+from mtn_keras.data.history import HISTORY_SIZE
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.savedmodel import SIGNATURES, bundled_model, check, model_name, resolve
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
@@ -66,52 +66,60 @@ class Suggestions:
     prefix: str = ""
     history: list[str] = field(default_factory=list)  # the earlier queries the model kept
     history_attention: np.ndarray | None = None  # [len(history)]: how much each counted
+    positions: list[int] = field(default_factory=list)  # source_tokens' rows in the session
 
 
 @dataclass
 class SessionAttention:
-    """The session encoder's attention over the queries the model kept, with their texts."""
+    """The session encoder's attention over the queries the model kept, with their texts and
+    their 0-based positions in the session."""
 
     weights: np.ndarray  # [layers, heads, K, K]; rows attend
     queries: list[str]  # the K kept queries as the model normalised them
+    positions: list[int] = field(default_factory=list)
 
 
 def used_queries(session: list[str] | tuple[str, ...], kept: int) -> list[int]:
-    """The 0-based session positions of the `kept` queries the model used.
+    """The 0-based session positions of the `kept` queries the model used (how many the
+    graph's answer says): the answers carry them as `positions`.
 
-    The model drops queries without words and keeps the last ones of the rest.
+    The model drops queries without words and keeps the last ones of the rest; the graph
+    says which readings it kept, not where they stand in the session.
     """
     with_words = [index for index, query in enumerate(session) if normalise(query)]
     return with_words[len(with_words) - kept :] if kept else []
 
 
-def ignored_reasons(session: list[str] | tuple[str, ...], kept: int) -> dict[int, str]:
-    """Why each session query the model did not use was left out, by 0-based position."""
-    used = set(used_queries(session, kept))
+def ignored_reasons(session: list[str] | tuple[str, ...], positions: list[int]) -> dict[int, str]:
+    """Why each session query the model did not use (not at `positions`) was left out, by
+    0-based position."""
+    window = len(positions)
     return {
-        index: "no words" if not normalise(query) else f"outside the model's window of {kept}"
+        index: "no words" if not normalise(query) else f"outside the model's window of {window}"
         for index, query in enumerate(session)
-        if index not in used
+        if index not in positions
     }
 
 
-def read_as(session: list[str] | tuple[str, ...], queries: list[str]) -> dict[int, str]:
+def read_as(attention: SessionAttention, session: list[str] | tuple[str, ...]) -> dict[int, str]:
     """The session queries that the model read through a correction of a slip, by 0-based
-    position: the model's reading (`queries`: the kept queries as it read them, in order)."""
-    used = used_queries(session, len(queries))
+    position: the model's reading."""
     return {
         index: reading
-        for index, reading in zip(used, queries)
+        for index, reading in zip(attention.positions, attention.queries)
         if reading != normalise(session[index])
     }
 
 
-def kept_attention(weights: np.ndarray, queries: np.ndarray) -> SessionAttention:
-    """The attention `weights` [layers, heads, S', S'] over the queries the model kept:
-    without the padding slots (an empty entry of `queries`, bytes)."""
+def kept_attention(
+    session: list[str], weights: np.ndarray, queries: np.ndarray
+) -> SessionAttention:
+    """The attention `weights` [layers, heads, S', S'] over the queries of `session` the model
+    kept: without the padding slots (an empty entry of `queries`, bytes)."""
     kept = np.flatnonzero(queries != b"")
     weights = weights[:, :, kept][:, :, :, kept]
-    return SessionAttention(weights, [query.decode() for query in queries[kept]])
+    read = [query.decode() for query in queries[kept]]
+    return SessionAttention(weights, read, used_queries(session, len(read)))
 
 
 def resolve_model_path(path: str | Path | None) -> Path:
@@ -120,12 +128,12 @@ def resolve_model_path(path: str | Path | None) -> Path:
 
 
 class ModelCalls:
-    """What the app asks of a model, whatever runs it: `suggest`, `complete` and `attention`
-    for one session, oldest first, with the searcher's earlier queries (`history`, oldest
-    first) for a model that reads them. A subclass calls the model through `_client` (a
-    Suggester of mtn_keras.client) and answers `_outputs` (the suggestion signature's
-    outputs, as numpy arrays with bytes for text); it sets `name`, `has_history`,
-    `history_size` and `_attention_in_suggest`."""
+    """What the app asks of a model, whatever runs it: `suggestions` and `attention` for one
+    session, oldest first, with the searcher's earlier queries (`history`, oldest first, as
+    the store hands them: the graph keeps its own last ones) for a model that reads them. A
+    subclass calls the model through `_client` (a Suggester of mtn_keras.client) and answers
+    `_outputs` (the suggestion signature's outputs, as numpy arrays with bytes for text); it
+    sets `name`, `has_history`, `history_size` and `_attention_in_suggest`."""
 
     start_seconds: dict[str, float]  # what starting took, step by step
     notes: tuple[str, ...] = ()  # what the person should hear once the model is ready
@@ -133,39 +141,26 @@ class ModelCalls:
 
     def _prepare_calls(self) -> None:
         self._lock = threading.RLock()  # one model call at a time; the workers share it
-        self._last_suggest = None  # ((session, history), outputs) of the latest `suggest` call
+        self._last = None  # ((session, prefix, history), outputs) of the latest call
 
-    def suggest(self, session: list[str], history: tuple[str, ...] = ()) -> Suggestions:
-        """Suggestions for the query after `session`, reading `history` if the model can."""
-        return self._suggestions(self._suggest_outputs(session, history), session, "")
-
-    def _suggest_outputs(
-        self, session: list[str], history: tuple[str, ...] = ()
-    ) -> dict[str, np.ndarray]:
-        """The outputs of `suggest` for `session` and `history`, kept for the attention of the
-        same session (the app asks for both after each query)."""
-        history = self._read(history)
-        with self._lock:
-            if self._last_suggest is None or self._last_suggest[0] != (tuple(session), history):
-                out = self._outputs(session, "", history)
-                self._last_suggest = ((tuple(session), history), out)
-            return self._last_suggest[1]
-
-    def complete(
-        self, session: list[str], prefix: str, history: tuple[str, ...] = ()
+    def suggestions(
+        self, session: list[str], prefix: str = "", history: tuple[str, ...] = ()
     ) -> Suggestions:
-        """Suggestions for the query after `session` that start with the words of `prefix`,
-        reading `history` if the model can."""
-        return self._suggestions(
-            self._outputs(session, prefix, self._read(history)), session, prefix
-        )
+        """Suggestions for the query after `session` that start with the words of `prefix`
+        (none typed: any next query), reading `history` if the model can. Every list comes
+        from one signature, `complete_with_history` (`complete` without history): with an
+        empty prefix it answers as `suggest` (docs/contracts.md)."""
+        return self._suggestions(self._answer(session, prefix, history), session, prefix)
 
-    def _read(self, history: tuple[str, ...]) -> tuple[str, ...]:
-        """The part of `history` the model reads: its last `history_size` queries, or none for
-        a model without the history signatures."""
-        if not self.has_history:
-            return ()
-        return latest(tuple(history), self.history_size)
+    def _answer(self, session: list[str], prefix: str, history: tuple[str, ...]):
+        """The outputs for `session`, `prefix` and `history`, those of the latest call kept: the
+        attention of a session reads the outputs of its suggestions (the app asks for both
+        after each query)."""
+        asked = (tuple(session), prefix, tuple(history) if self.has_history else ())
+        with self._lock:
+            if self._last is None or self._last[0] != asked:
+                self._last = (asked, self._outputs(session, prefix, asked[2]))
+            return self._last[1]
 
     def attention(self, session: list[str], history: tuple[str, ...] = ()) -> SessionAttention:
         """The session encoder's attention over the queries the model kept.
@@ -175,8 +170,8 @@ class ModelCalls:
         """
         if not self._attention_in_suggest:
             return self._own_attention(session)
-        found = self._suggest_outputs(session, history)
-        return kept_attention(found["session_attention"][0], found["queries"][0])
+        found = self._answer(session, "", history)
+        return kept_attention(session, found["session_attention"][0], found["queries"][0])
 
     def _own_attention(self, session: list[str]) -> SessionAttention:
         """The attention of a model whose suggestions do not carry it (its own signature)."""
@@ -186,7 +181,7 @@ class ModelCalls:
         queries = list(found.queries)
         if len(queries) != weights.shape[-1]:  # the model does not say: none was dropped
             queries = [normalise(query) for query in session][-weights.shape[-1] :]
-        return SessionAttention(weights, queries)
+        return SessionAttention(weights, queries, used_queries(session, len(queries)))
 
     @staticmethod
     def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
@@ -201,7 +196,8 @@ class ModelCalls:
             )
             if text
         ]
-        suggestions = Suggestions(items, tokens, tuple(session), prefix)
+        positions = used_queries(session, len(tokens))
+        suggestions = Suggestions(items, tokens, tuple(session), prefix, positions=positions)
         if "history" in out:
             read = np.flatnonzero(out["history"][0] != b"")
             suggestions.history = [query.decode() for query in out["history"][0][read]]
@@ -254,7 +250,7 @@ class Backend(ModelCalls):
     def _warm_up(self, progress: Callable[[str], None]) -> None:
         """Call the one suggestion signature once: TensorFlow's first call of a graph compiles
         it, which would otherwise land on the user's first keystroke."""
-        steps = [(self._signature, lambda: self.complete(["a"], "a"))]
+        steps = [(self._signature, lambda: self.suggestions(["a"], "a"))]
         if not self._attention_in_suggest:  # an older export: its own attention graph
             steps.append(("session_attention", lambda: self.attention(["a"])))
         for name, call_it in steps:

@@ -1,80 +1,99 @@
-"""One suggestion request at a time, for what is on screen now: typing never waits on the model
-and never piles calls up behind it. Plain Python: the app gives it a worker to start and a
-screen to show on."""
+"""Which model call runs when: one at a time, for what the main screen shows now, so that typing
+never waits on the model and calls never pile up behind it. The suggestions for the typed words
+go first, then the session's attention. Plain Python: the screen starts the call that a `Step`
+names in a worker and shows what it hands back."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
-from .model import Backend, ModelError, Suggestions
+from .model import Backend, ModelError, SessionAttention, Suggestions
+
+SUGGESTIONS, ATTENTION = "suggestions", "attention"  # what a call asks for, in this order
 
 
 class Request(NamedTuple):
-    """What the suggestions on screen should answer: the session, the typed prefix and the
-    searcher's earlier queries."""
+    """What the screen should answer: the session, the typed prefix and the searcher's earlier
+    queries."""
 
     session: tuple[str, ...]
     prefix: str
     history: tuple[str, ...]
 
-
-def call_model(backend: Backend, request: Request) -> Suggestions | ModelError:
-    """The model's answer to `request` (`complete` when something is typed, else `suggest`), or
-    the error that says why there is none."""
-    try:
-        if request.prefix:
-            return backend.complete(list(request.session), request.prefix, request.history)
-        return backend.suggest(list(request.session), request.history)
-    except ModelError as error:
-        return error
+    def needs(self, kind: str) -> bool:
+        """Whether the model is asked: typed words are completed from the first key, while the
+        attention needs a query in the session."""
+        return bool(self.session or (kind == SUGGESTIONS and self.prefix))
 
 
-class SuggestionScheduler:
-    """At most one call in flight; when it returns, the newest wanted request is asked for.
+class Call(NamedTuple):
+    """One model call: what it asks for (`kind`), of which backend, for which request."""
 
-    `wanted()` says what the screen should answer now; `start(backend, request)` begins the
-    call in a worker, whose answer comes back to `answered`; `show(request, answer)` puts an
-    answer on screen (None: nothing to ask, no session and nothing typed).
-    """
+    kind: str
+    backend: Backend
+    request: Request
 
-    def __init__(
-        self,
-        wanted: Callable[[], Request],
-        start: Callable[[Backend, Request], None],
-        show: Callable[[Request, Suggestions | ModelError | None], None],
-    ):
-        self._wanted, self._start, self._show = wanted, start, show
+    def run(self) -> Suggestions | SessionAttention | ModelError:
+        """The model's answer (in a worker thread), or the error that says why there is none."""
+        session, history = list(self.request.session), self.request.history
+        try:
+            if self.kind == ATTENTION:
+                return self.backend.attention(session, history)
+            return self.backend.suggestions(session, self.request.prefix, history)
+        except ModelError as error:
+            return error
+
+
+class Step(NamedTuple):
+    """What the screen does now: show these (kind, answer) pairs (None: nothing asked, no
+    session and nothing typed), then start `start` unless None."""
+
+    show: tuple[tuple[str, object], ...] = ()
+    start: Call | None = None
+
+
+class Scheduler:
+    """At most one call in flight; when it returns, the next wanted answer is asked for. An
+    answer is shown only if it is still what is wanted, from the model in use."""
+
+    def __init__(self):
         self.backend: Backend | None = None
-        self.asking: tuple[Backend, Request] | None = None  # the call in flight
-        self.shown: Request | None = None  # the request whose answer is on screen
+        self.wanted: dict[str, Request | None] = {SUGGESTIONS: None, ATTENTION: None}
+        self.shown: dict[str, Request | None] = {SUGGESTIONS: None, ATTENTION: None}
+        self.asking: Call | None = None  # the call in flight
 
     def use(self, backend: Backend) -> None:
-        """Answer with `backend` from now on, asking again for what is on screen."""
+        """Answer with `backend` from now on: what is on screen is asked for again."""
         self.backend = backend
-        self.shown = None
-        self.request()
+        self.shown = dict.fromkeys(self.shown)
 
-    def request(self) -> None:
-        """Ask for the wanted suggestions, unless they are on screen or on the way."""
-        if self.backend is None or self.asking is not None:
-            return  # no model yet, or the call in flight asks again when it returns
-        wanted = self._wanted()
-        if wanted == self.shown:
-            return
-        if not wanted.session and not wanted.prefix:  # typed words are completed from the first key
-            self.shown = wanted
-            self._show(wanted, None)
-            return
-        self.asking = (self.backend, wanted)
-        self._start(self.backend, wanted)
+    def want(self, kind: str, request: Request) -> Step:
+        """The screen should answer `request` for `kind` now."""
+        self.wanted[kind] = request
+        return self._next()
 
-    def answered(
-        self, backend: Backend, request: Request, answer: Suggestions | ModelError
-    ) -> None:
+    def answered(self, call: Call, answer) -> Step:
         """Show the answer of the call in flight if it is still wanted, then ask for what is."""
         self.asking = None
-        if backend is self.backend and request == self._wanted():
-            self.shown = request
-            self._show(request, answer)
-        self.request()  # typing went on meanwhile: ask for what is there now
+        shown = ()
+        if call.backend is self.backend and call.request == self.wanted[call.kind]:
+            self.shown[call.kind] = call.request
+            shown = ((call.kind, answer),)
+        step = self._next()  # typing went on meanwhile: ask for what is there now
+        return Step(shown + step.show, step.start)
+
+    def _next(self) -> Step:
+        """The wanted answers not on screen: those without a call at once, then one call."""
+        if self.backend is None or self.asking is not None:
+            return Step()  # no model yet, or the call in flight asks again when it returns
+        shown = []
+        for kind, wanted in self.wanted.items():
+            if wanted is None or wanted == self.shown[kind]:
+                continue
+            if not wanted.needs(kind):
+                self.shown[kind] = wanted
+                shown.append((kind, None))
+                continue
+            self.asking = Call(kind, self.backend, wanted)
+            return Step(tuple(shown), self.asking)
+        return Step(tuple(shown))

@@ -30,12 +30,12 @@ from pathlib import Path
 from textual import events
 
 # `python benchmarks/bench_app_latency.py` puts benchmarks/ first on the path; the app's
-# modules (`app`, installed as mtn_tui) and `tools` live in the repository root.
+# modules (`app/`, imported as mtn_tui, its installed name) and `tools` live in the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.history_store import open_store  # noqa: E402
-from app.query_input import typed_prefix  # noqa: E402
-from app.tui import MtnApp  # noqa: E402
+from mtn_tui.history.opening import open_store  # noqa: E402
+from mtn_tui.tui import MtnApp  # noqa: E402
+from mtn_tui.widgets.query_input import typed_prefix  # noqa: E402
 from tools.app_pilot import settle  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
@@ -65,7 +65,7 @@ async def measure(pilot, pace):
     app = pilot.app
     shown = []  # (time, (session, prefix)) of each suggestion list shown
     app.watch(
-        app,
+        app.main_screen,
         "suggestions",
         lambda result: (
             result and shown.append((time.perf_counter(), (result.session, result.prefix)))
@@ -73,15 +73,15 @@ async def measure(pilot, pace):
         init=False,
     )
     calls = []  # the seconds of each call for typed words
-    complete = app.backend.complete
+    suggestions = app.backend.suggestions
 
-    def timed_complete(session, prefix, history):
+    def timed_suggestions(session, prefix, history):
         start = time.perf_counter()
-        result = complete(session, prefix, history)
+        result = suggestions(session, prefix, history)
         calls.append(time.perf_counter() - start)
         return result
 
-    app.backend.complete = timed_complete
+    app.backend.suggestions = timed_suggestions
     query = app.query_one("#query")
     for text in SESSION:
         query.insert_text_at_cursor(text)
@@ -94,9 +94,9 @@ async def measure(pilot, pace):
             sent = time.perf_counter()
             # as a terminal delivers a key: into the input's queue, without waiting for it
             query.post_message(events.Key(text[end - 1], text[end - 1]))
-            keys.append((sent, number, (app.session, typed_prefix(text[:end]))))
+            keys.append((sent, number, (app.main_screen.session, typed_prefix(text[:end]))))
             await asyncio.sleep(max(0.0, sent + pace - time.perf_counter()))
-        enters.append((time.perf_counter(), (*app.session, text)))
+        enters.append((time.perf_counter(), (*app.main_screen.session, text)))
         await pilot.press("enter")  # at the typing pace: the last key's call may still run
         await settle(pilot)
     latencies = []

@@ -28,16 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 BACKEND = """
 import json, sys, time
 began = time.perf_counter()
-from app.model import Backend
+from mtn_tui.model import Backend
 backend = Backend(sys.argv[1])
 print(json.dumps({"ready": time.perf_counter() - began, **backend.start_seconds}))
 """
 REMOTE = """
 import json, sys, time
 began = time.perf_counter()
-from app.remote_model import RemoteBackend
+from mtn_tui.remote_model import RemoteBackend
 backend = RemoteBackend(sys.argv[1])
-backend.complete(["a"], "a")
+backend.suggestions(["a"], "a")
 ready = time.perf_counter() - began
 print(json.dumps({"ready": ready, "tensorflow": float("tensorflow" in sys.modules)}))
 """

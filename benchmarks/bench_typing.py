@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.model import Backend  # noqa: E402
+from mtn_tui.model import Backend  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
 QUERIES = ["lisbon old town hotels", "sintra day trip", "porto train times", "fado tickets"]
@@ -42,7 +42,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     backends = {"reference": Backend(args.reference), "model": Backend(args.model)}
     for backend in backends.values():  # compile both before timing
-        backend.complete(SESSION, "lis", HISTORY)
+        backend.suggestions(SESSION, "lis", HISTORY)
     seconds = {name: [] for name in backends}
     turn = 0
     for _ in range(args.rounds):
@@ -52,7 +52,7 @@ def main(argv=None):
                 turn += 1
                 for name in order:
                     began = time.perf_counter()
-                    backends[name].complete(SESSION, text[:end], HISTORY)
+                    backends[name].suggestions(SESSION, text[:end], HISTORY)
                     seconds[name].append(time.perf_counter() - began)
     for name, values in seconds.items():
         print(

@@ -70,7 +70,7 @@ def test_the_readme_walk_through_runs_on_the_example_log(tmp_path):
         assert run.returncode == 0, f"{shlex.join(command)}: {run.stderr[-2000:]}"
         if command[2] == "mtn_keras.train":  # issue 26, item 8: a line per epoch in a pipe
             assert "\r" not in run.stdout and re.search(r"^\d+/\d+ - \d+s - ", run.stdout, re.M)
-    from app.model import Backend
+    from mtn_tui.model import Backend
 
     backend = Backend(tmp_path / "runs" / "tiny")
-    assert backend.suggest(["pizza delivery"]).items
+    assert backend.suggestions(["pizza delivery"]).items

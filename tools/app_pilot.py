@@ -22,9 +22,9 @@ async def settle(pilot: Pilot, timeout: float = 60) -> None:
 
 async def play_session(pilot: Pilot) -> None:
     """Add QUERIES to the session and type PREFIX of the next one, waiting for the model."""
+    await settle(pilot)  # the main screen composes its widgets once the app has started
     query = pilot.app.query_one("#query", Input)
     query.cursor_blink = False
-    await settle(pilot)
     for text in QUERIES:
         query.insert_text_at_cursor(text)
         await pilot.press("enter")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from app.screens import ErrorScreen
-from app.tui import MtnApp
+from mtn_tui.screens.dialogs import ErrorScreen
+from mtn_tui.tui import MtnApp
 from tools.app_pilot import play_session, settle
 
 SIZE = (120, 34)

@@ -222,7 +222,7 @@ def damaged_store():
     its pages, as a disk error would: what every "the store is damaged" test reads."""
 
     def damage(path):
-        from app.history_store import open_store
+        from mtn_tui.history.opening import open_store
 
         store, _ = open_store(path)
         store.add_many([(f"query number {n} " * 5, n) for n in range(2000)])
@@ -252,8 +252,8 @@ def load_each_model_once(monkeypatch, loaded_backends):
     """The app opens each fake model once per test run, not once per test: loading a
     SavedModel and compiling its signatures takes about a second, and what the app does with
     a model once loaded is what these tests check. A failed load is never kept."""
-    from app import tui
-    from app.model import Backend, resolve_model_path
+    from mtn_tui import tui
+    from mtn_tui.model import Backend, resolve_model_path
 
     def backend(path=None, progress=None, prepare_tensorflow=None):
         key = str(resolve_model_path(path))

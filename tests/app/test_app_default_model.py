@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from app.model import DEFAULT_MODEL, Backend
 from mtn_keras.base.quiet import import_tensorflow
+from mtn_tui.model import DEFAULT_MODEL, Backend
 
 # Made-up sessions, right-aligned as the app and `suggest` send them, and a typed prefix each.
 SESSIONS = [
@@ -24,7 +24,7 @@ def test_the_default_model_is_bundled_and_answers():
     info = json.loads((DEFAULT_MODEL / "export.json").read_text())
     backend = Backend()
     session = ["weather forecast", "weather boston"]
-    found = backend.suggest(session)
+    found = backend.suggestions(session)
     # Ranked: only what passes the filters and the confidence threshold, at most k;
     # completions are not held to the threshold.
     assert info["ranking"]["threshold"] > 0 and 1 <= len(found.items) <= info["k"] == 5
@@ -32,7 +32,7 @@ def test_the_default_model_is_bundled_and_answers():
     scores = [item.score for item in found.items]
     assert scores == sorted(scores, reverse=True)
     assert all(item.text and "<unk>" not in item.text for item in found.items)
-    typed = backend.complete(session, "weather bos")
+    typed = backend.suggestions(session, "weather bos")
     assert typed.items and all(item.text.startswith("weather bos") for item in typed.items)
     attention = backend.attention(session + ["???"])
     assert attention.queries == session  # the query without words is dropped
@@ -46,15 +46,15 @@ def test_the_default_model_reads_what_was_typed_by_one_rule():
     "hotel ..." too, not only "hotels"), a finished word is whole for the log's candidates
     too, and a prefix without words answers as `suggest`."""
     backend = Backend()
-    hotel = backend.complete(["cheap flights"], "hotel")
+    hotel = backend.suggestions(["cheap flights"], "hotel")
     assert any(item.text.split()[0] == "hotel" for item in hotel.items), hotel.items
-    we = backend.complete(["weather boston"], "we ")
+    we = backend.suggestions(["weather boston"], "we ")
     assert we.items and all(item.text.split()[0] == "we" for item in we.items), we.items
     session = ["cheap flights to paris", "paris hotels"]
-    plain = [(item.text, item.score) for item in backend.suggest(session).items]
+    plain = [(item.text, item.score) for item in backend.suggestions(session).items]
     assert (
         plain
-        and [(item.text, item.score) for item in backend.complete(session, " ").items] == plain
+        and [(item.text, item.score) for item in backend.suggestions(session, " ").items] == plain
     )
 
 
@@ -86,9 +86,9 @@ def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do():
     answered = 0
     for session, prefix in zip(SESSIONS, PREFIXES):
         suggested = plain("suggest", session)
-        assert app(backend.suggest(session)) == suggested, session
+        assert app(backend.suggestions(session)) == suggested, session
         completed = plain("complete", session, prefix=tf.constant([prefix]))
-        assert app(backend.complete(session, prefix)) == completed, (session, prefix)
+        assert app(backend.suggestions(session, prefix)) == completed, (session, prefix)
         answered += bool(suggested) + bool(completed)
     assert answered >= len(SESSIONS)  # lists compared, not only empty ones
 
@@ -100,8 +100,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     searcher's history (a store of made-up earlier queries) and without."""
     from textual.widgets import Input
 
-    from app.history_store import open_store
-    from app.tui import MtnApp
+    from mtn_tui.history.opening import open_store
+    from mtn_tui.tui import MtnApp
     from tools.app_pilot import settle
 
     store_path = tmp_path / "store" / "history.db"
@@ -112,11 +112,13 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     app = MtnApp(None, show_load_time=False, history_path=store_path, use_history=history)
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot, timeout=300)
-        assert not app.session
+        assert not app.main_screen.session
         app.query_one("#query", Input).insert_text_at_cursor("wea")
         await settle(pilot, timeout=120)
-        assert app.suggestions is not None
-        assert "weather" in [item.text for item in app.suggestions.items], app.suggestions.items
+        assert app.main_screen.suggestions is not None
+        assert "weather" in [item.text for item in app.main_screen.suggestions.items], (
+            app.main_screen.suggestions.items
+        )
 
 
 @pytest.mark.slow

@@ -6,10 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.model import (
+from mtn_tui.model import (
     DEFAULT_MODEL,
     Backend,
     ModelError,
+    SessionAttention,
     ignored_reasons,
     read_as,
     resolve_model_path,
@@ -25,7 +26,7 @@ def backend(fake_model):
 
 
 def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
-    result = backend.suggest(SESSION)
+    result = backend.suggestions(SESSION)
     assert [item.text for item in result.items] == [
         "lisbon weather near me",
         "lisbon weather online",
@@ -42,8 +43,8 @@ def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
 
 
 def test_complete_keeps_the_typed_words(backend):
-    assert backend.complete(SESSION, "lisbon w").items[0].text == "lisbon weather near me"
-    assert [item.text for item in backend.complete(SESSION, "hotels").items] == [
+    assert backend.suggestions(SESSION, "lisbon w").items[0].text == "lisbon weather near me"
+    assert [item.text for item in backend.suggestions(SESSION, "hotels").items] == [
         "hotels near me",
         "hotels online",
         "hotels reviews",
@@ -58,16 +59,20 @@ def test_attention_is_layers_by_heads_by_kept_queries(backend):
 
 
 def test_sources_are_read_when_the_model_gives_them(backend, fake_model_with_sources):
-    assert [item.source for item in backend.suggest(SESSION).items] == [None] * 3
+    assert [item.source for item in backend.suggestions(SESSION).items] == [None] * 3
     ranked = Backend(fake_model_with_sources)
     assert ranked.has_sources and not backend.has_sources
-    assert [item.source for item in ranked.suggest(SESSION).items] == ["model", "log", "model+log"]
+    assert [item.source for item in ranked.suggestions(SESSION).items] == [
+        "model",
+        "log",
+        "model+log",
+    ]
 
 
 def test_used_and_ignored_queries_in_the_session_numbering():
     session = ["one", "two", "???", "three", "four", "🙂", "five"]
     assert used_queries(session, 4) == [1, 3, 4, 6]
-    assert ignored_reasons(session, 4) == {
+    assert ignored_reasons(session, used_queries(session, 4)) == {
         0: "outside the model's window of 4",
         2: "no words",
         5: "no words",
@@ -77,9 +82,10 @@ def test_used_and_ignored_queries_in_the_session_numbering():
 
 def test_a_query_read_through_a_correction_is_named_in_the_session_numbering():
     session = ["", "weahter boston", "Cheap Flights!"]
-    assert read_as(session, ["weather boston", "cheap flights"]) == {1: "weather boston"}
-    assert read_as(session, ["cheap flights"]) == {}
-    assert read_as(session, []) == {}
+    both = SessionAttention(None, ["weather boston", "cheap flights"], [1, 2])
+    assert read_as(both, session) == {1: "weather boston"}
+    assert read_as(SessionAttention(None, ["cheap flights"], [2]), session) == {}
+    assert read_as(SessionAttention(None, [], []), session) == {}
 
 
 def test_name_path_and_load_time(fake_model):

@@ -3,8 +3,8 @@ and the history panel lists a query read more than once in one row."""
 
 import numpy as np
 
-from app.copy_panel import copied_words
-from app.history_panel import ROWS, history_table, merged
+from mtn_tui.widgets.copy_panel import copied_words
+from mtn_tui.widgets.history_panel import ROWS, history_table, merged
 
 
 def test_the_copy_panel_lists_only_words_the_suggestion_holds():
@@ -27,8 +27,8 @@ def test_a_query_read_three_times_is_one_row_with_its_weights_summed():
 def test_a_corrected_suggestion_is_marked_and_a_history_one_too():
     from rich.console import Console
 
-    from app.model import Suggestion
-    from app.suggestion_list import FIXED_GLYPH, HISTORY_GLYPH, suggestion_row
+    from mtn_tui.model import Suggestion
+    from mtn_tui.widgets.suggestion_list import FIXED_GLYPH, HISTORY_GLYPH, suggestion_row
 
     def shown(source):
         console = Console(width=60, record=True)

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import main as cli
-from app.model import Backend, ModelError
-from app.remote_model import RemoteBackend, on_this_machine
-from app.suggestion_list import SuggestionList
-from app.tui import MtnApp
+from mtn_tui import main as cli
+from mtn_tui.model import Backend, ModelError
+from mtn_tui.remote_model import RemoteBackend, on_this_machine
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.suggestion_list import SuggestionList
 from tools.app_pilot import settle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +38,8 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
     assert remote.has_history and not remote.withheld_history and remote.notes == ()
     for session, prefix in ASKED:
         for history in ((), HISTORY):
-            want = local.complete(session, prefix, history)
-            got = remote.complete(session, prefix, history)
+            want = local.suggestions(session, prefix, history)
+            got = remote.suggestions(session, prefix, history)
             assert [s.text for s in got.items] == [s.text for s in want.items]
             assert [s.source for s in got.items] == [s.source for s in want.items]
             np.testing.assert_allclose([s.score for s in got.items], [s.score for s in want.items])
@@ -51,16 +51,16 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
         want, got = local.attention(session, HISTORY), remote.attention(session, HISTORY)
         assert got.queries == want.queries
         np.testing.assert_allclose(got.weights, want.weights)
-    texts = [item.text for item in remote.suggest(["cheap flights"], HISTORY).items]
-    assert texts == [item.text for item in local.suggest(["cheap flights"], HISTORY).items]
+    texts = [item.text for item in remote.suggestions(["cheap flights"], "", HISTORY).items]
+    assert texts == [item.text for item in local.suggestions(["cheap flights"], "", HISTORY).items]
 
 
 def test_the_app_on_a_server_imports_no_tensorflow(served):
     script = (
         "import sys, time\nbegan = time.perf_counter()\n"
-        "import app.main\nfrom app.remote_model import RemoteBackend\n"
+        "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteBackend\n"
         f"backend = RemoteBackend({served!r})\n"
-        "print(backend.complete(['cheap flights'], 'ch').items[0].text)\n"
+        "print(backend.suggestions(['cheap flights'], 'ch').items[0].text)\n"
         "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
     )
     done = subprocess.run(
@@ -76,14 +76,14 @@ def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch)
     assert on_this_machine("http://[::1]:8501/v1/models/m")
     assert not on_this_machine("http://10.0.0.7:8501/v1/models/m")
     assert not on_this_machine("https://models.example.com/v1/models/m")
-    monkeypatch.setattr("app.remote_model.on_this_machine", lambda url: False)
+    monkeypatch.setattr("mtn_tui.remote_model.on_this_machine", lambda url: False)
     withheld = RemoteBackend(served)
     assert withheld.withheld_history and not withheld.has_history
     assert len(withheld.notes) == 1 and "--send-history" in withheld.notes[0]
-    assert withheld.complete(["cheap flights"], "", HISTORY).history == []
+    assert withheld.suggestions(["cheap flights"], "", HISTORY).history == []
     sent = RemoteBackend(served, send_history=True)
     assert sent.has_history and sent.notes == ()
-    assert sent.complete(["cheap flights"], "", HISTORY).history == list(HISTORY)
+    assert sent.suggestions(["cheap flights"], "", HISTORY).history == list(HISTORY)
 
 
 class Garbage(BaseHTTPRequestHandler):
@@ -125,11 +125,11 @@ def test_garbage_and_a_stopped_server_are_one_line(garbage):
     with pytest.raises(
         ModelError, match=rf"^{url} answered what the app cannot read: `scores` has the shape \(\)$"
     ):
-        backend.suggest(["cheap flights"])
+        backend.suggestions(["cheap flights"])
     server.shutdown()
     server.server_close()
     with pytest.raises(ModelError, match=f"^Cannot reach {url}:predict: ") as stopped:
-        backend.complete(["cheap flights"], "ch")
+        backend.suggestions(["cheap flights"], "ch")
     assert "\n" not in str(stopped.value)
 
 
@@ -145,7 +145,7 @@ async def test_the_app_says_so_and_keeps_the_session_and_history(garbage):
         options = app.query_one(SuggestionList)
         message = str(options.get_option_at_index(0).prompt)
         assert options.option_count == 1 and message.startswith(url)
-        assert app.session == ("cheap flights",)
+        assert app.main_screen.session == ("cheap flights",)
         assert app.store.recent(5) == ("cheap flights",)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from app.history_store import open_store
-from app.tui import MtnApp
+from mtn_tui.history.opening import open_store
+from mtn_tui.tui import MtnApp
 from tools.app_pilot import play_session, settle
 
 

@@ -9,20 +9,20 @@ from rich.table import Table
 from textual import events
 from textual.widgets import Input, Static
 
-from app import main as cli
-from app.cells import distinct_labels
-from app.copy_panel import CopyPanel
-from app.help import keys_table
-from app.query_input import QueryInput, continue_typed
-from app.screens import ErrorScreen, HelpScreen, ModelPrompt
-from app.suggestion_list import (
+from mtn_tui import main as cli
+from mtn_tui.screens.dialogs import ErrorScreen, HelpScreen, ModelPrompt
+from mtn_tui.screens.help import keys_table
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.cells import distinct_labels
+from mtn_tui.widgets.copy_panel import CopyPanel
+from mtn_tui.widgets.query_input import QueryInput, continue_typed
+from mtn_tui.widgets.suggestion_list import (
     BAR,
     SuggestionList,
     are_confidences,
     score_label,
     score_shares,
 )
-from app.tui import MtnApp
 from tools.app_pilot import settle
 
 SIZE = (120, 34)
@@ -77,7 +77,7 @@ async def test_queries_join_the_session_and_get_suggestions(make_app):
         assert app.sub_title == "tiny · this model does not use history"
         assert "Type a query" in suggestion_texts(app)[0]
         await add_queries(pilot, "cheap flights", "lisbon hotels")
-        assert app.session == ("cheap flights", "lisbon hotels")
+        assert app.main_screen.session == ("cheap flights", "lisbon hotels")
         assert session_lines(app) == [" 1 cheap flights", " 2 lisbon hotels"]
         assert app.query_one("#query", Input).value == ""
         texts = suggestion_texts(app)
@@ -97,21 +97,21 @@ async def test_typing_completes_the_typed_words(make_app):
             "rome online",
             "rome reviews",
         ]
-        assert app.suggestions.prefix == "rome"
+        assert app.main_screen.suggestions.prefix == "rome"
 
 
 async def test_the_first_query_is_completed_from_its_first_key(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         calls = []
-        complete = app.backend.complete
-        app.backend.complete = lambda session, prefix, history: (
-            calls.append((session, prefix)) or complete(session, prefix, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            calls.append((session, prefix)) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "r")
         await settle(pilot)
-        assert calls[0] == ([], "r")  # an empty session: complete answers it
-        assert app.suggestions is not None and app.suggestions.prefix == "r"
+        assert calls[0] == ([], "r")  # an empty session: the typed words are completed
+        assert app.main_screen.suggestions is not None and app.main_screen.suggestions.prefix == "r"
 
 
 async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_app):
@@ -119,15 +119,15 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         calls = []
-        complete = app.backend.complete
-        app.backend.complete = lambda session, prefix, history: (
-            calls.append(prefix) or complete(session, prefix, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            calls.append(prefix) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "rome")
         await settle(pilot)
         # one call at a time: keys typed while a call runs are asked for together afterwards
         assert calls[0] == "r" and calls[-1] == "rome" and len(calls) <= 4
-        assert app.suggestions.prefix == "rome"
+        assert app.main_screen.suggestions.prefix == "rome"
 
 
 async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
@@ -138,15 +138,17 @@ async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
         await settle(pilot)
         assert suggested(app)[0] == "rome near me"
         answer = threading.Event()  # the new session's call waits until the list is checked
-        suggest = app.backend.suggest
-        app.backend.suggest = lambda session, history: answer.wait(30) and suggest(session, history)
+        suggestions = app.backend.suggestions
+        app.backend.suggestions = lambda session, prefix, history: (
+            answer.wait(30) and suggestions(session, prefix, history)
+        )
         await pilot.press("enter")
         try:
             assert suggestion_texts(app) == ["Suggestions for the new session…"]
         finally:
             answer.set()
         await settle(pilot)
-        assert app.suggestions.session == ("cheap flights", "rome")
+        assert app.main_screen.suggestions.session == ("cheap flights", "rome")
         assert suggested(app)[0] == "rome near me"
 
 
@@ -255,13 +257,13 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
         assert app.query_one(CopyPanel).border_title.startswith("Copied by suggestion 2")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.session == ("cheap flights", "cheap flights online")
+        assert app.main_screen.session == ("cheap flights", "cheap flights online")
         assert app.query_one(SuggestionList).highlighted is None
         await pilot.press("down", "up")  # up from the first goes back to the input
         await type_text(pilot, "rome")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.session[-1] == "rome"
+        assert app.main_screen.session[-1] == "rome"
 
 
 @pytest.mark.slow
@@ -274,13 +276,13 @@ async def test_enter_adds_the_highlighted_suggestion_over_typed_text(make_app):
         await settle(pilot)
         await pilot.press("down", "down", "enter")
         await settle(pilot)
-        assert app.session == ("cheap flights", "cheap flights online")
+        assert app.main_screen.session == ("cheap flights", "cheap flights online")
         assert app.query_one("#query", Input).value == ""
         await type_text(pilot, "h&r")
         await settle(pilot)
         await pilot.press("down", "enter")
         await settle(pilot)
-        assert app.session[-1] == "h&r near me"
+        assert app.main_screen.session[-1] == "h&r near me"
 
 
 async def test_keys_sent_in_a_burst_keep_their_order(make_app):
@@ -293,7 +295,7 @@ async def test_keys_sent_in_a_burst_keep_their_order(make_app):
         for key in [*"rome", "enter", *"oslo", "enter", "?", "enter"]:
             query.post_message(events.Key(key, "\r" if key == "enter" else key))
         await settle(pilot)
-        assert app.session == ("rome", "oslo", "?")
+        assert app.main_screen.session == ("rome", "oslo", "?")
 
 
 @pytest.mark.slow
@@ -312,7 +314,7 @@ async def test_typed_text_stays_as_typed(make_app):
         await type_text(pilot, "H&R  Block ")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.session == ("tax forms", "H&R  Block")
+        assert app.main_screen.session == ("tax forms", "H&R  Block")
 
 
 @pytest.mark.parametrize(
@@ -338,7 +340,7 @@ async def test_a_multi_line_paste_adds_each_line(make_app):
         await type_text(pilot, "cheap ")
         app.query_one(QueryInput).post_message(events.Paste("flights\n\nlisbon hotels\nrome\n"))
         await settle(pilot)
-        assert app.session == ("cheap flights", "lisbon hotels", "rome")
+        assert app.main_screen.session == ("cheap flights", "lisbon hotels", "rome")
         assert app.query_one("#query", Input).value == ""
         app.query_one(QueryInput).post_message(events.Paste("one line\n"))
         await pilot.pause()
@@ -378,10 +380,10 @@ async def test_ctrl_n_starts_a_new_session(make_app):
         await type_text(pilot, "lisbon")
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.session == ()
+        assert app.main_screen.session == ()
         assert app.query_one("#query", Input).value == ""
-        assert app.attention is None
-        assert app.suggestions is None
+        assert app.main_screen.attention is None
+        assert app.main_screen.suggestions is None
         assert "No queries yet" in str(app.query_one("#session", Static).content)
 
 
@@ -461,18 +463,18 @@ def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeyp
 
 def test_readme_lists_the_keys_from_the_bindings():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert keys_table(MtnApp.BINDINGS) in readme
+    assert keys_table(MtnApp.KEYS) in readme
 
 
 async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(make_app):
-    from app.model import Suggestions
+    from mtn_tui.model import Suggestions
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        app.suggestions = Suggestions([], [], ("cheap flights",), prefix="labradood")
+        app.main_screen.suggestions = Suggestions([], [], ("cheap flights",), prefix="labradood")
         await pilot.pause()
         assert suggestion_texts(app) == ["No known query starts like “labradood”."]
-        app.suggestions = Suggestions([], [], ("cheap flights",))
+        app.main_screen.suggestions = Suggestions([], [], ("cheap flights",))
         await pilot.pause()
         assert suggestion_texts(app) == ["No suggestions."]

@@ -8,11 +8,12 @@ import sqlite3
 import pytest
 from textual.widgets import Input
 
-from app import main as cli
-from app.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
-from app.history_store import HistoryStore, open_store
-from app.suggestion_list import HISTORY_GLYPH, SuggestionList
-from app.tui import MtnApp
+from mtn_tui import main as cli
+from mtn_tui.history.opening import open_store
+from mtn_tui.history.store import HistoryStore
+from mtn_tui.screens.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
+from mtn_tui.tui import MtnApp
+from mtn_tui.widgets.suggestion_list import HISTORY_GLYPH, SuggestionList
 from tools.app_pilot import settle
 
 pytestmark = pytest.mark.slow  # loads a SavedModel and drives the app
@@ -44,7 +45,11 @@ def stored(path):
 
 
 def first_suggestion(app):
-    return app.suggestions.items[0] if app.suggestions and app.suggestions.items else None
+    return (
+        app.main_screen.suggestions.items[0]
+        if app.main_screen.suggestions and app.main_screen.suggestions.items
+        else None
+    )
 
 
 def recorded_calls(monkeypatch, app):

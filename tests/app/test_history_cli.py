@@ -9,8 +9,8 @@ import stat
 
 import pytest
 
-from app import main as cli
-from app.history_store import open_store
+from mtn_tui import main as cli
+from mtn_tui.history.opening import open_store
 
 HEADER = "AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n"
 
@@ -139,7 +139,7 @@ def test_a_killed_export_leaves_nothing_that_looks_complete(
     def killed(_):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("app.history_files.os.fsync", killed)
+    monkeypatch.setattr("mtn_tui.history.files.os.fsync", killed)
     code, err = run(capsys, "--history", store_path, "--export-history", tmp_path / "out.tsv")
     assert code == 130 and err == "mtn-tui: interrupted; nothing half-written is left\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt.gz", "store"]

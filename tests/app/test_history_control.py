@@ -3,7 +3,7 @@ queries a history model reads with the session."""
 
 from types import SimpleNamespace
 
-from app.history_control import OFF_NOTE, HistoryControl
+from mtn_tui.history.control import OFF_NOTE, HistoryControl
 
 READS = SimpleNamespace(has_history=True, history_size=2, withheld_history=False)  # reads 2
 IGNORES = SimpleNamespace(has_history=False, history_size=2, withheld_history=False)

@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
-from app import main as cli
-from app.history_control import HistoryControl
-from app.history_filter import looks_secret
-from app.history_store import open_store
+from mtn_tui import main as cli
+from mtn_tui.history.control import HistoryControl
+from mtn_tui.history.filter import looks_secret
+from mtn_tui.history.opening import open_store
 
 SECRETS = [
     "password hunter2",

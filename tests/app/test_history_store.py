@@ -9,16 +9,9 @@ import stat
 
 import pytest
 
-from app.history_files import export_tsv, import_queries, user_queries
-from app.history_store import (
-    MAX_QUERY_CHARS,
-    MIGRATIONS,
-    VERSION,
-    HistoryStore,
-    StoreError,
-    default_path,
-    open_store,
-)
+from mtn_tui.history.files import export_tsv, import_queries, user_queries
+from mtn_tui.history.opening import default_path, open_store
+from mtn_tui.history.store import MAX_QUERY_CHARS, MIGRATIONS, VERSION, HistoryStore, StoreError
 
 HOUR = 3600
 
@@ -64,6 +57,13 @@ def test_queries_come_back_oldest_first(store):
     assert store.recent(0) == ()
     assert store.recent(2, before=102) == ("a", "b")
     assert store.count() == 5
+
+
+def test_recent_counts_a_repeated_query_once_as_the_model_does(store):
+    for when, query in enumerate(["a", "a", "A!", "b", "???", "b", "c"]):
+        store.add(query, 100 + when)
+    assert store.recent(2) == ("b", "???", "b", "c")  # the model keeps "b" and "c"
+    assert store.recent(3) == ("a", "a", "A!", "b", "???", "b", "c")
 
 
 def test_recent_is_read_again_when_another_instance_writes(store):
@@ -172,7 +172,7 @@ def test_a_locked_store_keeps_the_query_in_memory_and_writes_it_later(store):
 
 
 def test_closing_a_store_locked_to_the_end_says_what_was_not_written(monkeypatch, store):
-    monkeypatch.setattr("app.history_store.OPEN_WAIT_S", 0.1)
+    monkeypatch.setattr("mtn_tui.history.store.OPEN_WAIT_S", 0.1)
     other = sqlite3.connect(store.path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     store.add("late", 1)
@@ -253,7 +253,7 @@ def test_a_read_only_store_is_read_and_left_unchanged(monkeypatch, tmp_path):
     store.add("lisbon trams", 1)
     store.close()
     before = path.read_bytes()
-    monkeypatch.setattr("app.history_store._writable", lambda path: False)
+    monkeypatch.setattr("mtn_tui.history.opening._writable", lambda path: False)
     store, notes = open_store(path)
     assert store.read_only and "is read-only" in notes[0]
     store.add("this run", 2)
@@ -298,7 +298,7 @@ def test_a_delete_with_another_connection_open_leaves_the_text_in_no_file(store)
 def test_a_delete_while_another_connection_reads_says_the_text_is_still_in_the_wal(
     monkeypatch, store
 ):
-    monkeypatch.setattr("app.history_store.OPEN_WAIT_S", 0.2)
+    monkeypatch.setattr("mtn_tui.history.store.OPEN_WAIT_S", 0.2)
     store.add("keep", 1)
     store.add("zanzibar secret", 2)
     other = sqlite3.connect(store.path, isolation_level=None)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app import main as cli
-from app.history_control import HistoryControl
-from app.history_store import open_store
+from mtn_tui import main as cli
+from mtn_tui.history.control import HistoryControl
+from mtn_tui.history.opening import open_store
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +78,7 @@ def test_queries_a_store_locked_to_the_end_could_not_take_are_saved_and_said(
     for name in ("XLA_FLAGS", "TF_XLA_FLAGS"):  # set, so that monkeypatch puts them back
         monkeypatch.setenv(name, "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr("app.history_store.OPEN_WAIT_S", 0.1)
+    monkeypatch.setattr("mtn_tui.history.store.OPEN_WAIT_S", 0.1)
     monkeypatch.setattr(cli, "MtnApp", LockedApp)
     path = tmp_path / "history.db"
     code, _, err = run(capsys, "--history", str(path))

@@ -1,91 +1,83 @@
-"""The one-request-at-a-time scheduler, without Textual: one call in flight, only an answer
-for what is wanted now is shown, and the newest input is asked for when a call returns."""
+"""The one scheduler of model calls, without Textual: one call in flight, suggestions before
+the attention, only an answer for what is wanted now is shown, and the newest input is asked
+for when a call returns."""
 
 import subprocess
 import sys
 from pathlib import Path
 
-from app.model import ModelError
-from app.scheduler import Request, SuggestionScheduler, call_model
+from mtn_tui.model import ModelError
+from mtn_tui.scheduler import ATTENTION, SUGGESTIONS, Call, Request, Scheduler, Step
 
 EMPTY = Request((), "", ())
-
-
-class Screen:
-    """What the app would hold: the wanted request, the calls started and what is shown."""
-
-    def __init__(self):
-        self.wanted = Request(("paris",), "", ())
-        self.started, self.shown = [], []
-        self.scheduler = SuggestionScheduler(
-            lambda: self.wanted,
-            lambda backend, request: self.started.append((backend, request)),
-            lambda request, answer: self.shown.append((request, answer)),
-        )
+PARIS = Request(("paris",), "", ())
 
 
 def test_nothing_is_asked_before_a_model_is_in():
-    screen = Screen()
-    screen.scheduler.request()
-    assert screen.started == [] and screen.shown == []
+    assert Scheduler().want(SUGGESTIONS, PARIS) == Step()
 
 
 def test_one_call_at_a_time_and_the_newest_input_is_asked_when_it_returns():
-    screen, backend = Screen(), object()
-    screen.scheduler.use(backend)
-    first = screen.wanted
-    assert screen.started == [(backend, first)]
-    screen.wanted = Request(("paris",), "ho", ())
-    screen.scheduler.request()
-    screen.wanted = Request(("paris",), "hot", ())
-    screen.scheduler.request()
-    assert len(screen.started) == 1  # typing went on while the call was in flight
-    screen.scheduler.answered(backend, first, "stale answer")
-    assert screen.shown == []  # no longer what is on screen
-    assert screen.started[-1] == (backend, screen.wanted)
-    screen.scheduler.answered(backend, screen.wanted, "answer")
-    assert screen.shown == [(screen.wanted, "answer")] and len(screen.started) == 2
-    screen.scheduler.request()  # already shown: not asked again
-    assert len(screen.started) == 2
+    scheduler, backend = Scheduler(), object()
+    scheduler.use(backend)
+    first = scheduler.want(SUGGESTIONS, PARIS).start
+    assert first == Call(SUGGESTIONS, backend, PARIS)
+    assert scheduler.want(SUGGESTIONS, Request(("paris",), "ho", ())) == Step()
+    newest = Request(("paris",), "hot", ())
+    assert scheduler.want(SUGGESTIONS, newest) == Step()  # typing went on during the call
+    step = scheduler.answered(first, "stale answer")
+    assert step == Step((), Call(SUGGESTIONS, backend, newest))  # not shown: no longer wanted
+    step = scheduler.answered(step.start, "answer")
+    assert step == Step(((SUGGESTIONS, "answer"),))
+    assert scheduler.want(SUGGESTIONS, newest) == Step()  # already shown: not asked again
+
+
+def test_the_attention_is_asked_after_the_suggestions():
+    scheduler, backend = Scheduler(), object()
+    scheduler.use(backend)
+    suggestions = scheduler.want(SUGGESTIONS, PARIS).start
+    assert scheduler.want(ATTENTION, PARIS) == Step()
+    step = scheduler.answered(suggestions, "list")
+    assert step == Step(((SUGGESTIONS, "list"),), Call(ATTENTION, backend, PARIS))
+    assert scheduler.answered(step.start, "weights") == Step(((ATTENTION, "weights"),))
 
 
 def test_no_session_and_nothing_typed_shows_nothing_without_a_call():
-    screen = Screen()
-    screen.wanted = EMPTY
-    screen.scheduler.use(object())
-    screen.scheduler.request()
-    assert screen.started == [] and screen.shown == [(EMPTY, None)]
+    scheduler = Scheduler()
+    scheduler.use(object())
+    assert scheduler.want(SUGGESTIONS, EMPTY) == Step(((SUGGESTIONS, None),))
+    assert scheduler.want(ATTENTION, Request((), "typed", ())) == Step(((ATTENTION, None),))
 
 
 def test_an_answer_of_the_model_replaced_meanwhile_is_dropped():
-    screen, old, new = Screen(), object(), object()
-    screen.scheduler.use(old)
-    screen.scheduler.use(new)  # the call of `old` is still in flight: `new` waits for it
-    assert screen.started == [(old, screen.wanted)]
-    screen.scheduler.answered(old, screen.wanted, "old answer")
-    assert screen.shown == [] and screen.started[-1] == (new, screen.wanted)
+    scheduler, old, new = Scheduler(), object(), object()
+    scheduler.use(old)
+    call = scheduler.want(SUGGESTIONS, PARIS).start
+    scheduler.use(new)  # the call of `old` is still in flight: `new` waits for it
+    assert scheduler.answered(call, "old answer") == Step((), Call(SUGGESTIONS, new, PARIS))
 
 
 class Backend:
-    def suggest(self, session, history):
-        return ("suggest", session, history)
-
-    def complete(self, session, prefix, history):
+    def suggestions(self, session, prefix, history):
         if prefix == "bad":
             raise ModelError("the model failed")
-        return ("complete", session, prefix, history)
+        return (session, prefix, history)
+
+    def attention(self, session, history):
+        return ("attention", session, history)
 
 
-def test_the_call_is_complete_when_something_is_typed_else_suggest():
+def test_a_call_asks_the_model_client_and_answers_its_error():
     backend = Backend()
-    assert call_model(backend, Request(("a",), "", ("h",))) == ("suggest", ["a"], ("h",))
-    assert call_model(backend, Request(("a",), "b", ())) == ("complete", ["a"], "b", ())
-    assert isinstance(call_model(backend, Request(("a",), "bad", ())), ModelError)
+    asked = Request(("a",), "b", ("h",))
+    assert Call(SUGGESTIONS, backend, asked).run() == (["a"], "b", ("h",))
+    assert Call(ATTENTION, backend, asked).run() == ("attention", ["a"], ("h",))
+    assert isinstance(Call(SUGGESTIONS, backend, Request(("a",), "bad", ())).run(), ModelError)
 
 
 def test_the_scheduler_and_the_history_control_run_without_textual():
     code = (
-        "import sys, app.scheduler, app.history_control; "
+        "import sys, mtn_tui.scheduler, mtn_tui.history.control; "
         "assert 'textual' not in sys.modules, 'textual imported'"
     )
     root = Path(__file__).resolve().parents[2]

@@ -56,8 +56,8 @@ QUERY = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(session=st.lists(QUERY, max_size=7))
 def test_the_app_names_the_queries_the_model_read(session):
-    from app.model import used_queries
     from mtn_keras.serving.encoding import SessionEncoder
+    from mtn_tui.model import used_queries
 
     encoder = SessionEncoder(["<pad>", "<unk>", "<bos>", "<eos>", "cheap"], 3, 4)
     queries = encoder.prepare(tf.constant([session or [""]], tf.string))["queries"].numpy()[0]

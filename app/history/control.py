@@ -7,9 +7,10 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .history_filter import HistoryFilter, IgnoreFileError
-from .history_store import HistoryStore, StoreError, open_store
-from .model import Backend
+from ..model import Backend
+from .filter import HistoryFilter, IgnoreFileError
+from .opening import open_store
+from .store import HistoryStore, StoreError
 
 OFF_NOTE = "History is off (--no-history): nothing is read or written."
 

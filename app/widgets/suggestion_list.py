@@ -10,8 +10,9 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ..model import Suggestion, Suggestions
 from .cells import bar
-from .model import Suggestion, Suggestions
+from .query_input import continue_typed
 
 BAR = 6  # cells of the best suggestion's bar
 
@@ -78,9 +79,12 @@ class SuggestionList(OptionList, can_focus=False):
     Nothing is highlighted until the user moves there with ↓.
     """
 
+    items: list[Suggestion] = []  # those listed
+
     def show(self, suggestions: Suggestions) -> None:
         """List `suggestions`, none highlighted."""
         self.clear_options()
+        self.items = suggestions.items
         shares = score_shares([item.score for item in suggestions.items])
         for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
             self.add_option(Option(suggestion_row(rank, share, item)))
@@ -96,5 +100,12 @@ class SuggestionList(OptionList, can_focus=False):
     def show_message(self, message: str) -> None:
         """Show `message` in place of the suggestions."""
         self.clear_options()
+        self.items = []
         self.add_option(Option(Text(message, style="dim"), disabled=True))
         self.highlighted = None
+
+    def taken(self, typed: str) -> str | None:
+        """The highlighted suggestion, continuing `typed`; None when none is highlighted."""
+        if self.highlighted is None:
+            return None
+        return continue_typed(typed, self.items[self.highlighted].text)

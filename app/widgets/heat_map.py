@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ..model import SessionAttention
 from .cells import distinct_labels, weight_label
-from .model import SessionAttention
 
 COLD, HOT = (38, 42, 58), (255, 170, 40)  # colours of weights 0 and 1
 CELL = 5  # " .42 "

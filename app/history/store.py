@@ -2,8 +2,8 @@
 
 The store is the person's: it lives in the platform's user-data folder, 0600 in a 0700 folder,
 deletes overwrite the deleted text (secure_delete), and a query is never dropped: when the file
-is locked it waits in memory and is written later. Only a store of the app's own making is
-opened (its header says so); anything else is refused and left as it is.
+is locked it waits in memory and is written later. Which file is opened, and how, is
+opening.py's.
 """
 
 from __future__ import annotations
@@ -11,22 +11,18 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from platformdirs import user_data_path
-
-from mtn_keras.data.history import latest
 from mtn_keras.data.sessions import SESSION_GAP_SECONDS
+from mtn_keras.data.text import normalise
 
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
 LOCKED = ("SQLITE_BUSY", "SQLITE_LOCKED")
 APP_ID = 0x4D544E48  # "MTNH" in the file's header (PRAGMA application_id): a store of ours
-TABLES = {"queries", "schema_version"}  # a store made before APP_ID was written has these
 MAX_QUERY_CHARS = 512  # a longer entry is cut: no stored text may slow a keystroke's call
 
 # MIGRATIONS[v] takes a store of schema version v to v + 1; version 0 is an empty file.
@@ -40,11 +36,6 @@ MIGRATIONS = [
     """,
 ]
 VERSION = len(MIGRATIONS)
-
-
-def default_path() -> Path:
-    """The store in the platform's user-data folder (~/.local/share/mtn-keras/history.db)."""
-    return user_data_path("mtn-keras") / "history.db"
 
 
 class StoreError(Exception):
@@ -61,7 +52,8 @@ class Entry:
 
 
 class HistoryStore:
-    """One person's stored queries. Open with `open_store`, which also copes with damage.
+    """One person's stored queries. Open with `open_store` (opening.py), which also copes
+    with damage.
 
     A read-only store (`read_only`) is read; this run's queries stay in memory, unwritten.
     """
@@ -72,7 +64,7 @@ class HistoryStore:
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending: list[tuple[str, float]] = []  # queries a locked store could not take yet
         self.failure = "stayed locked"  # why `pending` is not written, for the closing line
-        # (data version, size, before, queries) of the latest `recent`
+        # (data version, size, before, stored queries newest first) of the latest `recent`
         self._recent: tuple[int, int, float, tuple[str, ...]] | None = None
 
     def close(self) -> bool:
@@ -112,7 +104,7 @@ class HistoryStore:
                 )
         except sqlite3.OperationalError as error:
             # locked by another instance: they wait for the next write; else say why
-            self.failure = "stayed locked" if _locked(error) else _reason(error)
+            self.failure = "stayed locked" if is_locked(error) else failure(error)
             return False
         finally:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
@@ -121,21 +113,26 @@ class HistoryStore:
         return True
 
     def recent(self, size: int, before: float = math.inf) -> tuple[str, ...]:
-        """The last `size` queries submitted before `before`, oldest first, those still in
-        memory included.
+        """The queries submitted before `before`, oldest first, those still in memory included,
+        back to the `size`-th from the end as the model counts them (`counted`): the model
+        keeps its last `size` of what it gets, and gets that many.
 
-        One indexed query, read again only when this or another instance changed the store.
+        Read again only when this or another instance changed the store.
         """
         with self._named():
             version = self._db.execute("PRAGMA data_version").fetchone()[0]
             if self._recent is None or self._recent[:3] != (version, size, before):
                 rows = self._db.execute(
-                    "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC LIMIT ?",
-                    (before, size),
-                ).fetchall()
-                self._recent = (version, size, before, tuple(row[0] for row in reversed(rows)))
-        kept = self._recent[3] + tuple(query for query, when in self.pending if when < before)
-        return latest(kept, size)
+                    "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC",
+                    (before,),
+                )
+                try:
+                    newest = counted((row[0] for row in rows), size)
+                finally:
+                    rows.close()
+                self._recent = (version, size, before, newest)
+        waiting = [query for query, when in reversed(self.pending) if when < before]
+        return tuple(reversed(counted([*waiting, *self._recent[3]], size)))
 
     def count(self) -> int:
         """How many queries the file holds."""
@@ -227,26 +224,41 @@ class HistoryStore:
         try:
             yield
         except sqlite3.DatabaseError as error:
-            if _locked(error) or isinstance(error, sqlite3.ProgrammingError):
+            if is_locked(error) or isinstance(error, sqlite3.ProgrammingError):
                 raise  # a closed connection is a defect, not the file's state
-            raise StoreError(f"{self.path}: {_reason(error)}") from None
+            raise StoreError(f"{self.path}: {failure(error)}") from None
 
 
-def _locked(error: sqlite3.Error) -> bool:
+def counted(newest_first, size: int) -> tuple[str, ...]:
+    """The queries of `newest_first` up to the `size`-th as the model counts them: a query
+    repeated right after itself counts once, one without words not at all (the graph drops
+    both, HistoryLookup.kept), so that a store of repeats still gives the model `size`."""
+    taken, count, previous = [], 0, None
+    for query in newest_first:
+        text = normalise(query)
+        if text and text != previous:
+            if count == size:
+                break
+            count, previous = count + 1, text
+        taken.append(query)
+    return tuple(taken) if count else ()
+
+
+def is_locked(error: sqlite3.Error) -> bool:
     """Whether `error` is another connection holding the file."""
     return getattr(error, "sqlite_errorname", "") in LOCKED
 
 
-def _damaged(error: sqlite3.Error) -> bool:
+def is_damaged(error: sqlite3.Error) -> bool:
     """Whether `error` is a damaged file (or one that is no database)."""
     name = getattr(error, "sqlite_errorname", "")
     return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
 
 
-def _reason(error: sqlite3.Error) -> str:
+def failure(error: sqlite3.Error) -> str:
     """What went wrong with the file, in a few words."""
     name = getattr(error, "sqlite_errorname", "")
-    if _damaged(error):
+    if is_damaged(error):
         return f"the store is damaged ({error})"
     if name == "SQLITE_FULL":
         return "the disk is full"
@@ -262,7 +274,7 @@ def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
     Raises sqlite3.DatabaseError for a file that is not a store.
     """
     if read_only:
-        db = sqlite3.connect(_read_only_uri(path), uri=True, isolation_level=None)
+        db = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
         version = db.execute("SELECT max(version) FROM schema_version").fetchone()[0]
         if version != VERSION:
             db.close()
@@ -301,122 +313,10 @@ def _migrate(db: sqlite3.Connection) -> None:
         raise
 
 
-def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]]:
-    """The store at `path` (default: the user-data one) and what the person should hear about
-    it, one line each: a damaged file set aside, permissions too wide, or why there is none.
-
-    Only a store of the app's own making is opened; a file that is not one is refused and left
-    as it is, except in the default place, where an unreadable file can only be a damaged
-    store. A store the person cannot write is opened read-only."""
-    given = path is not None
-    path = Path(path) if given else default_path()
-    if path.is_symlink() and not path.exists():  # SQLite would create its target, mode 644
-        return None, [f"History off: {path} is a link to nowhere: give the path of a store."]
-    if path.exists() and not path.is_file():
-        return None, [f"History off: {path} is not a file: give the path of a history store."]
-    kind = _kind(path)
-    if kind == "foreign":
-        return None, [f"History off: {path} is a database this app did not make: left as it is."]
-    if kind == "unreadable" and given:
-        return None, [f"History off: {path} is not a history store: left as it is."]
-    if kind == "ours" and not _writable(path):
-        try:
-            store = HistoryStore(path, read_only=True)
-        except (StoreError, sqlite3.DatabaseError) as error:
-            return None, [f"History off: {path}: {error}."]
-        return store, [f"History store {path} is read-only: read, and this run's queries not kept."]
-    try:
-        _make_private(path)
-    except OSError as error:
-        return None, [f"History off: cannot write {path.parent} ({error.strerror})."]
-    try:
-        return HistoryStore(path), _wide_permissions(path)
-    except StoreError as error:
-        return None, [f"History off: {path}: {error}."]
-    except sqlite3.DatabaseError as error:
-        if _locked(error):
-            return None, [f"History off: {path} is locked by another program."]
-        if not _damaged(error):
-            return None, [f"History off: {path}: {_reason(error)}."]
-        aside = _set_aside(path)
-        notes = [f"History store {path} was unreadable ({error}): kept as {aside.name}."]
-    try:
-        _make_private(path)
-        return HistoryStore(path), notes
-    except (OSError, sqlite3.DatabaseError) as error:
-        return None, [*notes, f"History off: cannot make a new store at {path} ({error})."]
-
-
-def _kind(path: Path) -> str:
-    """What the file at `path` is: `new` (none, or empty), `ours` (a store of this app: its
-    header's application id, or the tables of a store made before the id was written),
-    `foreign` (a SQLite database of another program) or `unreadable`."""
-    if not path.exists() or path.stat().st_size == 0:
-        return "new"
-    try:
-        with open(path, "rb") as file:
-            header = file.read(100)
-    except OSError:
-        return "unreadable"
-    if not header.startswith(b"SQLite format 3\x00") or len(header) < 100:
-        return "unreadable"
-    if int.from_bytes(header[68:72], "big") == APP_ID:
-        return "ours"
-    try:
-        db = sqlite3.connect(_read_only_uri(path), uri=True)
-        try:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
-        return "unreadable"
-    return "ours" if tables <= TABLES | {"queries_by_time"} else "foreign"
-
-
-def _read_only_uri(path: Path) -> str:
+def read_only_uri(path: Path) -> str:
     """The URI that opens the store at `path` for reading only. In a folder this process may
     not write, SQLite cannot make the -shm file a reader of a WAL store needs ("attempt to
     write a readonly database"): there the file is read as it stands (immutable), and
     nothing is created beside it."""
     frozen = "" if os.access(path.parent, os.W_OK) else "&immutable=1"
     return f"{path.resolve().as_uri()}?mode=ro{frozen}"
-
-
-def _writable(path: Path) -> bool:
-    """Whether this process may write the store and its folder (where SQLite puts -wal)."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-
-
-def _wide_permissions(path: Path) -> list[str]:
-    """A line for a store that others may read or write, else none."""
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if not mode & 0o077:
-        return []
-    return [f"History store {path} is open to others (mode {mode:o}): chmod 600 it."]
-
-
-def _make_private(path: Path) -> None:
-    """Create the store's folder (0700) and an empty file (0600) unless they exist."""
-    if not path.parent.is_dir():
-        path.parent.mkdir(mode=0o700, parents=True)
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        pass
-    if not os.access(path.parent, os.W_OK):
-        raise PermissionError(13, "Permission denied")  # SQLite needs its -wal file beside
-
-
-def _set_aside(path: Path) -> Path:
-    """Rename the damaged store (and its -wal and -shm files) with a timestamp; never delete."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    number = 1
-    while aside.exists():  # set aside twice in one second: never overwrite the first
-        number += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
-    for suffix in ("", "-wal", "-shm"):
-        part = path.with_name(path.name + suffix)
-        if part.exists():
-            part.rename(aside.with_name(aside.name + suffix))
-    return aside

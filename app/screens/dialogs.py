@@ -19,15 +19,19 @@ from .history_screen import HistoryScreen
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys (from the app's BINDINGS) and what the panels show."""
+    """The keys (`bindings`: the main screen's and the app's) and what the panels show."""
 
     AUTO_FOCUS = ".dialog"  # so that the arrow keys scroll it
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
 
+    def __init__(self, bindings: list[Binding]):
+        super().__init__()
+        self.key_bindings = bindings
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog"):
             yield Static("escape, f1 or q closes this help; ↑ ↓ scroll it.", classes="hint")
-            yield Markdown(help_text(self.app.BINDINGS, HistoryScreen.BINDINGS))
+            yield Markdown(help_text(self.key_bindings, HistoryScreen.BINDINGS))
         yield Footer()
 
 

@@ -12,12 +12,16 @@ from textual.widgets import Static
 class SessionPanel(VerticalScroll, can_focus=False):
     """The session's queries as typed, numbered from 1; the numbers every panel uses."""
 
-    queries: reactive[tuple[str, ...]] = reactive(tuple)
-    ignored: reactive[dict[int, str]] = reactive(dict)  # 0-based position -> reason
-    read_as: reactive[dict[int, str]] = reactive(dict)  # 0-based position -> corrected reading
+    # init=False: the watchers write into #session, there once composed (on_mount)
+    queries: reactive[tuple[str, ...]] = reactive(tuple, init=False)
+    ignored: reactive[dict[int, str]] = reactive(dict, init=False)  # 0-based position -> reason
+    read_as: reactive[dict[int, str]] = reactive(dict, init=False)  # position -> corrected reading
 
     def compose(self):
         yield Static(id="session")
+
+    def on_mount(self) -> None:
+        self._update()
 
     def watch_queries(self) -> None:
         self._update()

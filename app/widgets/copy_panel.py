@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ..model import Suggestion
 from .cells import bar, weight_label
-from .model import Suggestion
 from .suggestion_list import score_label
 
 ROWS = 8  # words listed

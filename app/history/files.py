@@ -18,8 +18,8 @@ from pathlib import Path
 from mtn_keras.data.logs import InputError, Tally, check_inputs, read_log
 from mtn_keras.data.text import normalise
 
-from .history_filter import HistoryFilter
-from .history_store import MAX_QUERY_CHARS, HistoryStore
+from .filter import HistoryFilter
+from .store import MAX_QUERY_CHARS, HistoryStore
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # as the AOL log writes its times
 

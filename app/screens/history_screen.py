@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .history_store import Entry, HistoryStore, StoreError
+from ..history.store import Entry, HistoryStore, StoreError
 
 ROWS_SHOWN = 500  # newest queries listed; searching reaches the older ones
 
