@@ -47,13 +47,8 @@ from mtn_keras.ranking.scoring import candidate_hidden, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import SessionEncoder
-from mtn_keras.serving.inputs import (
-    HISTORY_OUTPUTS,
-    SUGGEST_OUTPUTS,
-    checked_inputs,
-    in_chunks,
-    unless_empty,
-)
+from mtn_keras.serving.inputs import checked_inputs, in_chunks, unless_empty
+from mtn_keras.serving.outputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
 from mtn_keras.serving.prefix import PrefixConstraint, constrained
 from mtn_keras.serving.spelling import Spelling
 
@@ -337,7 +332,7 @@ class SuggestionService(tf.Module):
         return log_probs, {**state, "model": model_state}
 
     def output_sizes(self, session):
-        """The sizes that name the outputs' dimensions (see inputs.SUGGEST_OUTPUTS)."""
+        """The sizes that name the outputs' dimensions (see outputs.py)."""
         slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
         return {
             "batch": tf.shape(session)[0],
@@ -410,7 +405,7 @@ class SuggestionService(tf.Module):
 
     @staticmethod
     def outputs(found, names):
-        """The outputs of `found` that a signature gives (inputs.SUGGEST_OUTPUTS and, with
+        """The outputs of `found` that a signature gives (outputs.SUGGEST_OUTPUTS and, with
         history, HISTORY_OUTPUTS)."""
         return {name: found[name] for name in names}
 
