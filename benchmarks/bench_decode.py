@@ -9,7 +9,7 @@ to earn its keep against the stock sampler's usual use, which recomputes the dec
 the whole prompt at every step.
 
 Timed, in one process, each call interleaved with the others so load hits all alike:
-- search: the service's numeric core, `SuggestionService.search` (XLA-compiled, as the
+- search: the service's numeric core, `SuggestionService.core` (XLA-compiled, as the
   service and the export run it by default): `model.start` and `beam_search` with the
   product's decoding (DecodeConfig: length normalisation, de-duplication, one extra result
   for the dropped last query, copy weights traced) at beam 5, k 5, on the encoded session;
@@ -341,8 +341,8 @@ def main(argv=None):
     pad = [[0, 0], [model.config.max_queries - len(SESSION), 0], [0, 0]]
     padded = tf.pad(tokens, pad), tf.pad(ext, pad)
     contenders = {
-        "search (ours)": lambda: service.search(*padded),
-        "search (ours, no XLA)": lambda: plain.search(*padded),
+        "search (ours)": lambda: service.core(*padded),
+        "search (ours, no XLA)": lambda: plain.core(*padded),
         "suggest signature (ours)": lambda: service.suggest(strings),
         "keras-hub BeamSampler": lambda: reference(tokens, ext),
         "keras-hub BeamSampler, XLA": lambda: reference_xla(tokens, ext),

@@ -17,13 +17,12 @@ def rank(trained, data, decoding, hidden=16, progress=print):
     its candidates scored by the serving graph itself (ranking.build.fit_ranking)."""
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.build import fit_ranking
-    from mtn_keras.serving.service import SuggestionService
+    from mtn_keras.serving.steps import SuggestionSteps
 
-    def table_for(index):
-        service = SuggestionService(trained.model, trained.vocab.tokens, decoding, Ranking(index))
-        return service.candidate_table
+    def steps_for(index):
+        return SuggestionSteps(trained.model, trained.vocab.tokens, decoding, Ranking(index))
 
-    return fit_ranking(table_for, data, decoding, hidden, progress)
+    return fit_ranking(steps_for, data, decoding, hidden, progress)
 
 
 def main(argv=None):

@@ -48,7 +48,7 @@ def candidates(trained, data, every):
     with_history = [fitted[i] for i in picked]
     rows = with_history + [(context, query, "", []) for context, query, _, _ in with_history]
     users = [found.valid_users[lines[i]] for i in picked] * 2
-    return rows, candidate_rows(service.candidate_table, rows), users
+    return rows, candidate_rows(service, rows), users
 
 
 def out_of_fold(features, labels, units):

@@ -72,7 +72,7 @@ class RunFolder:
 
     def __init__(self, trained, decoding=None):
         from mtn_keras.base.config import DecodeConfig
-        from mtn_keras.serving.inputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
+        from mtn_keras.serving.outputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
         from mtn_keras.serving.service import SuggestionService
 
         self._tf = import_tensorflow()

@@ -2,6 +2,7 @@
 candidates of the validation split (with and without typed prefixes, each with its user's
 earlier queries), the threshold tuned there too."""
 
+import functools
 import zlib
 from dataclasses import dataclass
 
@@ -70,16 +71,29 @@ def ranker_probabilities(ranker, features):
     return 1.0 / (1.0 + np.exp(-logits))
 
 
-def candidate_rows(candidate_table, rows, batch_size=64):
+def candidate_table(steps, session, prefix, history):
+    """Every candidate of a batch of sessions [B, S] after the typed `prefix` [B] ("" for
+    none), with the user's earlier queries `history` [B, H], as the serving graph ranks
+    them: the route of `steps` (a serving.steps.SuggestionSteps with a ranking) up to the
+    filters. Their `texts` [B, M], `sources`, `features` [B, M, F] and whether each is
+    `valid` (listed and passing the filters)."""
+    prepared = steps.prepare(session, prefix)
+    kept = steps.kept_history(session, history)
+    pooled = steps.pooled(prepared, kept)
+    table = steps.candidates(prepared, pooled, steps.search(prepared, kept, pooled))
+    valid = steps.filtered(table, prepared, kept)
+    texts, sources, features = table.texts, table.sources, table.features
+    return {"texts": texts, "sources": sources, "features": features, "valid": valid}
+
+
+def candidate_rows(steps, rows, batch_size=64):
     """The valid candidates of every (context, next query, prefix, history) row: features
     [N, F], labels [N] (the candidate is the next query), groups [N] (the row's number) and
-    keys [N] (its word set). `candidate_table(sessions, prefixes, histories)` gives every
-    candidate of a batch of sessions with its features, as the serving graph ranks them
-    (SuggestionService.candidate_table)."""
+    keys [N] (its word set), from the `candidate_table` of the serving graph's `steps`."""
     import tensorflow as tf
 
     table = tf.function(
-        candidate_table,
+        functools.partial(candidate_table, steps),
         input_signature=[
             tf.TensorSpec([None, None], tf.string),
             tf.TensorSpec([None], tf.string),
@@ -143,21 +157,21 @@ class RankingData:
         return found
 
 
-def fit_ranking(table_for, data, decoding, hidden=16, progress=print):
+def fit_ranking(steps_for, data, decoding, hidden=16, progress=print):
     """A model's `Ranking`: the index of `data`'s training sessions, and the ranker fitted on
     the candidates of its validation sessions (with their users' earlier queries when the
     dataset has them), where the thresholds are tuned too (one for sessions without a
     history, one with), each on out-of-fold probabilities: rankers fitted on FOLDS - 1
     folds of the users score the held-out fold, so the thresholds and the figures in
-    ranking.json are not in-sample. `table_for(index)` gives the candidate table function
-    of the model ranked with that index (decoded with `decoding`, threshold 0; see
-    `candidate_rows`). The validation users are users the model never saw, as the product
+    ranking.json are not in-sample. `steps_for(index)` gives the serving graph's steps of
+    the model ranked with that index (decoded with `decoding`, threshold 0; see
+    `candidate_table`). The validation users are users the model never saw, as the product
     meets them: held-out sessions of training users, added, made a worse ranker
     (docs/ranking.md): the model remembers them, and its scores of their next queries
     mislead."""
     index = QueryLogIndex.build(data.train_sessions, blocked_phrases())
     progress(f"index: {index.sizes()}")
-    fitted = fitting_rows(table_for(index), data, progress)
+    fitted = fitting_rows(steps_for(index), data, progress)
     ranker = fit_ranker(fitted["features"], fitted["labels"], hidden)
     units = data.valid_users
     if units is None:
@@ -171,17 +185,17 @@ def fit_ranking(table_for, data, decoding, hidden=16, progress=print):
     return Ranking(index, ranker, threshold, info, history_threshold)
 
 
-def fitting_rows(table, data, progress=print):
+def fitting_rows(steps, data, progress=print):
     """The rows the ranker is fitted on (`pairs_as_met` of `data`'s validation sessions) and
-    their candidates by `table` (`candidate_rows`): a dict of the untyped `pairs` count,
-    the `plain` count, each row's `lines`, and the candidates' `features`, `labels`,
-    `groups` and `keys`."""
+    their candidates by the serving graph's `steps` (`candidate_rows`): a dict of the
+    untyped `pairs` count, the `plain` count, each row's `lines`, and the candidates'
+    `features`, `labels`, `groups` and `keys`."""
     pairs = len(session_pairs(data.valid_sessions))
     rows, plain, lines = pairs_as_met(data.valid_sessions, data.valid_histories)
     if data.valid_histories is not None:
         with_history = sum(bool(history) for _, _, _, history in rows[:pairs])
         progress(f"valid: {with_history:,} of {pairs:,} pairs have an earlier query")
-    features, labels, groups, keys = candidate_rows(table, rows)
+    features, labels, groups, keys = candidate_rows(steps, rows)
     progress(
         f"valid: {len(labels)} candidates of {len(rows)} pairs (with and without histories) "
         f"and typed prefixes, {int(labels.sum())} the next query"

@@ -3,12 +3,31 @@ the log, the log's most frequent completions of what was typed, the session's ea
 queries that the typed prefix returns to, and the user's earlier queries; each column
 keeps the name of the source that proposed it."""
 
+from typing import NamedTuple
+
 import tensorflow as tf
 
 from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup, completes
 from mtn_keras.ranking.typos import forgiving, near_prefix
+
+
+class Pool(NamedTuple):
+    """The pool's candidates of a batch and what they were gathered from: `texts` [B, C] (""
+    padding), `source` [C] ("log", "session", "history" or "fixed"), the last query's
+    `rare` word ids (LogLookup), the prefix's `completions` (PrefixLookup), the log's
+    completions of what was typed with one slip corrected (`fixed`,
+    PrefixLookup.near_completions), the `typed` prefix [B] (PrefixConstraint.chars; "" for
+    none) and the kept `history` [B, T] (HistoryLookup.kept)."""
+
+    texts: tf.Tensor
+    source: tf.Tensor
+    rare: tf.Tensor
+    completions: tf.Tensor
+    fixed: tf.Tensor
+    typed: tf.Tensor
+    history: tf.Tensor
 
 
 class CandidatePool(tf.Module):
@@ -29,14 +48,10 @@ class CandidatePool(tf.Module):
         self.max_queries = max_queries
 
     def gather(self, queries, session_words, history, typed):
-        """The candidates after the session's queries [B, S'] (words [B, S', n]), with the
-        kept history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
-        (PrefixConstraint.chars; "" for none): `texts` [B, C] ("" padding), `source` [C]
-        ("log", "session", "history" or "fixed"), the last query's `rare` word ids
-        (LogLookup), the prefix's `completions` (PrefixLookup) and the log's completions of
-        what was typed with one slip corrected (`fixed`, PrefixLookup.near_completions).
-        Only candidates that complete what was typed, as typed or one edit from it
-        (typos.near_prefix), are kept."""
+        """The `Pool` after the session's queries [B, S'] (words [B, S', n]), with the kept
+        history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
+        (PrefixConstraint.chars; "" for none). Only candidates that complete what was typed,
+        as typed or one edit from it (typos.near_prefix), are kept."""
         rare = self.lookup.rare_word_ids(queries)
         completions = self.prefixes.completions(typed)
         forgive = forgiving(typed, tf.reduce_any(completions >= 0, axis=1))
@@ -53,13 +68,8 @@ class CandidatePool(tf.Module):
             "fixed": self.new_texts(self.prefixes.texts(fixed), texts),
         }
         source = [tf.fill(tf.shape(texts)[1:], name) for name, texts in parts.items()]
-        return {
-            "texts": tf.concat(list(parts.values()), axis=1),
-            "source": tf.concat(source, axis=0),
-            "rare": rare,
-            "completions": completions,
-            "fixed": fixed,
-        }
+        texts = tf.concat(list(parts.values()), axis=1)
+        return Pool(texts, tf.concat(source, axis=0), rare, completions, fixed, typed, history)
 
     def with_completions(self, texts, completions):
         """The log's candidate texts [B, C] followed by the texts of the prefix's

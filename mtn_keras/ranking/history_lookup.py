@@ -143,3 +143,18 @@ class HistoryLookup:
             ],
             axis=-1,
         )
+
+
+def history_weights(history, queries, shown, scores):
+    """[B, T]: how much each kept history entry counted in the shown list: an entry the
+    user typed that is shown, or one equal to a session query whose follower there is shown,
+    weighs that suggestion's score; normalised to sum to one over the entries (all zeros
+    when no shown suggestion came from the history)."""
+    score = tf.where(scores > NEG_INF, scores, 0.0)[:, :, None]  # [B, k, 1]
+    real = history != ""
+    typed = (shown[:, :, None] == history[:, None, :]) & real[:, None, :]
+    following = tf.pad(history[:, 1:], [[0, 0], [0, 1]])
+    in_session = tf.reduce_any(history[:, :, None] == queries[:, None, :], axis=-1) & real
+    led = (shown[:, :, None] == following[:, None, :]) & in_session[:, None, :]
+    mass = tf.reduce_sum(tf.cast(typed | led, tf.float32) * score, axis=1)
+    return tf.math.divide_no_nan(mass, tf.reduce_sum(mass, axis=-1, keepdims=True))

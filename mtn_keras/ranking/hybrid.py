@@ -15,6 +15,8 @@ where the ranker puts them; by default one, where the ranker puts them, never fi
 curve in docs/ranking.md). Typed words relate every completion, and there the ranker's order
 stands (pinning cost completions with history 3 points)."""
 
+from typing import NamedTuple
+
 import tensorflow as tf
 
 from mtn_keras.base.config import UNRELATED_PLACES
@@ -73,14 +75,53 @@ def source_names(*flags):
     return tf.strings.regex_replace(tf.strings.join(parts), r"\+$", "")
 
 
-def beam_only(beam, check, vouched, k):
-    """The paper's setting: the beam's n-best by their length-normalised log-probability,
-    after the filters (`check(words, texts, vouched) -> keep [B, M]`). Returns scores,
-    texts, sources and copy weights of the k best."""
-    texts = joined(beam["words"])
-    scores = tf.where(check(beam["words"], texts, vouched), beam["scores"], NEG_INF)
-    scores = tf.where(same_words_as_better(beam["words"], scores), NEG_INF, scores)
-    return top(scores, k, texts, tf.fill(tf.shape(texts), "model"), beam["copied"])
+class Table(NamedTuple):
+    """Every candidate of a batch once, as the filters and the ranker read them: `texts`
+    [B, M] ("" for none), `words` [B, M, L], `sources` [B, M] (source_names), `copied`
+    [B, M, X] (copy weights), `listed` [B, M] (a candidate, its first time in the row; None:
+    every one) and `witness` [B, M] (a witness for sharing no word with the session, see
+    filters.keep). The beam's alone (`beam_table`) hold their length-normalised `scores`
+    [B, M]; the ranked (HybridRanker.table) their `features` [B, M, F] and `fixed` (a
+    slip corrected), `in_history` (typed by the user before) and `related` [B, M]
+    (filters.related)."""
+
+    texts: tf.Tensor
+    words: tf.Tensor
+    sources: tf.Tensor
+    copied: tf.Tensor
+    listed: tf.Tensor | None
+    witness: tf.Tensor
+    scores: tf.Tensor | None = None
+    features: tf.Tensor | None = None
+    fixed: tf.Tensor | None = None
+    in_history: tf.Tensor | None = None
+    related: tf.Tensor | None = None
+
+
+class Shown(NamedTuple):
+    """The k shown of each row, best first: `scores` [B, k] (-inf: none), `texts` [B, k],
+    `sources` [B, k] and `copied` [B, k, X]."""
+
+    scores: tf.Tensor
+    texts: tf.Tensor
+    sources: tf.Tensor
+    copied: tf.Tensor
+
+
+def beam_table(beam, scores, witness):
+    """The paper's setting: the beam's n-best (`beam`, scoring.Scored) as a `Table`, with
+    their length-normalised `scores` [B, M] and the `witness` [B, 1] for all of them."""
+    texts = joined(beam.words)
+    sources = tf.fill(tf.shape(texts), "model")
+    return Table(texts, beam.words, sources, beam.copied, None, witness, scores)
+
+
+def beam_only(table, valid, k):
+    """The k best of the beam's `table` (`beam_table`) by their length-normalised
+    log-probability, of those `valid` [B, M] (listed and passing the filters)."""
+    scores = tf.where(valid, table.scores, NEG_INF)
+    scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
+    return Shown(*top(scores, k, table.texts, table.sources, table.copied))
 
 
 class HybridRanker(tf.Module):
@@ -112,20 +153,21 @@ class HybridRanker(tf.Module):
         self.threshold = float(threshold)
         self.history_threshold = float(history_threshold)
 
-    def table(self, inputs, beam, log, check, known_words):
-        """Every candidate of the beam and the pool, once: texts [B, M], words, features
-        [B, M, F], `valid` (passes the filters), `sources` and `copied` (copy weights).
-        `log` holds the pool's candidates (CandidatePool.gather: their `source` [C] names
-        the log's, the session's earlier queries that what was typed returns to and the
-        user's history's), scored, and the history itself (`history`, HistoryLookup.kept)."""
-        width = tf.shape(beam["words"])[2]
-        log_words = tf.pad(log["words"], [[0, 0], [0, 0], [0, width - tf.shape(log["words"])[2]]])
-        words = tf.concat([beam["words"], log_words], axis=1)
+    def table(self, queries, session_words, known_words, beam, gathered, scored):
+        """Every candidate of the beam (`beam`, scoring.Scored) and the pool (`gathered`,
+        candidates.Pool: its `source` [C] names the log's, the session's earlier queries
+        that what was typed returns to, the user's history's; `scored`, their words and
+        model scores) once, as a `Table` with their features, after the session's queries
+        [B, S'] (words [B, S', n]; `known_words` [B], the share of the last query's words
+        in the vocabulary)."""
+        width = tf.shape(beam.words)[2]
+        log_words = tf.pad(scored.words, [[0, 0], [0, 0], [0, width - tf.shape(scored.words)[2]]])
+        words = tf.concat([beam.words, log_words], axis=1)
         texts = joined(words)
-        log_probs = tf.concat([beam["log_probs"], log["log_probs"]], axis=1)
-        lengths = tf.concat([beam["lengths"], log["lengths"]], axis=1)
-        unknown = tf.concat([beam["unknown"], log["unknown"]], axis=1)
-        source = tf.concat([tf.fill(tf.shape(beam["words"])[1:2], "model"), log["source"]], 0)
+        log_probs = tf.concat([beam.log_probs, scored.log_probs], axis=1)
+        lengths = tf.concat([beam.lengths, scored.lengths], axis=1)
+        unknown = tf.concat([beam.unknown, scored.unknown], axis=1)
+        source = tf.concat([tf.fill(tf.shape(beam.words)[1:2], "model"), gathered.source], 0)
         beam_part, history_part = source == "model", source == "history"
         offered = (texts != "") & (log_probs > NEG_INF)
         same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
@@ -133,22 +175,23 @@ class HybridRanker(tf.Module):
         logged_part = (source == "log") | (source == "fixed")
         from_log = tf.reduce_any(same & logged_part[None, None, :], axis=-1)
         from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
+        typed = gathered.typed
         # A completion that returns to an earlier session query, whoever proposed it.
-        from_session, returns = revisited(texts, inputs["queries"], log["typed"] != "")
+        from_session, returns = revisited(texts, queries, typed != "")
         index = tf.range(tf.shape(texts)[1])
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         lookup = self.pool.lookup
-        last = inputs["queries"][:, -1]
+        last = queries[:, -1]
         known = tf.stack([tf.cast(lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
-        evidence = lookup.evidence(inputs["queries"], texts, log["rare"])
-        history = self.pool.history.evidence(log["history"], inputs["queries"], texts, words)
+        evidence = lookup.evidence(queries, texts, gathered.rare)
+        history = self.pool.history.evidence(gathered.history, queries, texts, words)
         # A candidate that completes what was typed only with a slip corrected has its prefix
         # evidence among the log's corrected completions.
-        fixed = (log["typed"] != "")[:, None] & ~completes(texts, log["typed"]) & (texts != "")
+        fixed = (typed != "")[:, None] & ~completes(texts, typed) & (texts != "")
         prefix = tf.where(
             fixed[:, :, None],
-            self.pool.prefixes.features(texts, log["fixed"], log["typed"]),
-            self.pool.prefixes.features(texts, log["completions"], log["typed"]),
+            self.pool.prefixes.features(texts, gathered.fixed, typed),
+            self.pool.prefixes.features(texts, gathered.completions, typed),
         )
         features = candidate_features(
             log_probs,
@@ -157,24 +200,25 @@ class HybridRanker(tf.Module):
             (in_beam, from_log, from_history, returns),
             evidence,
             words,
-            inputs["words"],
+            session_words,
             known,
             history,
             prefix,
         )
         logged = followed_in_log(evidence)
         followed = logged | followed_in_history(history)
-        return {
-            "in_history": typed_before(history),
-            "related": related(words, inputs["words"], followed, log["typed"] != ""),
-            "texts": texts,
-            "words": words,
-            "features": features,
-            "sources": source_names(in_beam, from_log, from_history, from_session, fixed),
-            "fixed": fixed,
-            "valid": offered & ~repeated & check(words, texts, logged | from_history),
-            "copied": tf.concat([beam["copied"], log["copied"]], axis=1),
-        }
+        return Table(
+            texts,
+            words,
+            source_names(in_beam, from_log, from_history, from_session, fixed),
+            tf.concat([beam.copied, scored.copied], axis=1),
+            listed=offered & ~repeated,
+            witness=logged | from_history,
+            features=features,
+            fixed=fixed,
+            in_history=typed_before(history),
+            related=related(words, session_words, followed, typed != ""),
+        )
 
     def probabilities(self, features):
         """The ranker's probability [B, M] that each candidate is the next query."""
@@ -182,24 +226,24 @@ class HybridRanker(tf.Module):
         logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
         return tf.sigmoid(tf.cast(logits, tf.float32))
 
-    def __call__(self, inputs, beam, log, check, known_words, k, typed):
-        """Scores (ranker probabilities), texts, sources and copy weights of the k best;
-        `typed` [B]: the row's candidates complete typed words."""
-        found = self.table(inputs, beam, log, check, known_words)
-        probs = self.probabilities(found["features"])
-        mine = found["in_history"] & ~typed[:, None]  # the history's, while nothing is typed
-        own = self.probabilities(without_history(found["features"]))
+    def __call__(self, table, valid, k, typed):
+        """The k `Shown` of the `table` (`table` above), by the ranker's probabilities, of
+        the candidates `valid` [B, M] (listed and passing the filters); `typed` [B]: the
+        row's candidates complete typed words."""
+        probs = self.probabilities(table.features)
+        mine = table.in_history & ~typed[:, None]  # the history's, while nothing is typed
+        own = self.probabilities(without_history(table.features))
         probs = tf.where(mine | typed[:, None], probs, own)
-        probs = tf.where(found["fixed"], probs * FIXED_WEIGHT, probs)
+        probs = tf.where(table.fixed, probs * FIXED_WEIGHT, probs)
         untyped = tf.where(mine, self.history_threshold, self.threshold)
         threshold = tf.where(typed[:, None], 0.0, untyped)
-        scores = tf.where(found["valid"] & (probs >= threshold), probs, NEG_INF)
-        scores = tf.where(same_words_as_better(found["words"], scores), NEG_INF, scores)
-        loose = mine & ~found["related"]
+        scores = tf.where(valid & (probs >= threshold), probs, NEG_INF)
+        scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
+        loose = mine & ~table.related
         scores = capped(scores, loose, self.unrelated)
         chosen = placed(scores, mine, loose, typed, k, self.last)
-        columns = (scores, found["texts"], found["sources"], found["copied"])
-        return tuple(tf.gather(column, chosen, batch_dims=1) for column in columns)
+        columns = (scores, table.texts, table.sources, table.copied)
+        return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in columns))
 
 
 def capped(scores, loose, unrelated):

@@ -7,9 +7,24 @@ over every candidate slot in one pass (static shapes, inside the XLA-compiled se
 vocabulary (dynamic shapes, outside XLA). Most slots are empty or short, and the projection
 onto the vocabulary is most of the cost."""
 
+from typing import NamedTuple
+
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
+
+
+class Scored(NamedTuple):
+    """Candidates with the model's scores of them: `words` [B, M, L] ("" padding),
+    `log_probs` [B, M] (the sum over the words and eos; -inf for none), `lengths` [B, M],
+    `unknown` [B, M] (its words the model cannot write) and `copied` [B, M, X] (the copy
+    weights summed over the words)."""
+
+    words: tf.Tensor
+    log_probs: tf.Tensor
+    lengths: tf.Tensor
+    unknown: tf.Tensor
+    copied: tf.Tensor
 
 
 def decoder_io(ids):

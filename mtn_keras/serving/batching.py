@@ -10,16 +10,9 @@ import time
 import numpy as np
 
 from mtn_keras.data.padding import front_padded
+from mtn_keras.serving.outputs import SLOT_AXES
 from mtn_keras.serving.requests import INPUT_RANKS
 
-# Which axes of an output count the session's query slots (S'), cut back per request.
-SLOT_AXES = {
-    "copy_attention": (2,),
-    "source_tokens": (1,),
-    "session_attention": (3, 4),
-    "attention": (3, 4),
-    "queries": (1,),
-}
 # The batch sizes of a model call (TensorFlow Serving's allowed_batch_sizes): a call is padded
 # with empty sessions to the next one, so XLA compiles the search for these few sizes (at
 # start, see warm_up) instead of once for every size that clients happen to make (each took

@@ -6,11 +6,27 @@ vocabulary ids and extended ids (the j-th distinct out-of-vocabulary token of a 
 V + j, so the copy head can copy it); suggested ids become words again.
 """
 
+from typing import NamedTuple
+
 import tensorflow as tf
 
 from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.ranking.tables import SavedTable, saved_array
 from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised
+
+
+class Encoded(NamedTuple):
+    """Sessions as the model reads them: right-aligned `queries` [B, S'], their `words`
+    [B, S', n], `source` tokens (the words or their pieces) [B, S', n], token ids `tokens`
+    and extended ids `ext` [B, S', n] (int32); with a prefix, its normalised text `typed`
+    [B] (else None)."""
+
+    queries: tf.Tensor
+    words: tf.Tensor
+    source: tf.Tensor
+    tokens: tf.Tensor
+    ext: tf.Tensor
+    typed: tf.Tensor | None = None
 
 
 class SessionEncoder(tf.Module):
@@ -32,9 +48,7 @@ class SessionEncoder(tf.Module):
         self.tokenise = Tokeniser(vocab_tokens, self.table)
 
     def prepare(self, session, prefix=None):
-        """[B, S] strings -> right-aligned queries [B, S'], their words [B, S', n], tokens
-        (`source`, the words or their pieces) [B, S', n], token ids and extended ids; and
-        with a `prefix` [B], its normalised text (`typed`), normalised with the session."""
+        """[B, S] strings (and a `prefix` [B], normalised with them) -> `Encoded`."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
         empty = tf.fill([tf.shape(session)[0], 1], "")
         columns = [empty, session] if prefix is None else [empty, session, prefix[:, None]]
@@ -49,14 +63,7 @@ class SessionEncoder(tf.Module):
         split = tf.strings.split(queries)
         words = split.to_tensor("", shape=[None, None, self.n])
         source, ids = self.token_ids(split)
-        inputs = {
-            "queries": queries,
-            "words": words,
-            "source": source,
-            "tokens": ids,
-            "ext": self.extend(source, ids),
-        }
-        return inputs if typed is None else {**inputs, "typed": typed}
+        return Encoded(queries, words, source, ids, self.extend(source, ids), typed)
 
     def token_ids(self, split):
         """Words, ragged [B, S, (words)] -> their tokens [B, S, n] ("" padding) and the
@@ -80,8 +87,8 @@ class SessionEncoder(tf.Module):
         """Tokens [B, X] -> ids: vocabulary ids, a session's copyable token's extended id,
         else <unk>; 0 for ""."""
         ids = tf.where(words == "", PAD, self.table.lookup(words))
-        flat_words = tf.reshape(inputs["source"], [tf.shape(words)[0], -1])
-        flat_ext = tf.reshape(inputs["ext"], [tf.shape(words)[0], -1])
+        flat_words = tf.reshape(inputs.source, [tf.shape(words)[0], -1])
+        flat_ext = tf.reshape(inputs.ext, [tf.shape(words)[0], -1])
         match = words[:, :, None] == flat_words[:, None, :]
         source = tf.gather(flat_ext, tf.argmax(tf.cast(match, tf.int32), axis=2), batch_dims=1)
         copyable = (ids == UNK) & tf.reduce_any(match, axis=2)
@@ -100,8 +107,8 @@ class SessionEncoder(tf.Module):
         """Ids [B, k, L] -> tokens: vocabulary tokens, copied words, typed prefix tokens."""
         batch = tf.shape(ids)[0]
         vocab_words = tf.gather(self.tokens, tf.minimum(ids, self.vocab_size - 1))
-        flat_ext = tf.reshape(inputs["ext"], [batch, 1, 1, -1])
-        flat_words = tf.reshape(inputs["source"], [batch, -1])
+        flat_ext = tf.reshape(inputs.ext, [batch, 1, 1, -1])
+        flat_words = tf.reshape(inputs.source, [batch, -1])
         position = tf.argmax(tf.cast(ids[..., None] == flat_ext, tf.int32), axis=-1)
         copied = tf.gather(flat_words, tf.reshape(position, [batch, -1]), batch_dims=1)
         copied = tf.reshape(copied, tf.shape(ids))
@@ -116,8 +123,8 @@ class SessionEncoder(tf.Module):
     @staticmethod
     def known_words(inputs):
         """[B]: the share of the last query's tokens in the vocabulary."""
-        last = inputs["source"][:, -1] != ""
-        known = last & (inputs["tokens"][:, -1] != UNK)
+        last = inputs.source[:, -1] != ""
+        known = last & (inputs.tokens[:, -1] != UNK)
         return tf.math.divide_no_nan(
             tf.reduce_sum(tf.cast(known, tf.float32), -1),
             tf.reduce_sum(tf.cast(last, tf.float32), -1),
@@ -127,5 +134,5 @@ class SessionEncoder(tf.Module):
     def knows_session(inputs):
         """[B, 1]: the vocabulary holds a word of the session (the beam's witness for
         suggestions that share no word with it, without a ranking)."""
-        tokens = inputs["tokens"]
+        tokens = inputs.tokens
         return tf.reduce_any((tokens != PAD) & (tokens != UNK), axis=[1, 2])[:, None]

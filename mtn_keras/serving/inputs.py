@@ -10,26 +10,6 @@ import tensorflow as tf
 # sessions peaked at 14 GB before; benchmarks/bench_batch_memory.py).
 CHUNK = 64
 
-# Every output of `suggest` and `complete`: dtype and shape, by size name. `batch` is B,
-# `k` the number of suggestions, `slots` S' (the session's query slots), `n` the tokens of
-# a query, `layers` and `heads` those of the session attention. An empty batch is answered
-# from this table, so a new output is added here.
-SUGGEST_OUTPUTS = {
-    "suggestions": (tf.string, ("batch", "k")),
-    "scores": (tf.float32, ("batch", "k")),
-    "sources": (tf.string, ("batch", "k")),
-    "copy_attention": (tf.float32, ("batch", "k", "slots", "n")),
-    "source_tokens": (tf.string, ("batch", "slots", "n")),
-    "session_attention": (tf.float32, ("batch", "layers", "heads", "slots", "slots")),
-    "queries": (tf.string, ("batch", "slots")),
-}
-# The further outputs of `suggest_with_history` and `complete_with_history`: the kept
-# history (`history` entries, HistoryLookup.kept) and how much each entry counted.
-HISTORY_OUTPUTS = {
-    "history": (tf.string, ("batch", "history")),
-    "history_attention": (tf.float32, ("batch", "history")),
-}
-
 
 def fed_shape(tensor):
     """The shape of `tensor` as fed at run time. The round trip hides the declared static
@@ -80,8 +60,8 @@ def at_least_one_query(session):
 
 
 def empty_outputs(outputs, sizes):
-    """Zero-filled tensors ("" for strings) of the shapes that `outputs` describe, the sizes
-    looked up by name in `sizes`."""
+    """Zero-filled tensors ("" for strings) of the shapes that `outputs` (a table of
+    outputs.py) describe, the sizes looked up by name in `sizes`."""
     return {
         name: tf.zeros([sizes[dim] for dim in dims], dtype)
         for name, (dtype, dims) in outputs.items()

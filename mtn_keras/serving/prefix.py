@@ -59,7 +59,7 @@ class PrefixConstraint(tf.Module):
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(encoder.tokens[None, :], [batch, vocab_size])
-        sources = tf.reshape(inputs["source"], [batch, -1])
+        sources = tf.reshape(inputs.source, [batch, -1])
         allowed = tf.concat(
             [starts_with(vocab, partial), self.copyable(sources, partial, inputs)], axis=1
         )
@@ -83,7 +83,7 @@ class PrefixConstraint(tf.Module):
 
     def copyable(self, sources, partial, inputs):
         """[B, S*n]: extended id V + j is allowed when its source word starts with `partial`."""
-        ext = tf.reshape(inputs["ext"], tf.shape(sources)) - self.encoder.vocab_size
+        ext = tf.reshape(inputs.ext, tf.shape(sources)) - self.encoder.vocab_size
         match = starts_with(sources, partial) & (ext >= 0)
         slots = tf.one_hot(
             tf.where(match, ext, -1), tf.shape(sources)[1], on_value=True, off_value=False

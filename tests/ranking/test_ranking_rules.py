@@ -60,7 +60,7 @@ def test_the_app_names_the_queries_the_model_read(session):
     from mtn_tui.model import used_queries
 
     encoder = SessionEncoder(["<pad>", "<unk>", "<bos>", "<eos>", "cheap"], 3, 4)
-    queries = encoder.prepare(tf.constant([session or [""]], tf.string))["queries"].numpy()[0]
+    queries = encoder.prepare(tf.constant([session or [""]], tf.string)).queries.numpy()[0]
     read = [q.decode() for q in queries if q]
     assert [normalise(session[i]) for i in used_queries(session, len(read))] == read
 

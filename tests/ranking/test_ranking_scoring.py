@@ -17,12 +17,12 @@ def test_candidate_scores_equal_the_models_own_loss(trained):
 
     model, n = trained.model, trained.config.max_query_tokens
     service = SuggestionService(model, trained.vocab.tokens, DecodeConfig(xla=False))
-    inputs = service.prepare(tf.constant([CONTEXT]))
+    inputs = service.encoder.prepare(tf.constant([CONTEXT]))
     words = tf.constant([[(c.split() + [""] * n)[:n] for c in CANDIDATES]])
     ids = tf.reshape(
         service.encoder.word_ids(tf.reshape(words, [1, -1]), inputs), [1, len(CANDIDATES), n]
     )
-    state = model.start(inputs["tokens"], inputs["ext"])
+    state = model.start(inputs.tokens, inputs.ext)
     scored = candidate_log_probs(model, state, ids, candidate_hidden(model, state, ids))
     assert scored["lengths"].numpy().tolist() == [[3, 2, 4, 1]]
     for candidate, got in zip(CANDIDATES, scored["log_probs"].numpy()[0]):

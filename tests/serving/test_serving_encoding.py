@@ -90,13 +90,13 @@ def numpy_twin(session, vocab):
 def test_prepare_encodes_a_session_as_encode_session(vocab_and_prepare, session):
     vocab, prepare = vocab_and_prepare
     prepared = prepare(tf.constant([session], tf.string, shape=[1, len(session)]))
-    tokens, ext = prepared["tokens"].numpy()[0], prepared["ext"].numpy()[0]
+    tokens, ext = prepared.tokens.numpy()[0], prepared.ext.numpy()[0]
     encoded = numpy_twin(session, vocab)
     padding = len(tokens) - len(encoded.tokens)  # real queries are right-aligned
     assert padding >= 0 and (tokens[:padding] == PAD).all() and (ext[:padding] == PAD).all()
     np.testing.assert_array_equal(tokens[padding:], encoded.tokens)
     np.testing.assert_array_equal(ext[padding:], encoded.ext)
-    source = prepared["source"].numpy()[0, padding:]
+    source = prepared.source.numpy()[0, padding:]
     oov = [
         w.decode() for w, i in zip(source.ravel(), ext.ravel()[padding * N :]) if i >= len(vocab)
     ]

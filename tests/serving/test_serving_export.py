@@ -64,7 +64,7 @@ def test_normalisation_matches_the_data_pipeline(service):
     from mtn_keras.data.text import normalise
 
     raw = ["Hotel Deals!!", "  über-CAFÉ, (paris) ", "a.b/c", "TAB\there"]
-    got = [q.decode() for q in service.prepare(as_tensor([raw]))["queries"].numpy()[0]]
+    got = [q.decode() for q in service.encoder.prepare(as_tensor([raw])).queries.numpy()[0]]
     assert [q for q in got if q] == [normalise(q) for q in raw]
 
 

@@ -17,7 +17,8 @@ from mtn_keras.data.vocab import SPECIALS
 from mtn_keras.models import build_model
 from mtn_keras.serving.encoding import SessionEncoder
 from mtn_keras.serving.prefix import PrefixConstraint
-from mtn_keras.serving.service import SuggestionService, banned_ids
+from mtn_keras.serving.service import SuggestionService
+from mtn_keras.serving.steps import banned_ids
 
 N = 4
 WORDS = ["cheap", "flights", "hotel", "hotels", "deals", "we", "weather", "the", "people"]
@@ -45,7 +46,7 @@ def texts(out):
 def test_a_whole_typed_word_completes_itself():
     """ "hotel" without a space is completed by "hotel" as well as "hotels"."""
     service = untrained_service(tuple(WORDS))
-    inputs = service.prepare(tf.constant([["cheap flights"]]))
+    inputs = service.encoder.prepare(tf.constant([["cheap flights"]]))
     _, allowed, at = service.typed.typed_words(service.typed.read(tf.constant(["hotel"])), inputs)
     vocab = (*SPECIALS, *WORDS)
     completing = [vocab[i] for i in np.flatnonzero(allowed.numpy()[0, : len(vocab)])]
@@ -58,7 +59,7 @@ def test_a_whole_typed_word_completes_itself():
 def beam_allows(service, text, prefix):
     """Whether the beam's constraint for `prefix` lets it write `text` (a query of whole
     vocabulary words): the forced words first, then an allowed word where one must be."""
-    inputs = service.prepare(tf.constant([["cheap flights"]]))
+    inputs = service.encoder.prepare(tf.constant([["cheap flights"]]))
     typed, allowed, at = service.typed.typed_words(
         service.typed.read(tf.constant([prefix])), inputs
     )
@@ -146,22 +147,25 @@ def test_a_candidates_score_does_not_depend_on_its_source(ranked):
     )
     session = tf.constant([["cheap flights", "best cheap flights"], ["hotel deals", "used cars"]])
     for prefix in (None, tf.constant(["zzyzx ", "qwerty "])):
-        inputs, beam, _, _, _ = service.candidates(session, prefix)
-        words = beam["words"][:, :, : service.n]
+        prepared = service.prepare(session, prefix)
+        kept = service.kept_history(session)
+        beam = service.search(prepared, kept, service.pooled(prepared, kept)).beam
+        inputs = prepared.session
+        words = beam.words[:, :, : service.n]
         flat = tf.reshape(words, [2, -1])
         ids = tf.reshape(service.encoder.word_ids(flat, inputs), [2, -1, service.n])
-        state = service.model.start(inputs["tokens"], inputs["ext"])
+        state = service.model.start(inputs.tokens, inputs.ext)
         scored = candidate_log_probs(
             service.model, state, ids, candidate_hidden(service.model, state, ids)
         )
-        found = np.isfinite(beam["log_probs"].numpy())
+        found = np.isfinite(beam.log_probs.numpy())
         assert found.any()
         if prefix is not None:
             firsts = {row[0].decode() for row in words.numpy()[found]}
             assert firsts == {"zzyzx", "qwerty"}, firsts
         np.testing.assert_allclose(
             scored["log_probs"].numpy()[found],
-            beam["log_probs"].numpy()[found],
+            beam.log_probs.numpy()[found],
             rtol=1e-4,
             atol=1e-4,
         )

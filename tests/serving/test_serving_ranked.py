@@ -152,11 +152,12 @@ def test_an_empty_session_gets_the_logs_completions_once_words_are_typed(hybrid,
 def test_typing_an_earlier_query_of_the_session_again_completes_it(hybrid):
     import tensorflow as tf
 
+    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
 
     session = tensor([["hotel deals", "used cars"]] * 3)
     typed = tf.constant(["hot", "us", ""])
-    table = hybrid.candidate_table(session, typed, history_tensor([[]] * 3))
+    table = candidate_table(hybrid, session, typed, history_tensor([[]] * 3))
     candidates, valid = texts(table, "texts"), table["valid"].numpy()
     sources, features = texts(table, "sources"), table["features"].numpy()
     at = candidates[0].index("hotel deals")
@@ -240,12 +241,13 @@ def test_an_empty_history_is_no_evidence_and_ranks_as_without_one(hybrid, ranked
     (worked out here from the candidate table, not by the graph's threshold and placement)."""
     import tensorflow as tf
 
+    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
     from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
     from mtn_keras.ranking.rules import word_set
 
     empty = history_tensor([[]] * len(SESSIONS))
-    table = hybrid.candidate_table(tensor(SESSIONS), tf.fill([len(SESSIONS)], ""), empty)
+    table = candidate_table(hybrid, tensor(SESSIONS), tf.fill([len(SESSIONS)], ""), empty)
     features = table["features"].numpy()
     history = [FEATURES.index(name) for name in ("from_history", *HISTORY_EVIDENCE)]
     assert not features[..., history].any()
@@ -266,11 +268,12 @@ def test_an_empty_history_is_no_evidence_and_ranks_as_without_one(hybrid, ranked
 def test_the_users_history_comes_back_ranked_and_filtered(hybrid):
     import tensorflow as tf
 
+    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
     from mtn_keras.ranking.rules import repeats_a_word, repeats_session
 
     empty = tf.fill([len(SESSIONS)], "")
-    table = hybrid.candidate_table(tensor(SESSIONS), empty, history_tensor(HISTORY))
+    table = candidate_table(hybrid, tensor(SESSIONS), empty, history_tensor(HISTORY))
     candidates, valid = texts(table, "texts"), table["valid"].numpy()
     mine = table["features"].numpy()[..., FEATURES.index("from_history")]
     # what followed "cheap flights" (the session's first query) in the first user's history

@@ -1,0 +1,343 @@
+"""The serving graph in named steps, as decoding/beam_search.py reads (after OpenNMT-tf's
+decoding): a batch of sessions goes down the route once, `prepare` -> `kept_history` ->
+`pooled` -> `search` -> `candidates` -> `filtered` -> `rank` -> `outputs`, each step a
+function of named tuples that hands data to the next and calls nothing back, and comes back
+as the signatures' outputs (docs/contracts.md, "The route of a suggestion"). service.py
+holds the signatures and says what odd input gets."""
+
+import functools
+from typing import NamedTuple
+
+import tensorflow as tf
+
+from mtn_keras.base.config import DecodeConfig
+from mtn_keras.data.vocab import BOS, PAD, UNK
+from mtn_keras.data.wordpiece import SUFFIX
+from mtn_keras.decoding import beam_search
+from mtn_keras.ranking import filters, thresholds
+from mtn_keras.ranking.blocklist import blocked_phrases
+from mtn_keras.ranking.candidates import CandidatePool, Pool
+from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
+from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
+from mtn_keras.ranking.scoring import Scored, candidate_hidden, candidate_log_probs
+from mtn_keras.ranking.tables import track_variables_only
+from mtn_keras.ranking.words import joined
+from mtn_keras.serving.encoding import Encoded, SessionEncoder
+from mtn_keras.serving.prefix import PrefixConstraint, constrained
+from mtn_keras.serving.spelling import Spelling
+
+NEG_INF = float("-inf")
+
+
+class Prepared(NamedTuple):
+    """A batch read: its `session` (encoding.Encoded, slips corrected), what was `typed`
+    (PrefixConstraint.read: `text`, `open` and `any` [B]; None without a prefix) and the
+    rows whose typed words vouch for their completions (`vouched` [B])."""
+
+    session: Encoded
+    typed: dict | None
+    vouched: tf.Tensor
+
+
+class Pooled(NamedTuple):
+    """The pool's candidates (`gathered`, candidates.Pool: texts [B, C] and what they were
+    gathered from) with their `words` [B, C, n] and token `ids` [B, C, n] for the search
+    to score."""
+
+    gathered: Pool
+    words: tf.Tensor
+    ids: tf.Tensor
+
+
+class Found(NamedTuple):
+    """What the search found: the `beam`'s n-best (scoring.Scored, [B, K, ...]) with their
+    length-normalised `scores` [B, K] (-inf: none), the model's scores of the pool's
+    candidates (`pooled`, scoring.Scored; None without a pool), the `session_attention`
+    [B, layers, heads, max_queries, max_queries] and, when the model reads the history (its
+    third level), its `history_attention` over the kept history [B, T] (else None)."""
+
+    beam: Scored
+    scores: tf.Tensor
+    pooled: Scored | None
+    session_attention: tf.Tensor
+    history_attention: tf.Tensor | None
+
+
+class SuggestionSteps(tf.Module):
+    """A trained model with its vocabulary and decoding settings, and the steps that turn
+    sessions into suggestions (`decode`). SuggestionService adds the signatures.
+
+    Args:
+        model: a trained `SuggestionModel`.
+        vocab_tokens: the vocabulary, id order.
+        decoding: a `DecodeConfig` (k suggestions, beam width, length normalisation,
+            source, filters, threshold).
+        ranking: a `Ranking` (query-log index and ranker) for `source="hybrid"`; without
+            one, or with `source="beam"`, the suggestions are the beam's alone.
+    """
+
+    def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
+        super().__init__()
+        track_variables_only(self, "model", model)
+        self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
+        self.repeat_last = decoding.repeat_last
+        self.exact_stop = decoding.exact_stop
+        self.filters = decoding.filters
+        # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
+        # inside the signatures, rather than a second copy of its own.
+        self.core = functools.partial(tf.function(self._search, jit_compile=decoding.xla))
+        self.encoder = SessionEncoder(
+            vocab_tokens, model.config.max_queries, model.config.max_query_tokens
+        )
+        self.n, self.max_queries = self.encoder.n, self.encoder.max_queries
+        self.vocab_size = self.encoder.vocab_size
+        self.pieces = self.encoder.tokenise.pieces
+        # [V]: the WordPiece pieces that continue a word ("##s"); all False for words.
+        self.continuing = tf.constant([t.startswith(SUFFIX) for t in vocab_tokens])
+        self.typed = PrefixConstraint(self.encoder, self.continuing)
+        phrases = blocked_phrases() if "blocked" in self.filters else []
+        self.blocked_pattern = filters.blocked_pattern(phrases)
+        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces)
+        self.history = HistoryLookup()
+        self.pool = self.hybrid = None
+        if ranking is not None and decoding.source == "hybrid":
+            self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
+            shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
+            self.hybrid = HybridRanker(
+                self.pool, ranking.ranker, *shown, decoding.unrelated_history,
+                decoding.unrelated_place,
+            )  # fmt: skip
+        self.spelling = Spelling(self.encoder, self.pool and self.pool.lookup.word_ids)
+        self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
+        # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
+        self.attention_shape = tuple(
+            model.session_attention(tf.zeros([1, 2, self.n], tf.int32)).shape
+        )
+
+    def decode(self, session, prefix=None, history=None):
+        """Suggestions for each session [B, S], completing `prefix` [B] when given, with the
+        user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
+        outputs of every suggestion signature, step by step."""
+        prepared = self.prepare(session, prefix)
+        kept = self.kept_history(session, history)
+        pooled = self.pooled(prepared, kept)
+        found = self.search(prepared, kept, pooled)
+        table = self.candidates(prepared, pooled, found)
+        valid = self.filtered(table, prepared, kept)
+        shown = self.rank(table, valid, prepared)
+        return self.outputs(prepared, kept, found, shown)
+
+    def prepare(self, session, prefix=None):
+        """Sessions [B, S] (and what was typed, `prefix` [B]) -> `Prepared`: normalised, a
+        word's slip read through its correction (Spelling.corrected), encoded."""
+        session = self.spelling.corrected(self.encoder.normalise(session))
+        encoded = self.encoder.prepare(session, prefix)
+        if prefix is None:
+            return Prepared(encoded, None, tf.zeros([tf.shape(session)[0]], tf.bool))
+        typed = self.typed.read(prefix, encoded.typed)
+        return Prepared(encoded, typed, typed["any"])
+
+    def kept_history(self, session, history=None):
+        """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut
+        to the model's n words as the session's are (no entry, however long, slows a call);
+        none without a `history` [B, H]."""
+        if history is None:
+            history = tf.zeros([tf.shape(session)[0], 0], tf.string)
+        words = tf.strings.split(tf.reshape(self.encoder.normalise(history), [-1]))
+        cut = tf.strings.reduce_join(words[:, : self.n], axis=-1, separator=" ")
+        return self.history.kept(tf.reshape(cut, tf.shape(history)))
+
+    def pooled(self, prepared, history):
+        """The pool's candidates (`Pooled`, CandidatePool.gather) after the `prepared`
+        sessions, with the kept `history` [B, T]; None without a ranking."""
+        if self.pool is None:
+            return None
+        session, typed = prepared.session, prepared.typed
+        batch = tf.shape(session.queries)[0]
+        chars = tf.fill([batch], "") if typed is None else self.typed.chars(typed)
+        gathered = self.pool.gather(session.queries, session.words, history, chars)
+        split = tf.strings.split(gathered.texts)
+        tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
+        ids = self.encoder.word_ids(tf.reshape(tokens, [batch, -1]), session)
+        words = split.to_tensor("", shape=[None, None, self.n])
+        return Pooled(gathered, words, tf.reshape(ids, [batch, -1, self.n]))
+
+    def search(self, prepared, history, pooled):
+        """`Found`: the model's work (`_search`, XLA-compiled unless switched off) on the
+        `prepared` sessions with the kept `history` [B, T]: the beam's n-best after what was
+        typed (without `repeat_last`, the last query is none), the `pooled` candidates
+        scored (see ranking/scoring.py) and the attention."""
+        session = prepared.session
+        args, typed_tokens = self.search_args(prepared, history, pooled)
+        found = self.core(**args)
+        words = self.encoder.to_words(found["ids"], session, typed_tokens)
+        unknown = tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1)
+        scores, log_probs = found["scores"], found["log_probs"]
+        if not self.repeat_last:  # the query just searched is no suggestion for the next one
+            last = joined(words) == joined(session.words[:, -1:])
+            scores = tf.where(last, NEG_INF, scores)
+            log_probs = tf.where(last, NEG_INF, log_probs)
+        beam = Scored(words, log_probs, found["lengths"], unknown, found["trace"])
+        scored = None
+        if pooled is not None:
+            context = {"context": found["context"]}
+            hidden = found["candidate_hidden"]
+            scored = Scored(
+                pooled.words, **candidate_log_probs(self.model, context, pooled.ids, hidden)
+            )
+        read = found.get("history_attention")
+        if read is not None:  # the model's third level read the history
+            read = tf.pad(read, [[0, 0], [tf.shape(history)[1] - tf.shape(read)[1], 0]])
+        return Found(beam, scores, scored, found["session_attention"], read)
+
+    def search_args(self, prepared, history, pooled):
+        """The arguments of `_search` (sessions front-padded to max_queries slots, so that
+        one compiled XLA shape serves all lengths; the kept `history`'s tokens when the
+        model reads it; the constraint of what was typed; the `pooled` candidates' ids)
+        and the typed tokens (None without a prefix)."""
+        session = prepared.session
+        size = tf.shape(session.source)[1]
+        pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
+        args = {"tokens": tf.pad(session.tokens, pad), "ext": tf.pad(session.ext, pad)}
+        if self.model.config.history_queries:
+            args["history_tokens"] = self.history_tokens(history)
+        tokens = None
+        if prepared.typed is not None:
+            tokens, allowed, args["allowed_at"] = self.typed.typed_words(prepared.typed, session)
+            width = self.vocab_size + self.max_queries * self.n
+            args["allowed"] = tf.pad(allowed, [[0, 0], [0, width - tf.shape(allowed)[1]]])
+            args["forced"] = self.encoder.word_ids(tokens, session)
+        if pooled is not None:
+            args["candidates"] = pooled.ids
+        return args, tokens
+
+    def history_tokens(self, history):
+        """The kept history [B, T] -> the token ids [B, H, n] of its latest H entries, H the
+        model's `history_queries` (its third level): vocabulary ids and <unk>, as in
+        training (nothing is copied from the history)."""
+        kept = latest(history, self.model.config.history_queries)
+        return self.encoder.token_ids(tf.strings.split(kept))[1]
+
+    def _search(
+        self,
+        tokens,
+        ext,
+        allowed=None,
+        allowed_at=None,
+        forced=None,
+        candidates=None,
+        history_tokens=None,
+    ):
+        """The numeric core of `search`, XLA-compiled unless switched off: the model's
+        start (reading `history_tokens` when its third level does), the beam search (with
+        the copy weights of each result as its trace) and the decoder states of the log's
+        candidates (scored outside, see ranking/scoring.py)."""
+        start = self.model.start(tokens, ext, history_tokens=history_tokens)
+        attention = start["context"].pop("session_attention")  # read by nothing below
+        read = start["context"].pop("history_attention", None)
+        state = {"model": start}
+        if allowed is not None:
+            state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
+        found = beam_search(
+            self.constrained_step,
+            state,
+            batch_size=tf.shape(tokens)[0],
+            beam_size=self.beam,
+            num_results=self.beam,
+            max_length=self.n + 1,
+            length_alpha=self.alpha,
+            prefix=forced,
+            trace=lambda s: s["model"]["copied"],
+            exact_stop=self.exact_stop,
+            banned_ids=self.banned_ids,
+            no_repeat_words="repeats" in self.filters,
+            continuing=self.continuing if self.pieces else None,
+        )
+        if candidates is not None:
+            found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
+            found["context"] = start["context"]
+        if read is not None:
+            found["history_attention"] = read
+        return {**found, "session_attention": attention}
+
+    def constrained_step(self, tokens, state, t):
+        """The model's step, under the typed prefix's constraint when the state has one."""
+        log_probs, model_state = self.model.step(tokens, state["model"], t)
+        if "context" in state:
+            log_probs = constrained(log_probs, state["context"], t)
+        return log_probs, {**state, "model": model_state}
+
+    def candidates(self, prepared, pooled, found):
+        """Every candidate once, as a `Table` (ranking/hybrid.py): the beam's alone, with the
+        model's knowing a session word as their witness; with a ranking, the beam's and the
+        `pooled` with their features (HybridRanker.table)."""
+        session = prepared.session
+        if self.hybrid is None:
+            return beam_table(found.beam, found.scores, self.encoder.knows_session(session))
+        known = self.encoder.known_words(session)
+        return self.hybrid.table(
+            session.queries, session.words, known, found.beam, pooled.gathered, found.pooled
+        )
+
+    def filtered(self, table, prepared, history):
+        """[B, M]: the candidates of the `table` that are listed and pass the filters
+        (ranking/filters.py) after the `prepared` sessions. Typed words vouch for every
+        completion (`unrelated`) and let a completion return to an earlier query of the
+        session (`session`); with the kept `history` [B, T], they say which words are known
+        (`nonwords`, Spelling.all_known)."""
+        session, typed = prepared.session, prepared.typed
+        returns = filters.revisited(table.texts, session.queries, prepared.vouched)[0]
+        kept = filters.keep(
+            table.words,
+            table.texts,
+            session.words,
+            self.blocked_pattern,
+            self.filters,
+            table.witness | prepared.vouched[:, None],
+            returns,
+        )
+        if "nonwords" in self.filters:
+            kept &= self.spelling.all_known(table.words, session.words, history, typed)
+        return kept if table.listed is None else table.listed & kept
+
+    def rank(self, table, valid, prepared):
+        """The k shown of each row (hybrid.Shown) of the `table`'s `valid` [B, M] candidates:
+        the beam's best, or with a ranking the ranker's."""
+        if self.hybrid is None:
+            return beam_only(table, valid, self.k)
+        return self.hybrid(table, valid, self.k, prepared.vouched)
+
+    def outputs(self, prepared, history, found, shown):
+        """The suggestion signatures' outputs (outputs.py) of the `shown` (hybrid.Shown), for
+        the `prepared` sessions with the kept `history` [B, T] and what the search `found`.
+        A session with no query is answered only when typed words say what to complete."""
+        session = prepared.session
+        empty = ~tf.reduce_any(session.tokens != PAD, axis=[1, 2]) & ~prepared.vouched
+        scores = tf.where(empty[:, None], NEG_INF, shown.scores)
+        found_any = scores > NEG_INF
+        size = tf.shape(session.source)[1]
+        copied = tf.where(found_any[:, :, None], shown.copied[:, :, -size * self.n :], 0.0)
+        texts = tf.where(found_any, shown.texts, "")
+        read = found.history_attention
+        return {
+            "suggestions": texts,
+            "scores": scores,
+            "sources": tf.where(found_any, shown.sources, ""),
+            "copy_attention": tf.reshape(copied, [tf.shape(texts)[0], self.k, size, self.n]),
+            "source_tokens": session.source,
+            "session_attention": found.session_attention[:, :, :, -size:, -size:],
+            "queries": session.queries,
+            "history": history,
+            "history_attention": history_weights(history, session.queries, texts, scores)
+            if read is None
+            else read,
+        }
+
+
+def banned_ids(vocab_tokens, phrases, pieces):
+    """The ids the beam never writes: <pad>, <unk>, <bos>, and the blocked words of a word
+    vocabulary. Under WordPiece a blocked word's id is also the first piece of innocent
+    words ("dick" of "dickens"), so there the word filter alone drops blocked words."""
+    ids = {word: i for i, word in enumerate(vocab_tokens)}
+    blocked = set() if pieces else {ids[p] for p in phrases if p in ids}
+    return sorted({PAD, UNK, BOS} | blocked)
