@@ -8,6 +8,8 @@ words (only spaces or punctuation) constrains nothing, and vouches for nothing: 
 answered as `suggest` answers.
 """
 
+from typing import NamedTuple
+
 import tensorflow as tf
 
 from mtn_keras.ranking.prefix_lookup import completes
@@ -21,6 +23,16 @@ def starts_with(words, partial):
         words, tf.zeros_like(words, tf.int32), tf.broadcast_to(size, tf.shape(words))
     )
     return (head == partial[:, None]) & (size > 0)
+
+
+class Typed(NamedTuple):
+    """What was typed, read once: the normalised `text` [B], whether its last word is
+    unfinished (`open` [B]) and whether it holds a word at all (`has_word` [B]: it
+    constrains and vouches)."""
+
+    text: tf.Tensor
+    open: tf.Tensor
+    has_word: tf.Tensor
 
 
 class PrefixConstraint(tf.Module):
@@ -38,11 +50,9 @@ class PrefixConstraint(tf.Module):
         self.continuing = continuing
 
     def read(self, prefix, text=None):
-        """What was typed, read once: the normalised text [B] (`text` when the caller has
-        normalised it already), whether its last word is unfinished (`open` [B]) and
-        whether it holds a word at all (`any` [B]: it constrains and vouches)."""
+        """Prefixes [B] -> `Typed` (`text`, when the caller has normalised them already)."""
         text = self.encoder.normalise(prefix) if text is None else text
-        return {"text": text, "open": self.encoder.normalise.ends_open(prefix), "any": text != ""}
+        return Typed(text, self.encoder.normalise.ends_open(prefix), text != "")
 
     def typed_words(self, typed, inputs):
         """What the user typed of the next query (`read`) -> (tokens to force [B, n], allowed
@@ -52,10 +62,10 @@ class PrefixConstraint(tf.Module):
         continued by pieces, and an unfinished one that nothing completes may be."""
         encoder = self.encoder
         n, vocab_size = encoder.n, encoder.vocab_size
-        words = tf.strings.split(typed["text"]).to_tensor("", shape=[None, n])
+        words = tf.strings.split(typed.text).to_tensor("", shape=[None, n])
         batch = tf.shape(words)[0]
         count = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=1)
-        open_word = (count > 0) & typed["open"]
+        open_word = (count > 0) & typed.open
         last = tf.gather(words, tf.maximum(count - 1, 0), batch_dims=1)
         partial = tf.where(open_word, last, "")
         vocab = tf.broadcast_to(encoder.tokens[None, :], [batch, vocab_size])
@@ -94,8 +104,8 @@ class PrefixConstraint(tf.Module):
     def chars(typed):
         """[B]: what was typed (`read`) as the characters a candidate followed by a space
         starts with: a finished last word is followed by a space."""
-        finished = ~typed["open"] & typed["any"]
-        return tf.where(finished, typed["text"] + " ", typed["text"])
+        finished = ~typed.open & typed.has_word
+        return tf.where(finished, typed.text + " ", typed.text)
 
     @classmethod
     def starts_with_typed(cls, texts, typed):

@@ -60,7 +60,7 @@ class Spelling(tf.Module):
     def all_known(self, words, session_words, history, typed):
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
-        finished word of what was `typed` (PrefixConstraint.read, or None) that is no slip
+        finished word of what was `typed` (prefix.Typed, or None) that is no slip
         (Spelling.slips: a name the log lacks, offered as typed)."""
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
@@ -68,10 +68,10 @@ class Spelling(tf.Module):
         own = [tf.reshape(session_words, [batch, -1])]
         own.append(tf.strings.split(history).merge_dims(1, 2).to_tensor(""))
         if typed is not None:
-            split = tf.strings.split(typed["text"]).to_tensor("")
+            split = tf.strings.split(typed.text).to_tensor("")
             count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
             last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-            finished = tf.where(last & typed["open"][:, None], "", split)
+            finished = tf.where(last & typed.open[:, None], "", split)
             theirs = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
             own.append(tf.where(self.slips(finished, theirs), "", finished))
         mine = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)

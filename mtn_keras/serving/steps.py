@@ -23,7 +23,7 @@ from mtn_keras.ranking.scoring import Scored, candidate_hidden, candidate_log_pr
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import Encoded, SessionEncoder
-from mtn_keras.serving.prefix import PrefixConstraint, constrained
+from mtn_keras.serving.prefix import PrefixConstraint, Typed, constrained
 from mtn_keras.serving.spelling import Spelling
 
 NEG_INF = float("-inf")
@@ -31,11 +31,11 @@ NEG_INF = float("-inf")
 
 class Prepared(NamedTuple):
     """A batch read: its `session` (encoding.Encoded, slips corrected), what was `typed`
-    (PrefixConstraint.read: `text`, `open` and `any` [B]; None without a prefix) and the
-    rows whose typed words vouch for their completions (`vouched` [B])."""
+    (prefix.Typed; None without a prefix) and the rows whose typed words vouch for their
+    completions (`vouched` [B])."""
 
     session: Encoded
-    typed: dict | None
+    typed: Typed | None
     vouched: tf.Tensor
 
 
@@ -135,7 +135,7 @@ class SuggestionSteps(tf.Module):
         if prefix is None:
             return Prepared(encoded, None, tf.zeros([tf.shape(session)[0]], tf.bool))
         typed = self.typed.read(prefix, encoded.typed)
-        return Prepared(encoded, typed, typed["any"])
+        return Prepared(encoded, typed, typed.has_word)
 
     def kept_history(self, session, history=None):
         """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut

@@ -138,7 +138,7 @@ def test_a_100000_character_prefix_is_cut_like_a_query(service):
     out = service.complete(tf.constant([["cheap flights"]]), tf.constant(["x" * 100_000]))
     texts = out["suggestions"].numpy().astype(str)[0]
     assert texts.shape == (service.k,) and not any(texts)
-    typed = service.typed.read(tf.constant(["x" * 100_000]))["text"].numpy()[0]
+    typed = service.typed.read(tf.constant(["x" * 100_000])).text.numpy()[0]
     assert typed == b"x" * MAX_WORD_CHARS
 
 
