@@ -24,8 +24,9 @@ def sorted_hashes(words):
 
 
 def in_rows(words, row_words):
-    """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X]."""
-    table = sorted_hashes(row_words)
+    """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X] (X may
+    be 0: a "" column keeps the table from being empty)."""
+    table = sorted_hashes(tf.pad(row_words, [[0, 0], [0, 1]]))
     flat = tf.reshape(tf.strings.to_hash_bucket_fast(words, 2**62), [tf.shape(words)[0], -1])
     at = tf.searchsorted(table, flat)
     width = tf.shape(table)[1]
@@ -61,21 +62,31 @@ class Spelling(tf.Module):
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
         finished word of what was `typed` (prefix.Typed, or None) that is no slip
-        (Spelling.slips: a name the log lacks, offered as typed)."""
+        (Spelling.slips: a name the log lacks, offered as typed). A candidate holding such a
+        name goes no further than what was typed, its last word completed, and the person's
+        own words: no phrase of the model's around a word it never saw ("zorblax for sale")."""
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
         batch = tf.shape(words)[0]
-        own = [tf.reshape(session_words, [batch, -1])]
-        own.append(tf.strings.split(history).merge_dims(1, 2).to_tensor(""))
-        if typed is not None:
-            split = tf.strings.split(typed.text).to_tensor("")
-            count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
-            last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-            finished = tf.where(last & typed.open[:, None], "", split)
-            theirs = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
-            own.append(tf.where(self.slips(finished, theirs), "", finished))
-        mine = tf.concat([tf.reshape(part, [batch, -1]) for part in own], axis=1)
-        return tf.reduce_all(self.known(words) | in_rows(words, mine), axis=-1)
+        own = tf.concat(
+            [
+                tf.reshape(session_words, [batch, -1]),
+                tf.strings.split(history).merge_dims(1, 2).to_tensor(""),
+            ],
+            axis=1,
+        )
+        mine = in_rows(words, own)
+        known = self.known(words) | mine
+        if typed is None:
+            return tf.reduce_all(known, axis=-1)
+        split = tf.strings.split(typed.text).to_tensor("")
+        count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+        last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+        finished = tf.where(last & typed.open[:, None], "", split)
+        named = in_rows(words, tf.where(self.slips(finished, own), "", finished)) & ~known
+        beyond = tf.range(tf.shape(words)[2])[None, None, :] >= count[:, None, None]
+        phrase = tf.reduce_any(beyond & ~mine & (words != ""), axis=-1)
+        return tf.reduce_all(known | named, axis=-1) & ~(tf.reduce_any(named, -1) & phrase)
 
     def slips(self, words, own):
         """[B, W]: the words [B, W] are neither known nor among their row's `own` words

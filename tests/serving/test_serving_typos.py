@@ -50,9 +50,20 @@ def test_a_fragment_nothing_completes_shows_nothing_rather_than_junk(service):
 
 
 def test_a_finished_new_word_may_stand_as_typed(service, log_words):
-    """A name the log lacks, typed whole, is the user's word; its company must be known."""
+    """A name the log lacks, typed whole, is the user's word: it stands as typed, its last
+    word completed and the person's own words after it, never in the model's phrases."""
+    texts = ["zorblax", "zorblax cheap flights", "zorblax near me", "zorblax near", "near me"]
+    assert {"near", "me"} <= log_words
+    words = tf.strings.split(tf.constant([texts, texts])).to_tensor("")
+    session = tf.constant([[["cheap", "flights", ""]], [["cheap", "flights", ""]]])
+    typed = service.typed.read(tf.constant(["zorblax ", "zorblax n"]))
+    known = service.spelling.all_known(words, session, tf.constant([[""], [""]]), typed)
+    assert known.numpy().tolist() == [
+        [True, True, False, False, True],
+        [True, True, False, True, True],
+    ]
     for text, _ in listed(service, [["cheap flights"]], ["zorblax "])[0]:
-        assert text.split()[0] == "zorblax" and set(text.split()[1:]) <= log_words
+        assert text.split()[0] == "zorblax" and set(text.split()[1:]) <= {"cheap", "flights"}
 
 
 def test_a_slip_in_the_session_is_read_through_its_correction(service):
