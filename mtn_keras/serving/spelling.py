@@ -24,9 +24,8 @@ def sorted_hashes(words):
 
 
 def in_rows(words, row_words):
-    """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X] (X may
-    be 0: a "" column keeps the table from being empty)."""
-    table = sorted_hashes(tf.pad(row_words, [[0, 0], [0, 1]]))
+    """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X]."""
+    table = sorted_hashes(row_words)
     flat = tf.reshape(tf.strings.to_hash_bucket_fast(words, 2**62), [tf.shape(words)[0], -1])
     at = tf.searchsorted(table, flat)
     width = tf.shape(table)[1]
@@ -62,45 +61,45 @@ class Spelling(tf.Module):
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
         finished word of what was `typed` (prefix.Typed, or None) that is no slip
-        (Spelling.slips: a name the log lacks, offered as typed). A candidate holding such a
-        name goes no further than what was typed, its last word completed, and the person's
-        own words: no phrase of the model's around a word it never saw ("zorblax for sale")."""
+        (Spelling.names: a name the log lacks, offered as typed). Where the typed words hold
+        such a name, a candidate goes no further than what was typed, its last word
+        completed, and the person's own words: no phrase of the model's around a word it
+        never saw ("zorblax for sale")."""
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
         batch = tf.shape(words)[0]
-        own = tf.concat(
-            [
-                tf.reshape(session_words, [batch, -1]),
-                tf.strings.split(history).merge_dims(1, 2).to_tensor(""),
-            ],
-            axis=1,
-        )
-        mine = in_rows(words, own)
-        known = self.known(words) | mine
+        own = [tf.reshape(session_words, [batch, -1])]
+        own.append(tf.strings.split(history).merge_dims(1, 2).to_tensor(""))
+        named = tf.zeros([batch], tf.bool)
+        if typed is not None:
+            split = tf.strings.split(typed.text).to_tensor("")
+            count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+            last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+            finished = tf.where(last & typed.open[:, None], "", split)
+            new = self.names(finished, tf.concat(own, axis=1))
+            own.append(tf.where(new, finished, ""))
+            named = tf.reduce_any(new, axis=1)
+        mine = in_rows(words, tf.concat(own, axis=1))
+        known = tf.reduce_all(self.known(words) | mine, axis=-1)
         if typed is None:
-            return tf.reduce_all(known, axis=-1)
-        split = tf.strings.split(typed.text).to_tensor("")
-        count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
-        last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-        finished = tf.where(last & typed.open[:, None], "", split)
-        named = in_rows(words, tf.where(self.slips(finished, own), "", finished)) & ~known
+            return known
         beyond = tf.range(tf.shape(words)[2])[None, None, :] >= count[:, None, None]
         phrase = tf.reduce_any(beyond & ~mine & (words != ""), axis=-1)
-        return tf.reduce_all(known | named, axis=-1) & ~(tf.reduce_any(named, -1) & phrase)
+        return known & ~(named[:, None] & phrase)
 
-    def slips(self, words, own):
-        """[B, W]: the words [B, W] are neither known nor among their row's `own` words
-        [B, X] (the session's and the history's), and either shorter than
-        typos.LAST_RESORT_CHARS (nearly every string of two letters is one edit from a word,
-        and no search box forgives it) or one edit from a known or an own word ("fibrous
-        breast" then "firous ")."""
+    def names(self, words, own):
+        """[B, W]: the words [B, W] that are names the log lacks, offered as typed: neither
+        known nor among their row's `own` words [B, X] (the session's and the history's), of
+        typos.LAST_RESORT_CHARS or more letters (nearly every string of two is one edit from
+        a word, and no search box forgives it), and with no known or own word one edit from
+        them (that makes a slip: "firous " after "fibrous breast")."""
         batch, width = tf.shape(words)[0], tf.shape(words)[1]
         variants = edit_variants(tf.reshape(words, [-1]), whole=True, min_chars=LAST_RESORT_CHARS)
         variants = tf.reshape(variants, [batch, width, -1])
         near = self.known(variants) | in_rows(variants, own)
         near = tf.reduce_any(near & (variants != ""), axis=-1)
         unknown = ~self.known(words) & ~in_rows(words, own)
-        return unknown & (near | (tf.strings.length(words) < LAST_RESORT_CHARS))
+        return unknown & ~near & (tf.strings.length(words) >= LAST_RESORT_CHARS)
 
     def corrected(self, queries, min_chars=MIN_CHARS):
         """Normalised queries (any shape) -> the same with each unknown word of `min_chars`

@@ -52,15 +52,15 @@ def test_a_fragment_nothing_completes_shows_nothing_rather_than_junk(service):
 def test_a_finished_new_word_may_stand_as_typed(service, log_words):
     """A name the log lacks, typed whole, is the user's word: it stands as typed, its last
     word completed and the person's own words after it, never in the model's phrases."""
-    texts = ["zorblax", "zorblax cheap flights", "zorblax near me", "zorblax near", "near me"]
+    texts = ["zorblax", "zorblax cheap flights", "zorblax near me", "zorblax near"]
     assert {"near", "me"} <= log_words
     words = tf.strings.split(tf.constant([texts, texts])).to_tensor("")
     session = tf.constant([[["cheap", "flights", ""]], [["cheap", "flights", ""]]])
     typed = service.typed.read(tf.constant(["zorblax ", "zorblax n"]))
     known = service.spelling.all_known(words, session, tf.constant([[""], [""]]), typed)
     assert known.numpy().tolist() == [
-        [True, True, False, False, True],
-        [True, True, False, True, True],
+        [True, True, False, False],
+        [True, True, False, True],
     ]
     for text, _ in listed(service, [["cheap flights"]], ["zorblax "])[0]:
         assert text.split()[0] == "zorblax" and set(text.split()[1:]) <= {"cheap", "flights"}
@@ -82,15 +82,16 @@ def test_a_typed_word_one_edit_from_a_log_word_is_a_slip(service, ranked):
     known = sorted(w for w in vocab if w.isalpha() and len(w) >= 5)
     words = [w[0] + w[2] + w[1] + w[3:] for w in (log_only[:1] + known[:1])]  # two swapped
     own = tf.constant([["gadgets", ""]])
-    found = service.spelling.slips(tf.constant([words + ["zorblax", known[0]]]), own)
-    assert found.numpy().tolist() == [[True] * len(words) + [False, False]]
+    names = service.spelling.names(tf.constant([words + ["zorblax", known[0]]]), own)
+    assert names.numpy().tolist() == [[False] * len(words) + [True, False]]
 
 
 def test_a_typed_word_one_edit_from_the_session_or_of_two_letters_is_a_slip(service):
     """ "gadegts" after "zorblax gadgets" is a slip of the session's word, not a new name;
-    an unknown word of two letters is never offered as typed; the session's own word is."""
+    an unknown word of two letters is never one; the session's own words are the person's
+    already; "zorblaxes" is a name."""
     own = tf.constant([["zorblax", "gadgets"]])
-    found = service.spelling.slips(tf.constant([["gadegts", "qz", "zorblax", "zorblaxes"]]), own)
-    assert found.numpy().tolist() == [[True, True, False, False]]
+    names = service.spelling.names(tf.constant([["gadegts", "qz", "zorblax", "zorblaxes"]]), own)
+    assert names.numpy().tolist() == [[False, False, False, True]]
     rows = listed(service, [["zorblax gadgets"]], ["gadegts "])[0]
     assert all("gadegts" not in text.split() for text, _ in rows), rows
