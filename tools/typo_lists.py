@@ -29,6 +29,11 @@ CASES = [
     (["walmart"], "targte"),
     (["britney spears"], "britny spe"),
     (["mapquest"], "driving directoins"),
+    (["cerebral elastance"], "cmatose "),
+    (["breast fibrous tissue"], "firous "),
+    (["dinosaur invitations"], "diecut d"),
+    (["cheap flights"], "zorblax "),
+    (["how to electrical sockets"], "ehow ro "),
 ]
 
 

@@ -79,14 +79,13 @@ def test_both_graph_forms_of_completion_agree_with_completes(queries, typed, fin
     (`prefix_lookup.completes`) and the typed prefix's (`PrefixConstraint`)."""
     from mtn_keras.data.text import completes
     from mtn_keras.ranking.prefix_lookup import completes as graph_completes
-    from mtn_keras.serving.prefix import PrefixConstraint
+    from mtn_keras.serving.prefix import PrefixConstraint, Typed
 
     texts = [normalise(query) for query in queries]
     # typed: some characters, or the first `typed` of a candidate, as a searcher types them
     text = normalise(texts[0][:typed] if isinstance(typed, int) else typed)
     prefix = text + " " if finished and text else text
-    read = {"text": tf.constant([text]), "open": tf.constant([not finished])}
-    read["any"] = tf.constant([text != ""])
+    read = Typed(tf.constant([text]), tf.constant([not finished]), tf.constant([text != ""]))
     lists = graph_completes(tf.constant([texts]), tf.constant([prefix])).numpy()[0]
     typed_in = PrefixConstraint.starts_with_typed(tf.constant([texts]), read).numpy()[0]
     expected = [completes(query, prefix) for query in texts]

@@ -75,14 +75,11 @@ def test_prefix_constraint_and_copied_unknown_words(service):
     out = service.complete(session, tf.constant(["ZZYZX"]))
     texts = [t for t in out["suggestions"].numpy().astype(str)[0] if t]
     assert texts and all(t.split()[0] == "zzyzx" for t in texts)
-    typed = [
-        t
-        for t in service.complete(session, tf.constant(["qwerty cars"]))["suggestions"]
-        .numpy()
-        .astype(str)[0]
-        if t
-    ]
-    assert typed and all(t.startswith("qwerty cars") for t in typed), typed
+    out = service.complete(tf.concat([session] * 2, 0), tf.constant(["used c", "qwerty cars"]))
+    used, named = ([t for t in row if t] for row in out["suggestions"].numpy().astype(str))
+    assert used and all(t.startswith("used c") for t in used), used
+    own = {"used", "cars", "zzyzx", "gadgets"}  # a name the log lacks: no phrase around it
+    assert all(t.startswith("qwerty cars") and set(t.split()[2:]) <= own for t in named), named
 
 
 def test_an_unfinished_last_word_is_completed(service):
