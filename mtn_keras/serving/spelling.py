@@ -68,24 +68,25 @@ class Spelling(tf.Module):
         if not self.judges:
             return tf.ones(tf.shape(words)[:2], tf.bool)
         batch = tf.shape(words)[0]
-        own = [tf.reshape(session_words, [batch, -1])]
-        own.append(tf.strings.split(history).merge_dims(1, 2).to_tensor(""))
-        named = tf.zeros([batch], tf.bool)
-        if typed is not None:
-            split = tf.strings.split(typed.text).to_tensor("")
-            count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
-            last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-            finished = tf.where(last & typed.open[:, None], "", split)
-            new = self.names(finished, tf.concat(own, axis=1))
-            own.append(tf.where(new, finished, ""))
-            named = tf.reduce_any(new, axis=1)
-        mine = in_rows(words, tf.concat(own, axis=1))
-        known = tf.reduce_all(self.known(words) | mine, axis=-1)
+        own = tf.concat(
+            [
+                tf.reshape(session_words, [batch, -1]),
+                tf.strings.split(history).merge_dims(1, 2).to_tensor(""),
+            ],
+            axis=1,
+        )
         if typed is None:
-            return known
+            return tf.reduce_all(self.known(words) | in_rows(words, own), axis=-1)
+        split = tf.strings.split(typed.text).to_tensor("")
+        count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+        last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+        finished = tf.where(last & typed.open[:, None], "", split)
+        new = self.names(finished, own)
+        mine = in_rows(words, tf.concat([own, tf.where(new, finished, "")], axis=1))
+        known = tf.reduce_all(self.known(words) | mine, axis=-1)
         beyond = tf.range(tf.shape(words)[2])[None, None, :] >= count[:, None, None]
         phrase = tf.reduce_any(beyond & ~mine & (words != ""), axis=-1)
-        return known & ~(named[:, None] & phrase)
+        return known & ~(tf.reduce_any(new, axis=1)[:, None] & phrase)
 
     def names(self, words, own):
         """[B, W]: the words [B, W] that are names the log lacks, offered as typed: neither
