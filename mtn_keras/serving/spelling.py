@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from mtn_keras.data.vocab import SPECIALS, UNK
 from mtn_keras.ranking.typos import LAST_RESORT_CHARS, MIN_CHARS, edit_variants
+from mtn_keras.ranking.words import joined
 
 
 def sorted_hashes(words):
@@ -119,5 +120,4 @@ class Spelling(tf.Module):
             best < none, tf.gather(self.encoder.tokens, tf.minimum(best, none - 1)), wrong
         )
         fixed = tf.tensor_scatter_nd_update(words, at, right)
-        joined = tf.strings.reduce_join(split.with_flat_values(fixed), axis=-1, separator=" ")
-        return tf.reshape(joined, tf.shape(queries))
+        return tf.reshape(joined(split.with_flat_values(fixed).to_tensor("")), tf.shape(queries))

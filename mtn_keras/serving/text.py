@@ -43,14 +43,13 @@ class QueryNormaliser(tf.Module):
         form = tf.where(
             self.is_separator(codes.values), " ", tf.where(lowered == "", chars.values, lowered)
         )
-        words = tf.strings.split(tf.strings.reduce_join(chars.with_values(form), axis=1), " ")
+        # Dense joins ("" padding): a ragged one costs the graph a hundred nodes each time.
+        spaced = tf.strings.reduce_join(chars.with_values(form).to_tensor(""), axis=1)
+        words = tf.strings.split(spaced, " ")
         cut = words.with_values(
             tf.strings.substr(words.values, 0, self.max_word_chars, unit="UTF8_CHAR")
         )
-        joined = tf.strings.reduce_join(
-            tf.ragged.boolean_mask(cut, cut != ""), axis=1, separator=" "
-        )
-        return tf.reshape(joined, tf.shape(text))
+        return tf.reshape(joined(cut.to_tensor("")), tf.shape(text))
 
     def ends_open(self, text):
         """Text [B] -> True where its last character is not a separator (a word being typed)."""
