@@ -42,7 +42,7 @@ class Suggestion:
     text: str
     score: float
     copy_attention: np.ndarray | None  # [S', n], aligned with Suggestions.source_tokens
-    source: str | None = None  # "model", "log", "model+log", "history", "log+history"…
+    source: str | None = None  # "model", "log", "model+log", "history", "popular"…
 
     @property
     def from_history(self) -> bool:

@@ -78,7 +78,8 @@ def add_verbose(parser):
 
 def add_decode_arguments(parser, fixed=False):
     """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter,
-    --threshold, --unrelated-history and --unrelated-place, defaulting to DecodeConfig's."""
+    --threshold, --unrelated-history, --unrelated-place and --popular, defaulting to
+    DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument(
@@ -146,6 +147,14 @@ def add_decode_arguments(parser, fixed=False):
         f"or last (after every related suggestion, the session's own two best kept){when}",
     )
 
+    parser.add_argument(
+        "--popular",
+        type=non_negative_int,
+        default=defaults.popular,
+        help="nothing typed: at most this many of the log's most frequent next queries, "
+        f"placed by their share of them, never first (default {defaults.popular}){when}",
+    )
+
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
@@ -162,6 +171,7 @@ def decode_config(args):
         threshold=args.threshold,
         unrelated_history=args.unrelated_history,
         unrelated_place=args.unrelated_place,
+        popular=args.popular,
     )
 
 
@@ -242,6 +252,7 @@ FIXED = {
     "threshold": "--threshold",
     "unrelated_history": "--unrelated-history",
     "unrelated_place": "--unrelated-place",
+    "popular": "--popular",
 }
 
 

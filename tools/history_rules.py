@@ -3,8 +3,9 @@ pair of a dataset's validation split, with its user's earlier sessions and again
 its candidates from the serving graph, scored by rankers fitted on the other folds of the
 users (out of fold, as the thresholds are tuned), then each placement rule's lists split
 into repeat and new pairs; beside them the model-free history anchor and what the best
-order of the history's own candidates could reach. How hybrid.placed was chosen
-(docs/ranking.md).
+order of the history's own candidates could reach; then the shipped rule's lists with the
+log's popular next queries (DecodeConfig.popular) beside adj. How hybrid.placed and the
+popular setting were chosen (docs/ranking.md).
 
 Usage: python -m tools.history_rules [--model runs/default] [--data data/aol-90] [--every 2]
 """
@@ -94,15 +95,22 @@ def ranked(cands, cap, thresholds):
     """The k=5 a `ranked` rule shows: every candidate by its score (the history's with the
     history's features), none kept for the session, at most `cap` unrelated earlier queries,
     the best related one first."""
+    loose = cands["loose"]
+    chosen = passing(cands, cap, thresholds)[:5]
+    first = [c for c in chosen if not loose[c]][:1]  # the best related one opens the list
+    return first + [c for c in chosen if c not in first]
+
+
+def passing(cands, cap, thresholds):
+    """Every candidate a `ranked` rule may show, best first: above its threshold, distinct,
+    at most `cap` unrelated earlier queries."""
     mine, loose = cands["mine"], cands["loose"]
     score = np.where(mine, cands["p"], cands["p0"])
     floor = np.where(mine, thresholds[1], thresholds[0])
     order = [c for c in np.argsort(-score, kind="stable") if score[c] >= floor[c]]
     order = distinct(cands, order)
     allowed = set([c for c in order if loose[c]][:cap])
-    chosen = [c for c in order if not loose[c] or c in allowed][:5]
-    first = [c for c in chosen if not loose[c]][:1]  # the best related one opens the list
-    return first + [c for c in chosen if c not in first]
+    return [c for c in order if not loose[c] or c in allowed]
 
 
 def distinct(cands, order):
@@ -225,7 +233,64 @@ def main(argv=None):
     rows, table, users = candidates(trained, args.data, args.every)
     p, p0 = out_of_fold(table[0], table[1], users_of(table[2], users))
     thresholds = (trained.ranking.threshold, trained.ranking.history_threshold)
-    report(rows, by_row(rows, table, p, p0), thresholds)
+    cands = by_row(rows, table, p, p0)
+    report(rows, cands, thresholds)
+    popular_curve(rows, cands, thresholds, trained.ranking.index, args.data)
+
+
+def popular_curve(rows, cands, thresholds, index, data):
+    """Prints SR@5 without and with history (repeat, new, all; new: with − without) as the
+    lists take at most n of the log's popular next queries (ranking/popular.py) at their
+    shares (times each history scale given with a history), beside the adj anchor."""
+    from mtn_keras.base.config import FILTERS
+    from mtn_keras.ranking.blocklist import blocked_phrases
+    from mtn_keras.ranking.build import RankingData
+    from mtn_keras.ranking.popular import WITH_HISTORY, PopularQueries
+    from mtn_keras.ranking.rules import word_set
+    from mtn_keras.scorecard.anchors import Adj
+    from mtn_keras.scorecard.history_split import repeat_mask
+
+    found = PopularQueries(index, 1, 0.0, blocked_phrases(), FILTERS)
+    popular = list(zip(found.texts, found.shares.tolist()))
+    half = len(rows) // 2
+    repeat = repeat_mask([row[:2] for row in rows[:half]], [row[3] for row in rows[:half]])
+    adj = Adj().fit(RankingData.load(data).train_sessions)
+    hit = np.array([q in [s for s, _ in adj.suggest(c, 5)] for c, q, _, _ in rows[half:]])
+    print(f"\nadj without history: {split(hit, repeat)}")
+    print(
+        "| popular, at most n (history scale) | without: repeat | new | all | with: repeat "
+        "| new | all | new: with − without | popular shown per list (with) |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for cap, scale in [(0, 0)] + [(n, WITH_HISTORY) for n in range(1, 6)] + [(3, 0.1), (3, 1.0)]:
+        out = [
+            with_popular(row, c, cap, scale if i < half else 1.0, popular, thresholds, word_set)
+            for i, (row, c) in enumerate(zip(rows, cands))
+        ]
+        hits = np.array([h for h, _ in out])
+        shown = np.mean([n for _, n in out[:half]])
+        new = 100 * (hits[:half][~repeat].mean() - hits[half:][~repeat].mean())
+        print(f"| {cap} ({scale}) | {split(hits[half:], repeat)} | {split(hits[:half], repeat)} "
+              f"| {new:+.2f} | {shown:.2f} |")  # fmt: skip
+
+
+def with_popular(row, cands, cap, scale, popular, thresholds, word_set):
+    """Whether the shipped rule's list with at most `cap` popular queries holds the next
+    query, and how many popular ones it shows."""
+    context, query, _, history = row
+    order = passing(cands, RULES[SHIPPED][1], thresholds) if len(cands["p"]) else []
+    score = np.where(cands["mine"], cands["p"], cands["p0"]) if len(cands["p"]) else []
+    items = [(score[c], bool(cands["labels"][c]), False) for c in order]
+    listed = set(cands["keys"][c] for c in order)
+    last, typed = set(context[-1].split()), set(history)
+    offered = [
+        (share * scale, text == query, True)
+        for text, share in popular
+        if not set(text.split()) <= last and text not in typed
+        and share * scale >= thresholds[0] and word_set(text) not in listed
+    ][:cap]  # fmt: skip
+    shown = sorted(items + offered, key=lambda item: -item[0])[:5]
+    return any(h for _, h, _ in shown), sum(p for _, _, p in shown)
 
 
 def users_of(groups, users):

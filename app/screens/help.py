@@ -25,7 +25,8 @@ Pasting several lines adds each line as a query, in order.
 Each suggestion has its rank (1 is the best), a bar and, when the model says so, where it
 came from (`model`: generated; `log`: a query that followed similar ones in the query log;
 `model+log`: both; `history`, `model+history`, `log+history`: your own earlier queries
-proposed it, and it is marked ↺). The bar compares the suggestion with the best one of the
+proposed it, and it is marked ↺; `popular`: one of the log's most frequent next queries,
+such as "google", shown after the others). The bar compares the suggestion with the best one of the
 list, which has a full bar: half a bar is half as likely. The foot of the copy panel gives the
 highlighted suggestion's own figure. For a model with a ranker (the bundled one) it is
 the ranker's estimate of the chance that this is the query you type next ("chance 1.3%"):

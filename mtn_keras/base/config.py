@@ -84,6 +84,9 @@ class DecodeConfig:
     # (after every related suggestion, the session's own two best kept); docs/ranking.md.
     unrelated_history: int = 1
     unrelated_place: str = "ranked"
+    # Nothing typed: at most this many of the log's most frequent next queries ("google"),
+    # each at its share of the log's next queries, never first (ranking/popular.py).
+    popular: int = 3
 
     def length_alpha(self, ranked):
         """alpha, or when unset 1.0 if the ranker orders the lists, else 2.0 (BLEU's)."""

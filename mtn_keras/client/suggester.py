@@ -29,8 +29,8 @@ class SuggestError(SavedModelError):
 class Suggestion:
     """One suggested next query: its text, its score (the ranker's probability with a ranking,
     else the length-normalised log-probability), and who proposed it (`model`, `log`,
-    `history`, `session`, `fixed` or their union such as `model+log`; "" when the model does
-    not say)."""
+    `history`, `session`, `fixed` or their union such as `model+log`, or `popular`; "" when
+    the model does not say)."""
 
     text: str
     score: float

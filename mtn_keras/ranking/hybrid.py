@@ -13,7 +13,8 @@ after every related suggestion, at most two of them. That balance is a setting
 (DecodeConfig.unrelated_history and unrelated_place: how many such queries may stand, last or
 where the ranker puts them; by default one, where the ranker puts them, never first: the
 curve in docs/ranking.md). Typed words relate every completion, and there the ranker's order
-stands (pinning cost completions with history 3 points)."""
+stands (pinning cost completions with history 3 points). While nothing is typed the log's
+popular next queries (popular.py) may follow the ranked suggestions."""
 
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
+from mtn_keras.ranking.popular import appended
 from mtn_keras.ranking.prefix_lookup import completes
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.typos import FIXED_WEIGHT
@@ -140,9 +142,11 @@ class HybridRanker(tf.Module):
             (ranking.thresholds resolves both).
         unrelated: at most this many earlier queries that relate to nothing in the session.
         place: where they stand, one of UNRELATED_PLACES (see `placed`).
+        popular: the log's most frequent next queries (popular.PopularQueries; None: none),
+            shown after the ranked suggestions (with `last`, after every other one).
     """
 
-    def __init__(self, pool, ranker, threshold, history_threshold, unrelated, place):
+    def __init__(self, pool, ranker, threshold, history_threshold, unrelated, place, popular=None):
         super().__init__()
         if place not in UNRELATED_PLACES:
             places = ", ".join(UNRELATED_PLACES)
@@ -152,6 +156,7 @@ class HybridRanker(tf.Module):
         track_variables_only(self, "ranker", ranker)
         self.threshold = float(threshold)
         self.history_threshold = float(history_threshold)
+        self.popular = popular
 
     def table(self, queries, session_words, known_words, beam, gathered, scored):
         """Every candidate of the beam (`beam`, scoring.Scored) and the pool (`gathered`,
@@ -226,10 +231,12 @@ class HybridRanker(tf.Module):
         logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
         return tf.sigmoid(tf.cast(logits, tf.float32))
 
-    def __call__(self, table, valid, k, typed):
+    def __call__(self, table, valid, k, typed, last_words, history):
         """The k `Shown` of the `table` (`table` above), by the ranker's probabilities, of
-        the candidates `valid` [B, M] (listed and passing the filters); `typed` [B]: the
-        row's candidates complete typed words."""
+        the candidates `valid` [B, M] (listed and passing the filters), with the log's
+        popular next queries (`popular`) after the sessions' last queries (`last_words`
+        [B, 1, n]) and the kept `history` [B, T]; `typed` [B]: the row's candidates
+        complete typed words."""
         probs = self.probabilities(table.features)
         mine = table.in_history & ~typed[:, None]  # the history's, while nothing is typed
         own = self.probabilities(without_history(table.features))
@@ -241,9 +248,14 @@ class HybridRanker(tf.Module):
         scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
         loose = mine & ~table.related
         scores = capped(scores, loose, self.unrelated)
-        chosen = placed(scores, mine, loose, typed, k, self.last)
-        columns = (scores, table.texts, table.sources, table.copied)
-        return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in columns))
+        columns, after = [table.texts, table.sources, table.copied], None
+        if self.popular is not None and self.popular.cap:
+            offered = self.popular.offered(last_words, history, typed)
+            named = zip(columns, ("texts", "sources", "copied"))
+            scores, columns, after = appended(scores, named, offered, self.popular.cap)
+            mine, loose = (tf.concat([m, after[:, tf.shape(m)[1] :]], 1) for m in (mine, loose))
+        chosen = placed(scores, mine, loose, typed, k, self.last, after)
+        return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in (scores, *columns)))
 
 
 def capped(scores, loose, unrelated):
@@ -253,17 +265,20 @@ def capped(scores, loose, unrelated):
     return tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
 
 
-def placed(scores, mine, loose, typed, k, last):
+def placed(scores, mine, loose, typed, k, last, after=None):
     """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown; `capped`
     already), best first. `mine` [B, M]: the history's (while nothing is typed); `loose`
     [B, M]: those of them that relate to nothing in the session; `typed` [B]. With `last`,
     loose ones come after every other, and the session's own RESERVED best are always among
-    the k; else the k best by score, the best related one first."""
+    the k; else the k best by score, the best related one first and those `after` [B, M]
+    (the log's popular queries, also loose) after the rest."""
     if not last:  # the k best; the best related one first, so the past never opens a list
         _, chosen = tf.math.top_k(scores, k)
         best = tf.argmax(tf.where(loose, NEG_INF, scores), axis=1, output_type=tf.int32)
         first = (tf.range(tf.shape(scores)[1])[None, :] == best[:, None]) & ~loose
-        ordered = tf.gather(tf.where(first, scores + 2.0, scores), chosen, batch_dims=1)
+        later = scores if after is None else tf.where(after, scores - 2.0, scores)
+        ordered = tf.where(first, scores + 2.0, later)
+        ordered = tf.gather(ordered, chosen, batch_dims=1)
         return tf.gather(chosen, tf.math.top_k(ordered, k)[1], batch_dims=1)
     session = ~mine & ~typed[:, None]
     reserved = session & (rank_among(scores, session) < RESERVED) & (scores > NEG_INF)

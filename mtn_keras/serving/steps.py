@@ -19,6 +19,7 @@ from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.candidates import CandidatePool, Pool
 from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
+from mtn_keras.ranking.popular import PopularQueries
 from mtn_keras.ranking.scoring import Scored, candidate_hidden, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
@@ -103,9 +104,12 @@ class SuggestionSteps(tf.Module):
         if ranking is not None and decoding.source == "hybrid":
             self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
             shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
+            popular = PopularQueries(
+                ranking.index, decoding.popular, shown[0], phrases, self.filters
+            )
             self.hybrid = HybridRanker(
                 self.pool, ranking.ranker, *shown, decoding.unrelated_history,
-                decoding.unrelated_place,
+                decoding.unrelated_place, popular,
             )  # fmt: skip
         self.spelling = Spelling(self.encoder, self.pool and self.pool.lookup.word_ids)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
@@ -124,7 +128,7 @@ class SuggestionSteps(tf.Module):
         found = self.search(prepared, kept, pooled)
         table = self.candidates(prepared, pooled, found)
         valid = self.filtered(table, prepared, kept)
-        shown = self.rank(table, valid, prepared)
+        shown = self.rank(table, valid, prepared, kept)
         return self.outputs(prepared, kept, found, shown)
 
     def prepare(self, session, prefix=None):
@@ -144,7 +148,7 @@ class SuggestionSteps(tf.Module):
         if history is None:
             history = tf.zeros([tf.shape(session)[0], 0], tf.string)
         words = tf.strings.split(tf.reshape(self.encoder.normalise(history), [-1]))
-        cut = tf.strings.reduce_join(words[:, : self.n], axis=-1, separator=" ")
+        cut = joined(words.to_tensor("", shape=[None, self.n]))
         return self.history.kept(tf.reshape(cut, tf.shape(history)))
 
     def pooled(self, prepared, history):
@@ -300,12 +304,13 @@ class SuggestionSteps(tf.Module):
             kept &= self.spelling.all_known(table.words, session.words, history, typed)
         return kept if table.listed is None else table.listed & kept
 
-    def rank(self, table, valid, prepared):
+    def rank(self, table, valid, prepared, history):
         """The k shown of each row (hybrid.Shown) of the `table`'s `valid` [B, M] candidates:
-        the beam's best, or with a ranking the ranker's."""
+        the beam's best, or with a ranking the ranker's (with the kept `history` [B, T])."""
         if self.hybrid is None:
             return beam_only(table, valid, self.k)
-        return self.hybrid(table, valid, self.k, prepared.vouched)
+        last_words = prepared.session.words[:, -1:]
+        return self.hybrid(table, valid, self.k, prepared.vouched, last_words, history)
 
     def outputs(self, prepared, history, found, shown):
         """The suggestion signatures' outputs (outputs.py) of the `shown` (hybrid.Shown), for

@@ -52,7 +52,7 @@ def test_ranked_lists_mix_both_sources_and_pass_every_filter(hybrid, ranked):
         assert 3 <= len(real) <= K  # threshold 0: all that pass the filters, up to k
         assert not any(repeats_session(t, session) or repeats_a_word(t) for t in real)
         assert len({tuple(sorted(t.split())) for t in real}) == len(real)
-        assert all(s in ("model", "log", "model+log") for s in source[: len(real)])
+        assert all(s in ("model", "log", "model+log", "popular") for s in source[: len(real)])
         shown_scores = score[: len(real)]
         assert (np.diff(shown_scores) <= 0).all() and (
             (0 <= shown_scores) & (shown_scores <= 1)
@@ -262,7 +262,11 @@ def test_an_empty_history_is_no_evidence_and_ranks_as_without_one(hybrid, ranked
                 keys.add(word_set(row[at]))
                 shown.append(row[at])
         expected.append(shown[:K] + [""] * (K - len(shown[:K])))
-    assert texts(hybrid.suggest_with_history(tensor(SESSIONS), empty)) == expected
+    plain = service_of(ranked, ranked.ranking, threshold=0.0, popular=0)
+    assert texts(plain.suggest_with_history(tensor(SESSIONS), empty)) == expected
+    # the log's popular queries too are offered as without a history
+    with_popular = hybrid.suggest_with_history(tensor(SESSIONS), empty)
+    assert texts(with_popular) == texts(hybrid.suggest(tensor(SESSIONS)))
 
 
 def test_the_users_history_comes_back_ranked_and_filtered(hybrid):

@@ -1,0 +1,117 @@
+"""The log's most frequent next queries ("google", "ebay", "yahoo"), offered after any
+session while nothing is typed, each with its share of the log's next queries as its
+probability: the top-up of the adj anchor, which finds the next query for most of adj's
+hits on users the model never saw (issue 48, docs/ranking.md). They are chosen among the
+ranked suggestions by that probability and shown after them, at most DecodeConfig.popular of
+them; one may return to an earlier query of the session ("google", "weather", "google"),
+never to the last.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import tensorflow as tf
+
+from mtn_keras.ranking import filters
+from mtn_keras.ranking.rules import blocks, repeats_a_word
+
+NEG_INF = float("-inf")
+POOL = 20  # the most frequent next queries looked at for each list
+# With a history, a popular query the user never typed follows one of their queries far
+# less often than the log's share says (validation users: google 0.31% against 2.1% of
+# pairs without history, ebay and yahoo under a tenth of it); 0.25 kept the new pairs'
+# hits best on the curve in docs/ranking.md.
+WITH_HISTORY = 0.25
+
+
+def most_followed(index, top):
+    """The `top` queries of a `QueryLogIndex` that most often followed another in its log,
+    most first, with their shares of all (query, next query) pairs."""
+    size = len(index.queries)
+    seconds = (index.follow_keys % max(size, 1)).astype(np.int64)
+    counts = np.bincount(seconds, weights=index.follow_counts, minlength=size)
+    order = np.argsort(-counts, kind="stable")[:top]
+    order = order[counts[order] > 0]
+    return [index.queries[i] for i in order], counts[order] / max(counts.sum(), 1.0)
+
+
+class Offered(NamedTuple):
+    """The popular queries of a batch: `scores` [B, P] (-inf: not offered) and `texts`
+    [B, P]."""
+
+    scores: tf.Tensor
+    texts: tf.Tensor
+
+
+class PopularQueries:
+    """The log's POOL most frequent next queries that pass the filters of the text alone
+    (blocked, repeats) as constants, and which of them each session may be offered.
+
+    Args:
+        index: the `QueryLogIndex`.
+        cap: at most this many shown in a list (DecodeConfig.popular; 0: none).
+        threshold: the ranker's threshold without a history: a share below it is not shown.
+        phrases: the blocked phrases (none when the filter is off).
+        enabled: the filters on; `session` keeps the last query's words off the list.
+    """
+
+    def __init__(self, index, cap, threshold, phrases, enabled):
+        texts, shares = most_followed(index, len(index.queries) if cap else 0)
+        fine = [
+            i
+            for i, text in enumerate(texts)
+            if not ("repeats" in enabled and repeats_a_word(text))
+            and not ("blocked" in enabled and blocks(text, phrases))
+        ][:POOL]
+        # Plain Python, made constants of the graph where it is traced: tensors, or a
+        # tf.Module, would be saved with the variables and change them with every setting.
+        self.texts = [texts[i] for i in fine]
+        self.shares = shares[fine].astype(np.float32)
+        self.width = max([len(text.split()) for text in self.texts] + [1])
+        self.words = [(text.split() + [""] * self.width)[: self.width] for text in self.texts]
+        self.cap, self.threshold = int(cap), float(threshold)
+        self.session = "session" in enabled
+
+    def offered(self, last_words, history, typed):
+        """`Offered` after the sessions' last queries (their words [B, 1, n]), with the kept
+        `history` [B, T] and `typed` [B] (none while words are typed): each query's share,
+        times WITH_HISTORY where the row has a history; none the user typed before (the
+        history offers those itself), none whose words all lie in the last query."""
+        batch, size = tf.shape(history)[0], len(self.texts)
+        texts = tf.tile(tf.constant(self.texts, tf.string, [1, size]), [batch, 1])
+        has_history = tf.reduce_any(history != "", axis=1)
+        shares = tf.constant(self.shares, tf.float32, [1, size])
+        scores = shares * tf.where(has_history, WITH_HISTORY, 1.0)[:, None]
+        before = tf.reduce_any(texts[:, :, None] == history[:, None, :], axis=-1)
+        off = before | typed[:, None] | (scores < self.threshold)
+        if self.session:
+            words = tf.constant(self.words, tf.string, [1, size, self.width])
+            off |= filters.inside_a_query(tf.tile(words, [batch, 1, 1]), last_words)
+        return Offered(tf.where(off, NEG_INF, scores), texts)
+
+
+def appended(scores, columns, offered, cap):
+    """The ranked candidates' `scores` [B, M] (-inf: not shown) and `columns` ((each
+    [B, M, ...], its name) pairs, the texts first) with the `offered` popular queries after
+    them: none a shown candidate already is, at most `cap` per row, the most frequent first.
+    Returns the scores, the columns and a [B, M + P] mask of the popular ones."""
+    columns = list(columns)
+    texts = columns[0][0]
+    shown = (offered.texts[:, :, None] == texts[:, None, :]) & (scores > NEG_INF)[:, None, :]
+    ok = (offered.scores > NEG_INF) & ~tf.reduce_any(shown, axis=-1)
+    ok &= tf.cumsum(tf.cast(ok, tf.int32), axis=1, exclusive=True) < cap  # shares descend
+    joined = tf.concat([scores, tf.where(ok, offered.scores, NEG_INF)], axis=1)
+    popular = tf.concat([tf.zeros_like(scores, tf.bool), tf.ones_like(ok)], axis=1)
+    grown = [tf.concat([c, filler(c, offered, name)], axis=1) for c, name in columns]
+    return joined, grown, popular
+
+
+def filler(column, offered, name):
+    """The popular queries' cells of a column [B, M, ...] of the ranked table: their texts
+    ("texts"), "popular" ("sources"), or zeros (the copy weights)."""
+    if name == "texts":
+        return offered.texts
+    if name == "sources":
+        return tf.fill(tf.shape(offered.texts), "popular")
+    shape = tf.concat([tf.shape(offered.texts), tf.shape(column)[2:]], 0)
+    return tf.zeros(shape, column.dtype)
