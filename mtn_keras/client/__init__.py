@@ -28,7 +28,8 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
 
     Returns:
         A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
-        history=None)` answer a list of Suggestion(text, score, source), best first;
+        history=None)` answer a list of Suggestion(text, score, source), best first (the
+        log's popular queries after the ranked ones, docs/contracts.md);
         `attention(session)` an Attention(weights, queries). A session is a list of query
         strings, oldest first; a batch, a list of sessions, gets a list of answers.
 

@@ -28,9 +28,13 @@ def test_the_default_model_is_bundled_and_answers():
     # Ranked: only what passes the filters and the confidence threshold, at most k;
     # completions are not held to the threshold.
     assert info["ranking"]["threshold"] > 0 and 1 <= len(found.items) <= info["k"] == 5
-    assert all(item.source in ("model", "log", "model+log") for item in found.items)
-    scores = [item.score for item in found.items]
-    assert scores == sorted(scores, reverse=True)
+    assert all(item.source in ("model", "log", "model+log", "popular") for item in found.items)
+    # best first; the log's popular queries (issue 48) after the ranked suggestions
+    kinds = [item.source == "popular" for item in found.items]
+    assert kinds == sorted(kinds)
+    for popular in (False, True):
+        scores = [item.score for item, kind in zip(found.items, kinds) if kind == popular]
+        assert scores == sorted(scores, reverse=True)
     assert all(item.text and "<unk>" not in item.text for item in found.items)
     typed = backend.suggestions(session, "weather bos")
     assert typed.items and all(item.text.startswith("weather bos") for item in typed.items)
