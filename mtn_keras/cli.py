@@ -152,7 +152,7 @@ def add_decode_arguments(parser, fixed=False):
         type=non_negative_int,
         default=defaults.popular,
         help="nothing typed: at most this many of the log's most frequent next queries, "
-        f"placed by their share of them, never first (default {defaults.popular}){when}",
+        f"chosen by their share of them, after the ranked ones (default {defaults.popular}){when}",
     )
 
 

@@ -85,7 +85,8 @@ class DecodeConfig:
     unrelated_history: int = 1
     unrelated_place: str = "ranked"
     # Nothing typed: at most this many of the log's most frequent next queries ("google"),
-    # each at its share of the log's next queries, never first (ranking/popular.py).
+    # each at its share of the log's next queries, after the ranked suggestions
+    # (ranking/popular.py).
     popular: int = 3
 
     def length_alpha(self, ranked):

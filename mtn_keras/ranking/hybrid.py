@@ -248,14 +248,13 @@ class HybridRanker(tf.Module):
         scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
         loose = mine & ~table.related
         scores = capped(scores, loose, self.unrelated)
-        columns, after = [table.texts, table.sources, table.copied], None
+        shown, after = Shown(scores, table.texts, table.sources, table.copied), None
         if self.popular is not None and self.popular.cap:
             offered = self.popular.offered(last_words, history, typed)
-            named = zip(columns, ("texts", "sources", "copied"))
-            scores, columns, after = appended(scores, named, offered, self.popular.cap)
+            shown, after = appended(shown, offered, self.popular.cap)
             mine, loose = (tf.concat([m, after[:, tf.shape(m)[1] :]], 1) for m in (mine, loose))
-        chosen = placed(scores, mine, loose, typed, k, self.last, after)
-        return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in (scores, *columns)))
+        chosen = placed(shown.scores, mine, loose, typed, k, self.last, after)
+        return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in shown))
 
 
 def capped(scores, loose, unrelated):

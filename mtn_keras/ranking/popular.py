@@ -90,28 +90,22 @@ class PopularQueries:
         return Offered(tf.where(off, NEG_INF, scores), texts)
 
 
-def appended(scores, columns, offered, cap):
-    """The ranked candidates' `scores` [B, M] (-inf: not shown) and `columns` ((each
-    [B, M, ...], its name) pairs, the texts first) with the `offered` popular queries after
-    them: none a shown candidate already is, at most `cap` per row, the most frequent first.
-    Returns the scores, the columns and a [B, M + P] mask of the popular ones."""
-    columns = list(columns)
-    texts = columns[0][0]
-    shown = (offered.texts[:, :, None] == texts[:, None, :]) & (scores > NEG_INF)[:, None, :]
-    ok = (offered.scores > NEG_INF) & ~tf.reduce_any(shown, axis=-1)
+def appended(shown, offered, cap):
+    """The ranked candidates `shown` (hybrid.Shown of the whole table, [B, M] each: -inf
+    scores not shown) with the `offered` popular queries after them: none a shown candidate
+    already is, at most `cap` per row, the most frequent first, nothing copied. Returns them
+    as one `Shown` of [B, M + P] and a [B, M + P] mask of the popular ones."""
+    scores, texts, sources, copied = shown
+    seen = (offered.texts[:, :, None] == texts[:, None, :]) & (scores > NEG_INF)[:, None, :]
+    ok = (offered.scores > NEG_INF) & ~tf.reduce_any(seen, axis=-1)
     ok &= tf.cumsum(tf.cast(ok, tf.int32), axis=1, exclusive=True) < cap  # shares descend
-    joined = tf.concat([scores, tf.where(ok, offered.scores, NEG_INF)], axis=1)
+    popular_sources = tf.fill(tf.shape(offered.texts), "popular")
+    copy_shape = tf.concat([tf.shape(offered.texts), tf.shape(copied)[2:]], 0)
+    grown = shown._replace(
+        scores=tf.concat([scores, tf.where(ok, offered.scores, NEG_INF)], axis=1),
+        texts=tf.concat([texts, offered.texts], axis=1),
+        sources=tf.concat([sources, popular_sources], axis=1),
+        copied=tf.concat([copied, tf.zeros(copy_shape, copied.dtype)], axis=1),
+    )
     popular = tf.concat([tf.zeros_like(scores, tf.bool), tf.ones_like(ok)], axis=1)
-    grown = [tf.concat([c, filler(c, offered, name)], axis=1) for c, name in columns]
-    return joined, grown, popular
-
-
-def filler(column, offered, name):
-    """The popular queries' cells of a column [B, M, ...] of the ranked table: their texts
-    ("texts"), "popular" ("sources"), or zeros (the copy weights)."""
-    if name == "texts":
-        return offered.texts
-    if name == "sources":
-        return tf.fill(tf.shape(offered.texts), "popular")
-    shape = tf.concat([tf.shape(offered.texts), tf.shape(column)[2:]], 0)
-    return tf.zeros(shape, column.dtype)
+    return grown, popular

@@ -8,7 +8,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.base.config import FILTERS, DecodeConfig  # noqa: E402
-from mtn_keras.ranking.hybrid import placed  # noqa: E402
+from mtn_keras.ranking.hybrid import Shown, placed  # noqa: E402
 from mtn_keras.ranking.log_index import QueryLogIndex  # noqa: E402
 from mtn_keras.ranking.popular import (  # noqa: E402
     POOL,
@@ -77,8 +77,8 @@ def test_popular_queries_stand_after_the_ranked_and_are_capped():
         tf.constant([[0.6, 0.2, 0.1, 0.05]]),
         tf.constant([["google", "ebay", "hotel deals", "yahoo"]]),
     )
-    named = zip([texts, sources, copied], ("texts", "sources", "copied"))
-    joined, columns, after = appended(scores, named, offered, 2)
+    grown, after = appended(Shown(scores, texts, sources, copied), offered, 2)
+    joined, columns = grown.scores, grown[1:]
     shown_scores = joined.numpy()[0]
     # "google" is shown already; "hotel deals" is a candidate not shown, so it may stand
     assert np.isneginf(shown_scores[3]) and shown_scores[4:6].tolist() == pytest.approx([0.2, 0.1])
