@@ -58,6 +58,12 @@ def parser() -> argparse.ArgumentParser:
         "server on this machine gets it)",
     )
     parser.add_argument(
+        "--explicit",
+        action="store_true",
+        help="show sexually explicit suggestions where the model gives them (hidden by "
+        "default; a query seeking sexual content involving minors is never shown)",
+    )
+    parser.add_argument(
         "--history",
         metavar="PATH",
         type=file_name,
@@ -121,6 +127,7 @@ def main(argv: list[str] | None = None) -> None:
         use_history=not args.no_history,
         prepare_tensorflow=skip_graph_rewrites,  # graphs run as exported: a faster start
         send_history=args.send_history,
+        explicit=args.explicit,
     )
     with native_stderr_silenced(native_log_path()):
         app.run()

@@ -19,6 +19,7 @@ from mtn_keras.base.xla_setup import compiled_before, mark_compiled
 from mtn_keras.client.local import SavedModel
 from mtn_keras.client.suggester import Suggester
 from mtn_keras.data.history import HISTORY_SIZE
+from mtn_keras.data.safety import shown
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.savedmodel import SIGNATURES, bundled_model, check, model_name, resolve
 from mtn_keras.serving.savedmodel import SavedModelError as ModelError
@@ -138,6 +139,9 @@ class ModelCalls:
     start_seconds: dict[str, float]  # what starting took, step by step
     notes: tuple[str, ...] = ()  # what the person should hear once the model is ready
     withheld_history = False  # whether the model reads history that the app does not send
+    # Show sexually explicit suggestions (mtn-tui --explicit)? Whatever the model or server
+    # answers, the app shows none unless asked, and never one that seeks abuse material.
+    explicit_shown = False
 
     def _prepare_calls(self) -> None:
         self._lock = threading.RLock()  # one model call at a time; the workers share it
@@ -183,8 +187,9 @@ class ModelCalls:
             queries = [normalise(query) for query in session][-weights.shape[-1] :]
         return SessionAttention(weights, queries, used_queries(session, len(queries)))
 
-    @staticmethod
-    def _suggestions(out: dict[str, np.ndarray], session: list[str], prefix: str) -> Suggestions:
+    def _suggestions(
+        self, out: dict[str, np.ndarray], session: list[str], prefix: str
+    ) -> Suggestions:
         # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
         kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
         tokens = [[word.decode() for word in query] for query in out["source_tokens"][0][kept]]
@@ -194,7 +199,7 @@ class ModelCalls:
             for text, score, attention, source in zip(
                 out["suggestions"][0], out["scores"][0], out["copy_attention"][0], sources
             )
-            if text
+            if text and shown(text.decode(), self.explicit_shown)
         ]
         positions = used_queries(session, len(tokens))
         suggestions = Suggestions(items, tokens, tuple(session), prefix, positions=positions)

@@ -58,10 +58,13 @@ class MtnApp(App):
         use_history: bool = True,
         prepare_tensorflow: Callable | None = None,
         send_history: bool = False,
+        explicit: bool = False,
     ):
         """`model_path` may be a server's REST address (http://HOST:PORT/v1/models/NAME):
         then the app calls it and imports no TensorFlow, sending the history only to this
-        machine or with `send_history`. `history_path` None: the user-data folder's store;
+        machine or with `send_history`. `explicit` (--explicit): show sexually explicit
+        suggestions where the model gives them (never one that seeks abuse material).
+        `history_path` None: the user-data folder's store;
         `use_history` False (--no-history): the store is never opened.
         `prepare_tensorflow(tf)` runs once TensorFlow is imported, before any model call: the
         entry point's process settings."""
@@ -71,6 +74,7 @@ class MtnApp(App):
         self.show_load_time = show_load_time  # off in snapshot tests, where it would vary
         self.prepare_tensorflow = prepare_tensorflow
         self.send_history = send_history
+        self.explicit = explicit
         self.history = HistoryControl(history_path, use_history)
         self._model_title = ""
         self.backend: Backend | None = None
@@ -113,6 +117,8 @@ class MtnApp(App):
                 backend = Backend(path, progress, self.prepare_tensorflow)
         except ModelError as error:
             backend = error
+        else:
+            backend.explicit_shown = self.explicit
         if get_current_worker().is_cancelled:
             return  # another model was asked for meanwhile
         if isinstance(backend, ModelError):

@@ -78,8 +78,8 @@ def add_verbose(parser):
 
 def add_decode_arguments(parser, fixed=False):
     """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter,
-    --threshold, --unrelated-history, --unrelated-place and --popular, defaulting to
-    DecodeConfig's."""
+    --threshold, --unrelated-history, --unrelated-place, --popular and --explicit, defaulting
+    to DecodeConfig's."""
     when = " (fixed at export)" if fixed else ""
     defaults = DecodeConfig()
     parser.add_argument(
@@ -154,6 +154,12 @@ def add_decode_arguments(parser, fixed=False):
         help="nothing typed: at most this many of the log's most frequent next queries, "
         f"chosen by their share of them, after the ranked ones (default {defaults.popular}){when}",
     )
+    parser.add_argument(
+        "--explicit",
+        action="store_true",
+        help="show sexually explicit suggestions too (hidden by default; a query seeking "
+        f"sexual content involving minors is never shown){when}",
+    )
 
 
 def decode_config(args):
@@ -172,6 +178,7 @@ def decode_config(args):
         unrelated_history=args.unrelated_history,
         unrelated_place=args.unrelated_place,
         popular=args.popular,
+        explicit=args.explicit,
     )
 
 
@@ -253,6 +260,7 @@ FIXED = {
     "unrelated_history": "--unrelated-history",
     "unrelated_place": "--unrelated-place",
     "popular": "--popular",
+    "explicit": "--explicit",
 }
 
 

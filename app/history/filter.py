@@ -1,8 +1,9 @@
 """Which typed queries the history never keeps: those typed with a leading space (as shells
 skip them), those that look like secrets (a card number by Luhn, a social security number, a
-long key-like token, a word like password followed by a value) and those matching the
-person's own patterns, one regular expression a line in a config file (as atuin's
-history_filter). Dropped queries still reach the session; they are only not written."""
+long key-like token, a word like password followed by a value), those that seek sexual
+content involving minors (the project's safety rule, mtn_keras.data.safety) and those
+matching the person's own patterns, one regular expression a line in a config file (as
+atuin's history_filter). Dropped queries still reach the session; they are only not written."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import re
 from pathlib import Path
 
 from platformdirs import user_config_path
+
+from mtn_keras.data.safety import child_unsafe
+from mtn_keras.data.text import normalise
 
 # A value after these is a secret: "password hunter2", "pwd: x" (not "password reset").
 PASSWORD_WORDS = r"password|passwd|pwd|passcode|passphrase|pass word"
@@ -90,9 +94,13 @@ class HistoryFilter:
         self.patterns = read_patterns(self.path)
 
     def secret(self, query: str) -> bool:
-        """Whether a stored `query` is one never to keep: it looks like a secret or matches
-        an ignore pattern."""
-        return looks_secret(query) or any(p.search(query) for p in self.patterns)
+        """Whether a stored `query` is one never to keep: it looks like a secret, matches an
+        ignore pattern, or seeks sexual content involving minors (mtn_keras.data.safety)."""
+        return (
+            looks_secret(query)
+            or any(p.search(query) for p in self.patterns)
+            or child_unsafe(normalise(query))
+        )
 
     def kept(self, typed: str) -> str | None:
         """`typed` as it is stored, or None: blank, typed with a leading space, or secret."""

@@ -88,6 +88,9 @@ class DecodeConfig:
     # each at its share of the log's next queries, after the ranked suggestions
     # (ranking/popular.py).
     popular: int = 3
+    # Show sexually explicit suggestions (data/safety.py)? Off by default. A query that seeks
+    # sexual content involving minors is never shown, whatever this says.
+    explicit: bool = False
 
     def length_alpha(self, ranked):
         """alpha, or when unset 1.0 if the ranker orders the lists, else 2.0 (BLEU's)."""

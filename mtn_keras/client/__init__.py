@@ -23,7 +23,9 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
             project's `python -m mtn_keras.serve` or TensorFlow Serving).
         decoding: for a run folder, the search and ranking settings (a
             `mtn_keras.base.config.DecodeConfig`; its defaults when None). An export's were
-            fixed when it was exported.
+            fixed when it was exported. Its `explicit` says whether sexually explicit
+            suggestions may be shown, for every model (off by default; one that seeks sexual
+            content involving minors never is).
         timeout: for a REST address, the seconds each request may take.
 
     Returns:
@@ -51,9 +53,10 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
         Traceback (most recent call last):
         mtn_keras.client.suggester.SuggestError: session 1, item 0: 1 is a int, not a string
     """
+    explicit_shown = decoding is not None and decoding.explicit
     if is_url(model):
-        return Suggester(Rest(model, timeout), model)
+        return Suggester(Rest(model, timeout), model, explicit_shown)
     from mtn_keras.client.local import open_local
 
     runner, where = open_local(model, decoding)
-    return Suggester(runner, where)
+    return Suggester(runner, where, explicit_shown)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtn_keras.data.padding import front_padded
+from mtn_keras.data.safety import shown
 from mtn_keras.serving.savedmodel import SavedModelError
 
 
@@ -53,9 +54,12 @@ class Suggester:
     batch (a list of such lists). One session gets one answer; a batch gets a list of them, in
     order. `[]` is one session without a query."""
 
-    def __init__(self, runner, where: str):
+    def __init__(self, runner, where: str, explicit_shown: bool = False):
         self._runner = runner
         self.where = where  # what the messages name: a path or a URL
+        # Whatever the model answers, an explicit suggestion is dropped unless asked for, and
+        # one that seeks sexual content involving minors always (data/safety.py).
+        self.explicit_shown = explicit_shown
         if "complete" not in runner.signatures:
             raise SuggestError(
                 f"{where} has no `complete` signature: it is not an export of mtn-keras"
@@ -82,7 +86,7 @@ class Suggester:
             [
                 Suggestion(_text(text), float(score), _text(source))
                 for text, score, source in zip(texts, scores, row_sources)
-                if _text(text)
+                if _text(text) and shown(_text(text), self.explicit_shown)
             ]
             for texts, scores, row_sources in zip(out["suggestions"], out["scores"], sources)
         ]

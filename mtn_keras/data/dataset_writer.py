@@ -11,7 +11,9 @@ stats.json accounts for every row read:
     rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
 
 where `dropped_rows` counts the rows dropped at each step (page_through, empty_query,
-consecutive_duplicate, then the queries of the sessions dropped as session_too_short,
+consecutive_duplicate, then the rows of the sessions dropped as session_child_unsafe (a
+query seeks sexual content involving minors: data/safety.py; counted before duplicates are
+dropped), and the queries of those dropped as session_too_short,
 session_too_long, session_long_query) and `dropped_sessions` those sessions. Each split has
 its sessions, lines (sessions, or their windows under `all`), pairs (k-1 for a line of k
 queries), queries (of its sessions, each once) and users. `queries_truncated` counts the
@@ -43,11 +45,12 @@ ROW_DROPS = (
     "page_through",
     "empty_query",
     "consecutive_duplicate",
+    "session_child_unsafe",
     "session_too_short",
     "session_too_long",
     "session_long_query",
 )
-SESSION_DROPS = ("too_short", "too_long", "long_query")
+SESSION_DROPS = ("child_unsafe", "too_short", "too_long", "long_query")
 FILES = (
     tuple(f"{name}.tsv" for name in SPLITS)
     + tuple(f"{name}.users" for name in SPLITS)
@@ -174,6 +177,7 @@ def _accounting(stats: dict) -> list[str]:
         "page_through": "page-throughs (no query)",
         "empty_query": "empty after normalising",
         "consecutive_duplicate": "consecutive duplicates",
+        "session_child_unsafe": "in sessions seeking sexual content involving minors",
         "session_too_short": f"in sessions of < {options['min_queries']} queries",
         "session_too_long": f"in sessions of > {options['max_queries']} queries",
         "session_long_query": f"in sessions with a query of > {options['max_query_tokens']} tokens",

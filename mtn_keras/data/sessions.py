@@ -20,6 +20,7 @@ from operator import itemgetter
 from typing import Iterable, Iterator, NamedTuple
 
 from mtn_keras.data.logs import Row, Tally, read_log
+from mtn_keras.data.safety import child_unsafe
 from mtn_keras.data.text import normalise
 
 SPLITS = ("train", "valid", "test")
@@ -256,10 +257,13 @@ def sessions_from_logs(
 ) -> list[Session]:
     """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`.
 
-    Under `all`, queries are truncated to `max_query_tokens` words before consecutive
-    duplicates are dropped (counted as `queries_truncated`), and long sessions are kept whole.
-    `history`, a list, gets (user, time, query) of every query of every session, kept or
-    dropped, in the same form: the users' histories, which `Session.start` points into.
+    A session holding a query that seeks sexual content involving minors (data.safety) is
+    dropped whole, before anything else, and counted as `child_unsafe`: its queries are
+    neither trained on, nor indexed, nor anyone's history. Under `all`, queries are truncated
+    to `max_query_tokens` words before consecutive duplicates are dropped (counted as
+    `queries_truncated`), and long sessions are kept whole. `history`, a list, gets (user,
+    time, query) of every query of every other session, kept or dropped, in the same form:
+    the users' histories, which `Session.start` points into.
     """
     tally = Tally() if tally is None else tally
     rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
@@ -271,6 +275,10 @@ def sessions_from_logs(
     for user, timed in user_queries(rows, tally):
         seen = 0  # the user's queries so far
         for session in sessionize(timed, gap):
+            if any(child_unsafe(query) for _, query in session):
+                dropped["session_child_unsafe"] += len(session)
+                dropped["sessions_child_unsafe"] += 1
+                continue
             if cut:
                 short = [(t, truncate(query, protocol.max_query_tokens)) for t, query in session]
                 truncated += sum(a[1] != b[1] for a, b in zip(session, short))

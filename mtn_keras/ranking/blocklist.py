@@ -6,6 +6,7 @@ the AOL dev log: benchmarks/bench_blocklist.py."""
 
 from importlib import resources
 
+from mtn_keras.data.safety import explicit
 from mtn_keras.data.text import normalise
 
 # better-profanity blocks these too; in queries they are mostly health, places, food, names,
@@ -46,9 +47,13 @@ ADULT_PHRASES = frozenset(
 )
 
 
-def blocked_phrases():
-    """The blocked words and phrases, normalised as queries are (one or more words each)."""
+def blocked_phrases(explicit_shown=False):
+    """The blocked words and phrases, normalised as queries are (one or more words each).
+    When sexually explicit suggestions are asked for (DecodeConfig.explicit), those the
+    safety rule calls explicit (data/safety.py) are left out: the list then blocks the rest
+    of the profanity only."""
     text = resources.files("better_profanity").joinpath("profanity_wordlist.txt").read_text("utf-8")
     listed = {normalise(line) for line in text.splitlines()}
     phrases = listed | ADULT_WORDS | {normalise(phrase) for phrase in ADULT_PHRASES}
-    return sorted(p for p in phrases if p and p not in EVERYDAY_WORDS)
+    kept = (p for p in phrases if p and p not in EVERYDAY_WORDS)
+    return sorted(p for p in kept if not (explicit_shown and explicit(p)))

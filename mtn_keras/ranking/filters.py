@@ -15,11 +15,38 @@ Each filter is on by default and can be switched off by name:
   session's, the user's history's, or a finished typed word (serving/spelling.py); the
   unfinished word being typed stands only completed into one.
 Shown suggestions also differ: of two with the same words in any order, the better stays.
+Whatever the filters, `unsafe` holds: never a query that seeks sexual content involving
+minors, and no sexually explicit one unless asked (data/safety.py, the rule's one room).
 """
 
 import tensorflow as tf
 
+from mtn_keras.data import safety
 from mtn_keras.decoding.beam_search import beaten
+
+
+def _safety_padded(texts):
+    """` text ` of each normalised text, its innocent phrases read as absent (safety.padded)."""
+    innocent = safety.innocent_core()
+    padded = tf.strings.regex_replace(" " + texts + " ", innocent, "  ")
+    return tf.strings.regex_replace(padded, innocent, "  ")
+
+
+def seeks_minors(texts):
+    """[...]: the normalised text seeks sexual content involving minors (the graph's twin of
+    safety.child_unsafe)."""
+    return tf.strings.regex_full_match(_safety_padded(texts), safety.whole(safety.child_core()))
+
+
+def unsafe(texts, explicit_shown=False):
+    """[...]: the normalised text is never shown: it seeks sexual content involving minors, or
+    it is sexually explicit and `explicit_shown` is False (the twins of safety.child_unsafe
+    and safety.explicit)."""
+    padded = _safety_padded(texts)
+    found = tf.strings.regex_full_match(padded, safety.whole(safety.child_core()))
+    if not explicit_shown:
+        found |= tf.strings.regex_full_match(padded, safety.whole(safety.explicit_core()))
+    return found
 
 
 def inside_a_query(words, session_words):

@@ -9,7 +9,7 @@ evidence are what the ranker weighs against the model's and the log's."""
 import tensorflow as tf
 
 from mtn_keras.data.history import HISTORY_SIZE
-from mtn_keras.ranking.filters import in_session
+from mtn_keras.ranking.filters import in_session, seeks_minors
 
 HISTORY_EVIDENCE = (
     "history_follow_last",
@@ -52,8 +52,8 @@ class HistoryLookup:
         repeated right after itself once (a second enter, a next page), the last `size` of
         them, right-aligned behind "" padding. The one rule that cleans a history: the app's
         store, an imported log, a file and `prepare`'s histories all reach the model
-        through it."""
-        history = self.aligned(history)
+        through it. An entry that seeks sexual content involving minors is dropped."""
+        history = self.aligned(tf.where(seeks_minors(history), "", history))
         previous = tf.pad(history[:, :-1], [[0, 0], [1, 0]])
         history = self.aligned(tf.where(history == previous, "", history))
         padded = tf.pad(history, [[0, 0], [self.size, 0]])

@@ -6,7 +6,8 @@ query with its count; the consecutive (query, next query) pairs and the within-s
 first, then later queries of its sessions); and for each word the most frequent queries
 holding it, offered as candidates after the session's rarest words and whose followers lend
 evidence to a candidate; and the completions of typed prefixes (prefix_index.py). Queries
-with a blocked word or a word twice are never offered.
+with a blocked word or a word twice are never offered; sessions that seek sexual content
+involving minors are not indexed at all.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
@@ -19,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from mtn_keras.data.safety import child_unsafe
 from mtn_keras.ranking.prefix_index import prefix_arrays
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 
@@ -53,7 +55,10 @@ class QueryLogIndex:
 
     @classmethod
     def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5):
-        """The index of training `sessions` (lists of normalised queries)."""
+        """The index of training `sessions` (lists of normalised queries); a session holding a
+        query that seeks sexual content involving minors is left out whole, as `prepare`
+        leaves it out (data/safety.py), so no table of the export holds one."""
+        sessions = [s for s in sessions if not any(map(child_unsafe, s))]
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
         ids = {q: i for i, q in enumerate(queries)}

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
+from mtn_keras.data import safety
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 
@@ -53,15 +54,18 @@ class PopularQueries:
         threshold: the ranker's threshold without a history: a share below it is not shown.
         phrases: the blocked phrases (none when the filter is off).
         enabled: the filters on; `session` keeps the last query's words off the list.
+        explicit_shown: sexually explicit queries may be offered (never child-unsafe ones).
     """
 
-    def __init__(self, index, cap, threshold, phrases, enabled):
+    def __init__(self, index, cap, threshold, phrases, enabled, explicit_shown=False):
         texts, shares = most_followed(index, len(index.queries) if cap else 0)
+        unsafe = safety.child_unsafe if explicit_shown else safety.explicit
         fine = [
             i
             for i, text in enumerate(texts)
             if not ("repeats" in enabled and repeats_a_word(text))
             and not ("blocked" in enabled and blocks(text, phrases))
+            and not unsafe(text)
         ][:POOL]
         # Plain Python, made constants of the graph where it is traced: tensors, or a
         # tf.Module, would be saved with the variables and change them with every setting.

@@ -10,6 +10,7 @@ import math
 
 from sacrebleu.metrics import BLEU
 
+from mtn_keras.data.safety import child_unsafe, explicit
 from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
 from mtn_keras.scorecard.quality import is_new
 
@@ -61,7 +62,8 @@ def list_quality(suggestion_lists, pairs, phrases, k: int) -> dict:
     one suggestion), `precision` (SR@k among those pairs), `sr@k_new` (SR@k on the pairs
     whose next query is new: not a session query nor inside one; `new_pairs` of them),
     and the shares of shown suggestions that repeat a session query or lie inside one,
-    repeat a word, or hold a blocked word."""
+    repeat a word, hold a blocked word, are sexually explicit or seek sexual content involving
+    minors (data/safety.py)."""
     shown = [suggestions[:k] for suggestions in suggestion_lists]
     covered = [(s, ref) for s, (_, ref) in zip(shown, pairs) if s]
     new = [(s, ref) for s, (context, ref) in zip(shown, pairs) if is_new(ref, context)]
@@ -76,6 +78,8 @@ def list_quality(suggestion_lists, pairs, phrases, k: int) -> dict:
         "repeats_session": share(sum(repeats_session(t, c) for t, c in items), len(items)),
         "repeats_word": share(sum(repeats_a_word(t) for t, _ in items), len(items)),
         "blocked": share(sum(blocks(t, phrases) for t, _ in items), len(items)),
+        "explicit": share(sum(explicit(t) for t, _ in items), len(items)),
+        "child_unsafe": share(sum(child_unsafe(t) for t, _ in items), len(items)),
     }
 
 

@@ -168,8 +168,8 @@ def quality_table(rows: dict) -> str:
     a 95% interval shows it as `[low, high]`."""
     lines = [
         "| Model | MRR@5 | SR@5 new | Coverage | Precision | Repeats session | Repeated word "
-        "| Blocked |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| Blocked | Explicit | Child-unsafe |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     keys = (
         "mrr@5",
@@ -179,6 +179,8 @@ def quality_table(rows: dict) -> str:
         "repeats_session",
         "repeats_word",
         "blocked",
+        "explicit",
+        "child_unsafe",
     )
     for name, row in rows.items():
         if all(key in row for key in keys):

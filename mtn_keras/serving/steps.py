@@ -11,7 +11,7 @@ from typing import NamedTuple
 import tensorflow as tf
 
 from mtn_keras.base.config import DecodeConfig
-from mtn_keras.data.vocab import BOS, PAD, UNK
+from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.decoding import beam_search
 from mtn_keras.ranking import filters, thresholds
@@ -24,6 +24,7 @@ from mtn_keras.ranking.scoring import Scored, candidate_hidden, candidate_log_pr
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import Encoded, SessionEncoder
+from mtn_keras.serving.forbidden import banned_ids, last_check
 from mtn_keras.serving.prefix import PrefixConstraint, Typed, constrained
 from mtn_keras.serving.spelling import Spelling
 
@@ -96,16 +97,17 @@ class SuggestionSteps(tf.Module):
         # [V]: the WordPiece pieces that continue a word ("##s"); all False for words.
         self.continuing = tf.constant([t.startswith(SUFFIX) for t in vocab_tokens])
         self.typed = PrefixConstraint(self.encoder, self.continuing)
-        phrases = blocked_phrases() if "blocked" in self.filters else []
+        self.explicit = decoding.explicit
+        phrases = blocked_phrases(self.explicit) if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
-        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces)
+        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces, self.explicit)
         self.history = HistoryLookup()
         self.pool = self.hybrid = None
         if ranking is not None and decoding.source == "hybrid":
             self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
             shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
             popular = PopularQueries(
-                ranking.index, decoding.popular, shown[0], phrases, self.filters
+                ranking.index, decoding.popular, shown[0], phrases, self.filters, self.explicit
             )
             self.hybrid = HybridRanker(
                 self.pool, ranking.ranker, *shown, decoding.unrelated_history,
@@ -302,6 +304,7 @@ class SuggestionSteps(tf.Module):
         )
         if "nonwords" in self.filters:
             kept &= self.spelling.all_known(table.words, session.words, history, typed)
+        kept &= ~filters.unsafe(table.texts, self.explicit)  # whatever the filters
         return kept if table.listed is None else table.listed & kept
 
     def rank(self, table, valid, prepared, history):
@@ -317,6 +320,7 @@ class SuggestionSteps(tf.Module):
         the `prepared` sessions with the kept `history` [B, T] and what the search `found`.
         A session with no query is answered only when typed words say what to complete."""
         session = prepared.session
+        shown = last_check(shown, self.explicit)
         empty = ~tf.reduce_any(session.tokens != PAD, axis=[1, 2]) & ~prepared.vouched
         scores = tf.where(empty[:, None], NEG_INF, shown.scores)
         found_any = scores > NEG_INF
@@ -337,12 +341,3 @@ class SuggestionSteps(tf.Module):
             if read is None
             else read,
         }
-
-
-def banned_ids(vocab_tokens, phrases, pieces):
-    """The ids the beam never writes: <pad>, <unk>, <bos>, and the blocked words of a word
-    vocabulary. Under WordPiece a blocked word's id is also the first piece of innocent
-    words ("dick" of "dickens"), so there the word filter alone drops blocked words."""
-    ids = {word: i for i, word in enumerate(vocab_tokens)}
-    blocked = set() if pieces else {ids[p] for p in phrases if p in ids}
-    return sorted({PAD, UNK, BOS} | blocked)

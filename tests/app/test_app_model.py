@@ -129,3 +129,22 @@ def test_broken_models_raise_model_error_saying_what_and_where(
         Backend(path)
     assert expected in str(error.value)
     assert str(path) in str(error.value)
+
+
+def test_no_explicit_item_unless_asked_and_never_one_that_seeks_abuse_material(fake_model):
+    """Whatever a model or server answers (the fake extends the last query), the app's
+    backend and the client drop what the safety rule forbids (mtn_keras.data.safety)."""
+    import mtn_keras
+    from mtn_keras.base.config import DecodeConfig
+
+    backend = Backend(fake_model)
+    assert backend.suggestions(["cheap flights"]).items
+    assert backend.suggestions(["nude pics"]).items == []
+    assert backend.suggestions(["teen porn"]).items == []
+    backend.explicit_shown = True  # mtn-tui --explicit
+    assert backend.suggestions(["nude pics"]).items
+    assert backend.suggestions(["teen porn"]).items == []
+    client = mtn_keras.load(str(fake_model))
+    assert [client.suggest(s) == [] for s in (["nude pics"], ["teen porn"])] == [True, True]
+    asked = mtn_keras.load(str(fake_model), DecodeConfig(explicit=True))
+    assert asked.suggest(["nude pics"]) and asked.suggest(["teen porn"]) == []

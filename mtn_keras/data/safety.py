@@ -1,0 +1,155 @@
+"""The safety rule, in one room low in the house: which queries seek sexual content involving
+minors (never shown, never trained on, never stored, under any option) and which are sexually
+explicit (hidden unless the person asks). prepare, the log index, the export's tables, the
+serving graph's last check and the app's history all read these patterns, so no route keeps
+a copy of its own (docs/quality.md, "Safe by default", says what is removed and why).
+
+No maintained list of such terms is published on the package registry (the lists of child
+protection bodies are shared with search engines only), so the terms below are the project's
+own, written from the way such queries are typed in a search log. Each pattern is one regular
+expression in the syntax shared by Python's `re` and RE2 (TensorFlow's
+`tf.strings.regex_full_match`), over a normalised query padded with a space at each end.
+"""
+
+import functools
+import re
+
+from mtn_keras.data.text import normalise
+
+# Terms that name such material outright, whatever stands beside them.
+CHILD_TERMS = (
+    r"pthc|ptsc|hussyfan|lolicon|shotacon|shota|loli|lolis|lolitas|lolita[a-z]+|nymphets?|"
+    r"jailbait|jail bait|kiddie ?porn[a-z]*|kiddy ?porn[a-z]*|childporn[a-z]*|kinderporn[a-z]*|"
+    r"preteen[a-z]*porn[a-z]*|teenporn[a-z]*|pedo|pedos|pedofil[a-z]*|pedophil[a-z]*|"
+    r"paedo[a-z]*|pedobear|underage ?porn[a-z]*|child ?sex|childsex|kidsex|kiddiesex"
+)
+# Ages under 18 as people type them ("12 yo", "14yr", "13 year old").
+AGES = r"(?:[1-9]|1[0-7]) ?(?:yo|y o|yr|yrs|year old|years old|yr old|yrs old|yearold)"
+# Words for a minor: beside a sexual word, the query seeks abuse material.
+MINOR_WORDS = (
+    r"child|childs|children|childrens|kid|kids|kiddie|kiddies|kiddy|minor|minors|underage|"
+    r"under age|illegal|preteen[a-z]*|pre teen[a-z]*|tween|tweens|teen|teens|teenie[a-z]*|"
+    r"teeny|teenage|teenager|teenagers|teenz|young|younger|youngest|little|lil|schoolgirls?|"
+    r"school girls?|schoolboys?|school boys?|boy|boys|daughters?|lolita|toddlers?|infants?|"
+    r"junior high|middle school|elementary|[1-9]|1[0-7]|" + AGES
+)
+# Words for a minor so telling that a picture word beside them is enough ("... models").
+STRONG_MINOR_WORDS = r"preteen[a-z]*|pre teen[a-z]*|underage|under age|lolita|" + AGES
+PICTURE_WORDS = (
+    r"models?|modeling|modelling|pics?|pictures?|photos?|images?|gallery|galleries|posing|"
+    r"poses|bikinis?|thongs?|bbs|tgp"
+)
+# Sexual words, their stems and spellings: beside a word for a minor, and as explicit items.
+SEXUAL_WORDS = (
+    r"porn[a-z]*|p0rn[a-z]*|pr0n|pron|pornn[a-z]*|xxx[a-z]*|sex|sexy|sexier|sexiest|sexx[a-z]*|"
+    r"secks|seks|sexual|sexually|nude[a-z]*|nudi[a-z]*|nudz|naturist[a-z]*|naked|nakid|nekkid|"
+    r"fuck[a-z]*|fuk|fuks|fukin|fuking|fukk[a-z]*|fck[a-z]*|phuck[a-z]*|pussy|pussies|pusy|cock|cocks|tits|titty|"
+    r"titties|tittys|boob[a-z]*|hentai|h3ntai|erotic[a-z]*|rape|raped|rapes|raping|molest[a-z]*|"
+    r"upskirt[a-z]*|downblouse|topless|panty|panties|incest|orgy|orgies|orgasm[a-z]*|"
+    r"masturbat[a-z]*|blowjob[a-z]*|blow job[a-z]*|handjob[a-z]*|cumshot[a-z]*|cum|horny|"
+    r"slut[a-z]*|whore[a-z]*|hardcore|bondage|fetish[a-z]*|strip tease|striptease|strippers?|"
+    r"lingerie|milfs?|dildo[a-z]*|vibrators?|gangbang[a-z]*|"
+    r"threesome[a-z]*|bukkake|camgirls?|sexting|nsfw|spank[a-z]*"
+)
+# Sexual words that are explicit only in the child rule's company, not alone: "lingerie
+# store", "hardcore punk", "rape statistics", "spanking children" are ordinary searches.
+NOT_EXPLICIT_ALONE = frozenset(
+    "sexual sexually rape raped rapes raping molest[a-z]* lingerie hardcore spank[a-z]* "
+    "vibrators? panty panties".split()
+)
+# Adult sites' names, and words of adult entertainment that no other search uses.
+ADULT_SITES = (
+    r"pornhub|youporn|redtube|xtube|xvideos|xhamster|xnxx|brazzers|bangbros|realitykings|"
+    r"naughtyamerica|adultfriendfinder|livejasmin|chaturbate|playboy|"
+    r"kink com|fleshlight|sextube|pornotube|bangbus|hustler com|"
+    r"penthouse com|vivid com|xxxchurch|adultmatch|sexsearch|sexsearchcom|pornstar[a-z]*"
+)
+# Phrases of explicit words that are ordinary searches, read as absent before the rules run:
+# public safety, health, biology, titles.
+INNOCENT_PHRASES = (
+    r"sex offenders?|sex offender registry|sexual offenders?|sexual predators?|"
+    r"sex education|sex ed|sexual harassment|sexual health|sexual abuse|"
+    r"sexual assault|sexually transmitted[a-z ]*|sex and the city|sex pistols|same sex|"
+    r"opposite sex|baby sex|sex of (?:the )?baby|sex chart|sex determination|"
+    r"naked chef|naked gun|naked brothers band|naked juice|naked eye|naked mole rat|"
+    r"naked truth|boob tube|naughty or nice|lust for life|cum laude|magna cum laude|"
+    r"summa cum laude|rape crisis|rape victims?|rape prevention|date rape drug|"
+    r"pussy ?cat dolls|pussy ?cat|booby traps?|blue footed booby|sexy back"
+)
+
+
+def _any(words: str) -> str:
+    """A group matching one of `words` (alternatives of a regular expression) whole."""
+    return f"(?:{words})"
+
+
+def _explicit_alone() -> str:
+    """The sexual words that make a query explicit on their own."""
+    kept = [w for w in SEXUAL_WORDS.split("|") if w not in NOT_EXPLICIT_ALONE]
+    return "|".join(kept)
+
+
+@functools.cache
+def child_core() -> str:
+    """The regular expression found in ` query ` (after `innocent`) when the query seeks
+    sexual content involving minors: an outright term, a word for a minor beside a sexual
+    word, or a telling minor word beside a picture word."""
+    alternatives = [f" {_any(CHILD_TERMS)} "]
+    for minor, other in (
+        (MINOR_WORDS, SEXUAL_WORDS + "|" + ADULT_SITES),
+        (STRONG_MINOR_WORDS, PICTURE_WORDS),
+    ):
+        alternatives.append(f" {_any(minor)} (?:.* )?{_any(other)} ")
+        alternatives.append(f" {_any(other)} (?:.* )?{_any(minor)} ")
+    return "|".join(alternatives)
+
+
+@functools.cache
+def explicit_core() -> str:
+    """The regular expression found in ` query ` (after `innocent`) when the query is
+    sexually explicit: a sexual word or stem, a spelling of one, or an adult site's name."""
+    return f" {_any(_explicit_alone() + '|' + ADULT_SITES + '|' + CHILD_TERMS)} "
+
+
+def innocent_core() -> str:
+    """The regular expression of the innocent phrases, each with its spaces (` sex ed `)."""
+    return f" {_any(INNOCENT_PHRASES)} "
+
+
+def whole(core: str) -> str:
+    """`core` as a pattern of the whole text, for `tf.strings.regex_full_match` (RE2 has no
+    search)."""
+    return f"(?s).*(?:{core}).*"
+
+
+@functools.cache
+def _compiled():
+    return tuple(map(re.compile, (innocent_core(), child_core(), explicit_core())))
+
+
+def padded(query: str) -> str:
+    """` query ` with its innocent phrases read as absent (each becomes two spaces)."""
+    innocent = _compiled()[0]
+    text = f" {query} "
+    # Twice, so that two innocent phrases sharing the space between them both go.
+    return innocent.sub("  ", innocent.sub("  ", text))
+
+
+@functools.lru_cache(maxsize=2**16)
+def child_unsafe(query: str) -> bool:
+    """Whether the normalised `query` seeks sexual content involving minors."""
+    return _compiled()[1].search(padded(query)) is not None
+
+
+@functools.lru_cache(maxsize=2**16)
+def explicit(query: str) -> bool:
+    """Whether the normalised `query` is sexually explicit (child-unsafe ones are too)."""
+    return _compiled()[2].search(padded(query)) is not None or child_unsafe(query)
+
+
+def shown(query: str, explicit_shown: bool = False) -> bool:
+    """Whether a suggestion may be shown: never one that seeks sexual content involving
+    minors, an explicit one only when `explicit_shown`. The clients' check of what a model or a
+    server answers, whatever its export did."""
+    text = normalise(query)
+    return not (child_unsafe(text) if explicit_shown else explicit(text))

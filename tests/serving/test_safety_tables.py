@@ -1,0 +1,81 @@
+"""Every string table of the bundled export (its variables and the graph's string constants)
+and every file of the prepared AOL data hold no query that seeks sexual content involving
+minors (data/safety.py). The rule's own patterns, constants of the graph, are not data."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtn_keras.data import safety
+from mtn_keras.data.dataset_writer import prepare
+from mtn_keras.data.sessions import Protocol
+from mtn_keras.data.text import normalise
+from mtn_tui.model import DEFAULT_MODEL
+
+AOL_DEV = Path(__file__).resolve().parents[2].parent / "shared/data/aol/aol-top1000-dev.txt.gz"
+RULE = {
+    safety.whole(safety.child_core()),
+    safety.whole(safety.explicit_core()),
+    safety.innocent_core(),
+}
+
+
+def export_strings(path):
+    """(where, text) of every string in the SavedModel at `path`: its variables' values and
+    the string constants of its graph and functions."""
+    from mtn_keras.base.quiet import import_tensorflow
+
+    tf = import_tensorflow()
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    reader = tf.train.load_checkpoint(str(path / "variables" / "variables"))
+    for name, dtype in reader.get_variable_to_dtype_map().items():
+        if dtype == tf.string:
+            for value in np.asarray(reader.get_tensor(name)).ravel():
+                yield name, value.decode("utf-8", "replace")
+    saved = saved_model_pb2.SavedModel()
+    saved.ParseFromString((path / "saved_model.pb").read_bytes())
+    for graph in saved.meta_graphs:
+        nodes = list(graph.graph_def.node)
+        nodes += [node for f in graph.graph_def.library.function for node in f.node_def]
+        for node in nodes:
+            if node.op == "Const" and node.attr["dtype"].type == tf.string.as_datatype_enum:
+                for value in node.attr["value"].tensor.string_val:
+                    yield node.name, value.decode("utf-8", "replace")
+
+
+def unsafe_entries(entries):
+    return [(where, text) for where, text in entries if safety.child_unsafe(normalise(text))]
+
+
+@pytest.mark.slow
+def test_the_bundles_tables_hold_no_such_query():
+    entries = [(w, t) for w, t in export_strings(DEFAULT_MODEL) if t not in RULE]
+    assert len(entries) > 100_000  # the log index's tables were read
+    found = unsafe_entries(entries)
+    assert not found, f"{len(found)} such entries, the first in {found[0][0]}"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not AOL_DEV.exists(), reason=f"{AOL_DEV} is absent")
+def test_the_prepared_aol_data_holds_no_such_query(tmp_path):
+    """Prepared as the bundle's data is (saved_models/default/README.md)."""
+    out = tmp_path / "aol"
+    every = Protocol.named("all")
+    prepare([str(AOL_DEV)], str(out), protocol=every, split_by="user", split_users=(90, 90))
+    entries = [
+        (f"{file.name}:{number}", field)
+        for file in sorted(out.iterdir())
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1)
+        for field in line.split("\t")
+    ]
+    assert len(entries) > 300_000
+    found = unsafe_entries(entries)
+    assert not found, f"{len(found)} such entries, the first at {found[0][0]}"
+
+
+def test_a_table_with_such_a_query_is_found():
+    """The scan itself finds what it looks for."""
+    found = unsafe_entries([("t", "cheap flights"), ("t", "Teen Porn"), ("t", "nude pics")])
+    assert found == [("t", "Teen Porn")]
