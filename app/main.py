@@ -19,8 +19,8 @@ from .history.files import (
     export_tsv,
     import_queries,
     purge_secrets,
+    read_history_file,
     save_unwritten,
-    user_queries,
 )
 from .history.filter import HistoryFilter, IgnoreFileError, ignore_path
 from .history.opening import default_path, open_store
@@ -78,7 +78,8 @@ def parser() -> argparse.ArgumentParser:
         "--import-history",
         metavar="LOG",
         type=file_name,
-        help="add the queries of one user (--user) of an AOL-format log to the store, and exit",
+        help="add the queries of one user (--user) of an AOL-format log, or those of a file "
+        "written by --export-history, to the store, and exit",
     )
     parser.add_argument("--user", metavar="ID", help="the AnonID to import (--import-history)")
     parser.add_argument(
@@ -104,8 +105,6 @@ def main(argv: list[str] | None = None) -> None:
     args_parser = parser()
     args = args_parser.parse_args(argv)
     if args.import_history is not None or args.export_history is not None or args.purge_secrets:
-        if args.import_history and not args.user:
-            args_parser.error("--import-history needs --user ID")
         if args.no_history:
             args_parser.error("--no-history opens no store to import into, export from or purge")
         try:
@@ -171,7 +170,7 @@ def history_files(args: argparse.Namespace) -> int:
             )
             if refusal:
                 raise InputError(refusal)
-        timed = user_queries(args.import_history, args.user) if args.import_history else []
+        timed = read_history_file(args.import_history, args.user) if args.import_history else []
         timed = [(query, when) for query, when in timed if history_filter.kept(query)]
     except (InputError, IgnoreFileError) as error:
         print(f"mtn-tui: {error}", file=sys.stderr)
@@ -188,14 +187,15 @@ def history_files(args: argparse.Namespace) -> int:
                 raise StoreError(
                     f"{store.path}: {store.failure}: {len(store.pending)} queries not written"
                 )
-            print(f"Imported {added} queries of user {args.user} into {store.path}.")
+            whose = f" of user {args.user}" if args.user else ""
+            print(f"Imported {added} queries{whose} into {store.path}.")
         if args.purge_secrets:
             purged, scrubbed = purge_secrets(store, history_filter)
             print(f"Purged {purged} queries that look like secrets from {store.path}.")
             if not scrubbed:
                 print(
-                    f"mtn-tui: another program holds {store.path} open: the text stays in "
-                    "its -wal file until it closes it.",
+                    f"mtn-tui: another program holds {store.path} open: the deleted text "
+                    "stays in that file until the program closes it.",
                     file=sys.stderr,
                 )
         if args.export_history:

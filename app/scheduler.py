@@ -42,6 +42,8 @@ class Call(NamedTuple):
             return self.backend.suggestions(session, self.request.prefix, history)
         except ModelError as error:
             return error
+        except Exception as error:  # an answer no reading expected: the app stays up
+            return ModelError(f"the model's answer could not be read ({type(error).__name__})")
 
 
 class Step(NamedTuple):

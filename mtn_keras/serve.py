@@ -31,15 +31,33 @@ The options are checked, and the port taken, before the model loads (exit 2 if o
 import argparse
 import socket
 import sys
+from urllib.parse import urlsplit
 
 from mtn_keras.base.xla_setup import set_up_xla
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.serving.batching import BATCH_SIZES
+from mtn_keras.serving.connections import guarded_config
 from mtn_keras.serving.requests import MAX_SESSIONS
 from mtn_keras.serving.rest import MAX_BODY_MB, make_app, stopping_answered
 from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_name, resolve
 
 GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
+
+
+def origin(text):
+    """A web origin as a browser sends it in its Origin header (scheme://host[:port], no path,
+    no trailing slash), for --allow-origin; anything else would never match, silently."""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no web origin: give one such as https://search.example.com"
+        )
+    if parts.path or parts.query or parts.fragment or parts.username:
+        bare = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no web origin (a browser sends {bare!r}, without a path or a slash)"
+        )
+    return text
 
 
 def bounded(kind, low, high):
@@ -104,6 +122,7 @@ def arguments(argv):
         metavar="ORIGIN",
         action="append",
         default=[],
+        type=origin,
         help="let web pages of ORIGIN (e.g. https://search.example.com; repeatable) call it "
         "from a browser: CORS headers, preflight OPTIONS answered (default: none)",
     )
@@ -171,7 +190,7 @@ def main(argv=None):
         f"serving {path} as {name} on http://{args.host}:{args.port}/v1/models/{name}",
         file=sys.stderr,
     )
-    config = uvicorn.Config(
+    config = guarded_config(
         stopping_answered(app), log_level="warning", timeout_graceful_shutdown=GRACE_S
     )
     uvicorn.Server(config).run(sockets=[sock])

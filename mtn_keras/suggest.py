@@ -89,7 +89,8 @@ def header(scores, sources):
 def stdin_batches():
     """The sessions on standard input, one a line, queries TAB-separated, in lists of at most
     BATCH of those that have arrived: a script that writes a line and waits gets its answer.
-    Raises ValueError naming the first line that is not UTF-8 text."""
+    A line that is not UTF-8 text is None in its list, and said on standard error; the lines
+    after it are read as any other."""
     fd, rest, number = sys.stdin.fileno(), b"", 0
     while True:
         chunk = os.read(fd, 1 << 16)  # what has arrived, waiting only when nothing has
@@ -97,18 +98,16 @@ def stdin_batches():
             *lines, rest = (rest + chunk).split(b"\n")
         else:  # the end: a last line without its line break is a line too
             lines, rest = [rest] if rest else [], b""
-        sessions, bad = [], None
+        sessions = []
         for line in lines:
             number += 1
             try:
                 sessions.append(line.decode("utf-8").rstrip("\r").split("\t"))
             except UnicodeDecodeError:
-                bad = number
-                break
-        for start in range(0, len(sessions), BATCH):  # those before a bad line are answered
+                print(f"suggest: standard input line {number} is not UTF-8 text", file=sys.stderr)
+                sessions.append(None)
+        for start in range(0, len(sessions), BATCH):
             yield sessions[start : start + BATCH]
-        if bad is not None:
-            raise ValueError(f"standard input line {bad} is not UTF-8 text")
         if not chunk:
             return
 
@@ -211,12 +210,17 @@ def print_list(out, k, exported):
 
 def print_each_line(answer, batches, prefix, k):
     """One line per session: its suggestions, TAB-separated, best first; a batch at a call,
-    each line flushed as it is answered."""
+    each line flushed as it is answered. A session that could not be read (None) gets an
+    empty line, and the exit status 2 at the end."""
+    unread = False
     for sessions in batches:
-        out = answer(sessions, prefix)
-        for row in out["suggestions"]:
+        read = [session for session in sessions if session is not None]
+        rows = iter(answer(read, prefix)["suggestions"] if read else [])
+        for session in sessions:
+            unread |= session is None
+            row = [] if session is None else next(rows)
             print("\t".join(text.decode() for text in row[:k] if text), flush=True)
-    return 0
+    return cli.BAD_INPUT if unread else 0
 
 
 def exit_now(code):

@@ -1,5 +1,6 @@
 """History in and out of the store as files: one user of an AOL-format log imported, the store
-exported one query a line with its time (TAB-separated), for `mtn-tui`'s command line.
+exported one query a line with its time (TAB-separated), and such an export imported back, for
+`mtn-tui`'s command line.
 
 Both refuse rather than guess: a log with lines not in the format imports nothing, and an
 export is written through a private temporary file renamed into place, so that a killed
@@ -7,6 +8,7 @@ export leaves nothing that looks complete."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 import sys
@@ -19,24 +21,25 @@ from mtn_keras.data.logs import InputError, Tally, check_inputs, read_log
 from mtn_keras.data.text import normalise
 
 from .filter import HistoryFilter
-from .store import MAX_QUERY_CHARS, HistoryStore
+from .store import HistoryStore
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # as the AOL log writes its times
 
 
 def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
-    """The (query, time) pairs of `user` in the AOL-format `log`, in file order, each cut to
-    the store's MAX_QUERY_CHARS. As `prepare` does, queries without words ("-") and a query
-    repeated right after itself (a click or a next page) are skipped. Raises InputError for
-    an unreadable log, one with lines not in the format (how many, and the first), or one
-    that holds no query of `user`."""
+    """The (query, time) pairs of `user` in the AOL-format `log`, in file order, whole: the
+    history's filter reads each whole before the store cuts it to MAX_QUERY_CHARS, so that a
+    secret across that length is never stored in part. As `prepare` does, queries without
+    words ("-") and a query repeated right after itself (a click or a next page) are skipped.
+    Raises InputError for an unreadable log, one with lines not in the format (how many, and
+    the first), or one that holds no query of `user`."""
     check_inputs([str(log)])
     tally, found, last = Tally(), [], None
     for row_user, query, when, _, _ in read_log(str(log), "aol", tally, progress=False):
         if row_user != user or not normalise(query) or query == last:
             continue
         last = query
-        found.append((query[:MAX_QUERY_CHARS], float(when)))
+        found.append((query, float(when)))
     if bad := tally.counts["rows_malformed"]:
         first = tally.malformed_examples[0]
         raise InputError(
@@ -45,6 +48,55 @@ def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
         )
     if not found:
         raise InputError(f"{log}: no query of user {user}: nothing imported")
+    return found
+
+
+def read_history_file(path: str | Path, user: str | None) -> list[tuple[str, float]]:
+    """The (query, time) pairs of a file to import: a store's export (`query TAB time` lines,
+    as `export_tsv` writes them; `user` not needed) or one user's rows of an AOL-format log.
+    Raises InputError as `user_queries` does, and for an AOL log without `user`."""
+    check_inputs([str(path)])
+    if _is_export(path):
+        return exported_queries(path)
+    if not user:
+        raise InputError(f"{path} is an AOL-format log: give --user ID, the user to import")
+    return user_queries(path, user)
+
+
+def _is_export(path: str | Path) -> bool:
+    """Whether the file's first line is one of an export: a query, TAB, a time."""
+    with open(path, "rb") as raw:
+        stream = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == b"\x1f\x8b" else raw
+        first = stream.readline(4096).decode("utf-8", "replace").rstrip("\r\n")
+    fields = first.split("\t")
+    return len(fields) == 2 and _export_time(fields[1]) is not None
+
+
+def _export_time(text: str) -> float | None:
+    """Seconds since 1970 of an export's time (UTC), or None if it is none."""
+    try:
+        return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
+def exported_queries(path: str | Path) -> list[tuple[str, float]]:
+    """The (query, time) pairs of an export written by `export_tsv`; InputError naming the
+    first line that is not `query TAB time`, and nothing imported."""
+    found = []
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as file:
+        for number, line in enumerate(file, 1):
+            query, _, stamp = line.rstrip("\r\n").rpartition("\t")
+            when = _export_time(stamp)
+            if when is None or not query:
+                raise InputError(
+                    f"{path}:{number}: not a `query TAB time` line of an export: nothing imported"
+                )
+            if normalise(query):
+                found.append((query, when))
+    if not found:
+        raise InputError(f"{path}: no query to import: nothing imported")
     return found
 
 
@@ -120,7 +172,7 @@ def write_tsv(file, entries) -> None:
 def purge_secrets(store: HistoryStore, history_filter: HistoryFilter) -> tuple[int, bool]:
     """Delete the stored queries that `history_filter` would not keep now (they look like
     secrets or match an ignore pattern), their text overwritten; (how many, whether the text
-    is gone from the -wal file too)."""
+    is gone from the file: False while another program holds it open)."""
     ids = [entry.id for entry in store.entries() if history_filter.secret(entry.query)]
     return len(ids), store.delete(ids) if ids else True
 

@@ -190,7 +190,7 @@ class HistoryStore:
 
     def delete(self, ids: list[int]) -> bool:
         """Delete the queries with these row ids, their text overwritten in the file; False if
-        another program's open read kept the deleted text in the -wal file (`scrub` again)."""
+        another program's open read kept the deleted text in the file (`scrub` again)."""
         with self._named():
             with self._db:
                 self._db.executemany("DELETE FROM queries WHERE id = ?", [(i,) for i in ids])
@@ -207,7 +207,8 @@ class HistoryStore:
     def scrub(self) -> bool:
         """Move the write-ahead log into the file and empty it, so that deleted text (zeroed by
         secure_delete in the file) is left nowhere; waits up to OPEN_WAIT_S for another
-        connection's read to end. False if one still holds it (the -wal file keeps the text)."""
+        connection's read to end. False if one still holds it: the deletion waits in the
+        -wal file, and the store's file keeps the text until the write-ahead log moves in."""
         self._recent = None
         self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
         try:

@@ -160,8 +160,8 @@ class HistoryScreen(ModalScreen[None]):
         self.notify(done)
         if not scrubbed:
             self.notify(
-                f"Another program has {self.store.path.name} open: the deleted text stays in its "
-                "-wal file until that program closes it.",
+                f"Another program has {self.store.path.name} open: the deleted text stays in "
+                "that file until the program closes it.",
                 severity="warning",
                 timeout=15,
             )

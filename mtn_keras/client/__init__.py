@@ -1,10 +1,12 @@
 """One client for every model: `mtn_keras.load(model)` opens a run folder, an export, the
 bundled model or a TensorFlow Serving REST endpoint behind one interface (`Suggester`) that
-answers plain dataclasses (DESIGN.md, "One client for every model").
+answers plain dataclasses.
 
 Importing it imports no TensorFlow: a local model imports it when it is opened, and a server's
 model never does.
 """
+
+import os
 
 from mtn_keras.client.remote import Rest, is_url
 from mtn_keras.client.suggester import Attention, Suggester, SuggestError, Suggestion
@@ -53,6 +55,11 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
         Traceback (most recent call last):
         mtn_keras.client.suggester.SuggestError: session 1, item 0: 1 is a int, not a string
     """
+    if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
+        raise SuggestError(
+            f"model is {model!r:.60}: give `default`, a run folder, a SavedModel directory or "
+            "http://HOST:PORT/v1/models/NAME (a string or a path)"
+        )
     explicit_shown = decoding is not None and decoding.explicit
     if is_url(model):
         return Suggester(Rest(model, timeout), model, explicit_shown)

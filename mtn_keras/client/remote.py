@@ -1,21 +1,31 @@
 """The backend of a TensorFlow Serving REST endpoint (`python -m mtn_keras.serve` or TensorFlow
-Serving itself): the standard library's urllib and json, no TensorFlow, no new dependency.
+Serving itself): the standard library's http.client and json, no TensorFlow, no new dependency.
 
 The address names the model: `http://HOST:PORT/v1/models/NAME`, optionally with
 `/versions/N` and `:predict`. The signatures come from `GET .../metadata`; each call is
 `POST ...:predict` with `signature_name` and the columnar `inputs`, answered by `outputs`.
+Each request has one deadline for the whole of it (connect, send, headers and body: a server
+that answers a byte a second is cut off there), an answer is read up to MAX_ANSWER_BYTES, and
+whatever goes wrong on the way is one SuggestError. A user and password in the address are
+sent as HTTP basic authentication and never printed.
 """
 
+import base64
+import http.client
 import json
 import re
-import urllib.error
-import urllib.request
+import socket
+import threading
+import time
+from urllib.parse import unquote, urlsplit
 
 from mtn_keras.client.suggester import SuggestError
 
 MODEL_URL = re.compile(
     r"^(https?://[^/?#]+(?:/[^?#]*)?/v1/models/[^/:?#]+(?:/versions/\d+)?)(?::predict)?/?$"
 )
+MAX_ANSWER_BYTES = 16 << 20  # 1,000 sessions' suggestions and attention fit in a few MiB
+READ_BYTES = 1 << 16
 
 
 def is_url(model) -> bool:
@@ -23,18 +33,37 @@ def is_url(model) -> bool:
     return isinstance(model, str) and model.startswith(("http://", "https://"))
 
 
+def redacted(url: str) -> str:
+    """`url` without the user and password it may hold (what messages print)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 class Rest:
-    """A model behind TensorFlow Serving's REST API; `timeout` seconds for each request."""
+    """A model behind TensorFlow Serving's REST API; `timeout` seconds for each request, all
+    of it."""
 
     def __init__(self, url: str, timeout: float = 30.0):
         found = MODEL_URL.match(url)
         if not found:
             raise SuggestError(
-                f"{url} does not name a model: give http://HOST:PORT/v1/models/NAME, as "
-                "TensorFlow Serving's REST API has it"
+                f"{redacted(url)} does not name a model: give http://HOST:PORT/v1/models/NAME, "
+                "as TensorFlow Serving's REST API has it"
             )
-        self.url, self.timeout = found.group(1), timeout
-        metadata = self._request(self.url + "/metadata")
+        parts = urlsplit(found.group(1))
+        self.headers = {"Content-Type": "application/json"}
+        if parts.username is not None:
+            login = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            self.headers["Authorization"] = "Basic " + base64.b64encode(login.encode()).decode()
+        try:
+            self.host, self.port = parts.hostname, parts.port
+        except ValueError:
+            raise SuggestError(f"{redacted(url)}: the port is not a number") from None
+        self.https, self.path = parts.scheme == "https", parts.path
+        self.url, self.timeout = redacted(found.group(1)), timeout
+        metadata = self._request("/metadata")
         try:
             found = metadata["metadata"]["signature_def"]["signature_def"]
             self.signatures = {name: set(sig.get("outputs", {})) for name, sig in found.items()}
@@ -43,32 +72,90 @@ class Rest:
 
     def run(self, name, inputs):
         body = {"signature_name": name, "inputs": inputs}
-        answer = self._request(self.url + ":predict", body)
+        answer = self._request(":predict", body)
         outputs = answer.get("outputs") if isinstance(answer, dict) else None
         if not isinstance(outputs, dict):
             raise SuggestError(f"{self.url}:predict answered without the outputs of `{name}`")
         return outputs
 
-    def _request(self, url, body=None):
-        """The JSON answer of a GET (no body) or a POST of `body` to `url`."""
+    def _request(self, suffix, body=None):
+        """The JSON answer of a GET (no body) or a POST of `body` to the model's address with
+        `suffix`, within `timeout` seconds in all."""
+        url = self.url + suffix
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            raise SuggestError(f"{url} answered HTTP {error.code}: {_said(error)}") from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            raise SuggestError(f"Cannot reach {url}: {reason}") from None
-        except ValueError as error:
-            raise SuggestError(f"{url} did not answer JSON: {error}") from None
+            status, text = self._exchange(suffix, data)
+        except TimeoutError:
+            raise SuggestError(f"{url} did not answer within {self.timeout:g} s") from None
+        except http.client.HTTPException as error:
+            raise SuggestError(f"{url} did not answer in HTTP: {_reason(error)}") from None
+        except OSError as error:
+            raise SuggestError(f"Cannot reach {url}: {_reason(error)}") from None
+        if status != 200:
+            raise SuggestError(f"{url} answered HTTP {status}: {_said(text)}")
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as error:
+            raise SuggestError(f"{url} did not answer JSON: {str(error)[:200]}") from None
+
+    def _exchange(self, suffix, data):
+        """(status, body bytes) of one request; TimeoutError past the deadline, when a timer
+        shuts the socket whatever it was waiting for."""
+        deadline = time.monotonic() + self.timeout
+        kind = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
+        connection = kind(self.host, self.port, timeout=self.timeout)
+        late = threading.Event()
+
+        def cut_off():
+            late.set()
+            if connection.sock is not None:
+                try:
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        timer = threading.Timer(self.timeout, cut_off)
+        timer.daemon = True
+        timer.start()
+        try:
+            connection.request(
+                "GET" if data is None else "POST", self.path + suffix, data, self.headers
+            )
+            response = connection.getresponse()
+            chunks, size = [], 0
+            while chunk := response.read(READ_BYTES):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise SuggestError(
+                        f"{self.url + suffix} answered more than {MAX_ANSWER_BYTES >> 20} MiB: "
+                        "not an answer of this model"
+                    )
+                chunks.append(chunk)
+            if late.is_set() or time.monotonic() > deadline:
+                raise TimeoutError
+            return response.status, b"".join(chunks)
+        except (OSError, http.client.HTTPException):
+            if late.is_set():
+                raise TimeoutError from None
+            raise
+        finally:
+            timer.cancel()
+            connection.close()
 
 
-def _said(error) -> str:
+def _reason(error) -> str:
+    """What went wrong, in a few words on one line."""
+    said = " ".join(str(getattr(error, "reason", None) or error).split())[:120]
+    if isinstance(error, http.client.HTTPException):
+        return f"{type(error).__name__} {said!r}" if said else type(error).__name__
+    return said or type(error).__name__
+
+
+def _said(text: bytes) -> str:
     """The `error` of a TensorFlow Serving error answer, else its text's beginning."""
-    text = error.read().decode("utf-8", "replace")
+    decoded = text.decode("utf-8", "replace")
     try:
-        return json.loads(text)["error"]
-    except (ValueError, KeyError, TypeError):
-        return text[:300] or error.reason
+        said = str(json.loads(decoded)["error"])
+    except (ValueError, KeyError, TypeError, RecursionError):
+        said = decoded
+    return " ".join(said.split())[:300] or "no body"

@@ -16,6 +16,7 @@ import numpy as np
 
 from mtn_keras.data.padding import front_padded
 from mtn_keras.data.safety import shown
+from mtn_keras.serving.requests import MAX_QUERY_CHARS, MAX_ROW, MAX_SESSIONS
 from mtn_keras.serving.savedmodel import SavedModelError
 
 
@@ -79,18 +80,36 @@ class Suggester:
         """As `suggest`, every suggestion starting with the words of `prefix` (what has been
         typed of the next query: a string, or for a batch one string for all or a list of one
         per session)."""
-        batched = _sessions(session)[1]
+        sessions, batched = _sessions(session)
         out = self.outputs(session, prefix, history)
-        sources = out.get("sources", np.full(np.shape(out["scores"]), ""))
-        answers = [
-            [
-                Suggestion(_text(text), float(score), _text(source))
-                for text, score, source in zip(texts, scores, row_sources)
-                if _text(text) and shown(_text(text), self.explicit_shown)
-            ]
-            for texts, scores, row_sources in zip(out["suggestions"], out["scores"], sources)
-        ]
+        try:
+            answers = self._answers(out)
+        except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
+            raise SuggestError(
+                f"{self.where} answered outputs that are not suggestions "
+                f"({type(error).__name__}: {str(error)[:200]})"
+            ) from None
+        if len(answers) != len(sessions):
+            raise SuggestError(
+                f"{self.where} answered {len(answers)} lists for {len(sessions)} sessions"
+            )
         return answers if batched else answers[0]
+
+    def _answers(self, out):
+        """The lists of Suggestion of the signature's outputs, but what may not be shown."""
+        scores = np.asarray(out["scores"], dtype=np.float32)
+        texts = [[_text(text) for text in row] for row in out["suggestions"]]
+        sources = out.get("sources", np.full(scores.shape, ""))
+        if scores.ndim != 2 or [len(row) for row in texts] != [scores.shape[1]] * len(scores):
+            raise ValueError("suggestions and scores differ in shape")
+        return [
+            [
+                Suggestion(text, float(score), _text(source))
+                for text, score, source in zip(row, row_scores, row_sources)
+                if text and shown(text, self.explicit_shown)
+            ]
+            for row, row_scores, row_sources in zip(texts, scores, sources)
+        ]
 
     def outputs(self, session, prefix="", history=None):
         """The signature's outputs themselves, checked and padded as for `complete`: a dict
@@ -142,9 +161,16 @@ class Suggester:
             raise SuggestError(str(error)) from error
 
 
+def _cut(queries):
+    """The last MAX_ROW queries, each cut to MAX_QUERY_CHARS characters, as the REST server
+    takes them: no call in this process, however long its input, costs more than one it
+    would accept (the model reads the last few queries and their first words)."""
+    return [query[:MAX_QUERY_CHARS] for query in queries[-MAX_ROW:]]
+
+
 def _sessions(session):
-    """(the sessions as lists of str, whether a batch was given); a SuggestError naming the
-    first thing that is neither."""
+    """(the sessions as lists of str, cut as `_cut` says, whether a batch was given); a
+    SuggestError naming the first thing that is neither."""
     if not isinstance(session, (list, tuple)):
         raise SuggestError(
             f"a session is a list of query strings (or a batch, a list of such lists), "
@@ -152,7 +178,7 @@ def _sessions(session):
         )
     lists = [isinstance(row, (list, tuple)) for row in session]
     if not any(lists):
-        return [list(_strings(session, "session"))], False
+        return [_cut(_strings(session, "session"))], False
     if not all(lists):
         odd = lists.index(not lists[0])
         raise SuggestError(
@@ -160,9 +186,9 @@ def _sessions(session):
             f"{type(session[0]).__name__}: give one session (a list of strings) or a batch "
             "(a list of lists of strings), not a mix"
         )
-    for i, row in enumerate(session):
-        _strings(row, f"session {i}")
-    return [list(row) for row in session], True
+    if len(session) > MAX_SESSIONS:
+        raise SuggestError(f"a batch of {len(session)} sessions; at most {MAX_SESSIONS}")
+    return [_cut(_strings(row, f"session {i}")) for i, row in enumerate(session)], True
 
 
 def _strings(values, what):
@@ -178,11 +204,11 @@ def _strings(values, what):
 def _prefixes(prefix, count, batched):
     """One prefix per session: a string for all, or for a batch a list of `count` strings."""
     if isinstance(prefix, str):
-        return [prefix] * count
+        return [prefix[:MAX_QUERY_CHARS]] * count
     if batched and isinstance(prefix, (list, tuple)):
         if len(prefix) != count:
             raise SuggestError(f"{len(prefix)} prefixes for a batch of {count} sessions")
-        return list(_strings(prefix, "prefix"))
+        return [text[:MAX_QUERY_CHARS] for text in _strings(prefix, "prefix")]
     raise SuggestError(
         f"prefix is a {type(prefix).__name__}: give a string (or a list of one per session "
         "of a batch)"
@@ -197,12 +223,12 @@ def _histories(history, count, batched):
     if not isinstance(history, (list, tuple)):
         raise SuggestError(f"history is a {type(history).__name__}, not a list of strings")
     if not batched:
-        return [list(_strings(history, "history"))]
+        return [_cut(_strings(history, "history"))]
     if len(history) != count or not all(isinstance(row, (list, tuple)) for row in history):
         raise SuggestError(
             f"for a batch of {count} sessions, history is a list of {count} lists of strings"
         )
-    return [list(_strings(row, f"history {i}")) for i, row in enumerate(history)]
+    return [_cut(_strings(row, f"history {i}")) for i, row in enumerate(history)]
 
 
 def _kept(weights, queries):

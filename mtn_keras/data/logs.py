@@ -135,6 +135,9 @@ def _decode_line(raw: bytes) -> str | None:
         return None
 
 
+MAX_LINE_BYTES = 1 << 20  # no log row is longer; reading stops there, memory stays bounded
+
+
 def _blocks(path: str, progress: bool | None) -> Iterator[bytes]:
     """The file's bytes (gunzipped if gzip) in blocks of whole lines, last newline removed."""
     bar = Progress(os.path.basename(path), os.path.getsize(path), progress)
@@ -147,6 +150,11 @@ def _blocks(path: str, progress: bool | None) -> Iterator[bytes]:
                 chunk = rest + chunk
                 cut = chunk.rfind(b"\n")
                 if cut < 0:
+                    if len(chunk) > MAX_LINE_BYTES:  # /dev/zero, a binary file: never a log
+                        raise InputError(
+                            f"{path}: a line longer than {MAX_LINE_BYTES:,} bytes, at byte "
+                            f"{raw.tell():,}: not a log of queries"
+                        )
                     rest = chunk
                     continue
                 rest = chunk[cut + 1 :]

@@ -13,7 +13,8 @@ Each filter is on by default and can be switched off by name:
   one, the model's knowing some word of the session; in `complete`, what the user typed;
 - `nonwords`: every word of a suggestion is a known word: the vocabulary's, the log's, the
   session's, the user's history's, or a finished typed word (serving/spelling.py); the
-  unfinished word being typed stands only completed into one.
+  unfinished word being typed stands only completed into one; and no word is longer than
+  MAX_WORD_CHARS (a pasted run of characters is no word to suggest);
 Shown suggestions also differ: of two with the same words in any order, the better stays.
 Whatever the filters, `unsafe` holds: never a query that seeks sexual content involving
 minors, and no sexually explicit one unless asked (data/safety.py, the rule's one room).
@@ -25,28 +26,36 @@ from mtn_keras.data import safety
 from mtn_keras.decoding.beam_search import beaten
 
 
-def _safety_padded(texts):
-    """` text ` of each normalised text, its innocent phrases read as absent (safety.padded)."""
-    innocent = safety.innocent_core()
-    padded = tf.strings.regex_replace(" " + texts + " ", innocent, "  ")
-    return tf.strings.regex_replace(padded, innocent, "  ")
+def _without(texts, core):
+    """`texts` with the phrases of `core` replaced by two spaces, twice (safety.without)."""
+    return tf.strings.regex_replace(tf.strings.regex_replace(texts, core, "  "), core, "  ")
 
 
 def seeks_minors(texts):
     """[...]: the normalised text seeks sexual content involving minors (the graph's twin of
     safety.child_unsafe)."""
-    return tf.strings.regex_full_match(_safety_padded(texts), safety.whole(safety.child_core()))
+    padded = _without(" " + texts + " ", safety.innocent_core())
+    return tf.strings.regex_full_match(padded, safety.whole(safety.child_core()))
 
 
 def unsafe(texts, explicit_shown=False):
     """[...]: the normalised text is never shown: it seeks sexual content involving minors, or
     it is sexually explicit and `explicit_shown` is False (the twins of safety.child_unsafe
     and safety.explicit)."""
-    padded = _safety_padded(texts)
-    found = tf.strings.regex_full_match(padded, safety.whole(safety.child_core()))
+    found = seeks_minors(texts)
     if not explicit_shown:
+        padded = _without(" " + texts + " ", safety.innocent_core())
+        padded = _without(padded, safety.information_core())
         found |= tf.strings.regex_full_match(padded, safety.whole(safety.explicit_core()))
     return found
+
+
+MAX_WORD_CHARS = 32  # longer than any word a query shows; "aaa...a com" after 512 a's
+
+
+def too_long(words):
+    """[B, M]: some word of the candidate (words [B, M, n]) is longer than MAX_WORD_CHARS."""
+    return tf.reduce_any(tf.strings.length(words, "UTF8_CHAR") > MAX_WORD_CHARS, axis=-1)
 
 
 def inside_a_query(words, session_words):

@@ -50,7 +50,13 @@ def text(value, where):
 
 def json_type(value):
     """The JSON name of a parsed value's type, for a message."""
-    names = {bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
+    names = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        dict: "an object",
+        str: "a string",
+    }
     return "null" if value is None else names.get(type(value), "a list")
 
 

@@ -103,7 +103,11 @@ def make_app(
         allow_methods=["GET", "POST"],
         allow_headers=["Content-Type"],
     )
-    app = Starlette(routes=served.routes(), middleware=[cors] if allow_origins else [])
+    app = Starlette(
+        routes=served.routes(),
+        middleware=[cors] if allow_origins else [],
+        exception_handlers={404: no_such_path, 405: no_such_path},
+    )
     app.state.batchers = served.batchers  # one per signature, to look at in tests
     return app
 
@@ -124,6 +128,13 @@ def error(message, status=400):
 
     body = json.dumps({"error": message}, ensure_ascii=True)
     return Response(body, status_code=status, media_type="application/json")
+
+
+async def no_such_path(request, exc):
+    """A path or method the server does not serve, answered as every error is: JSON."""
+    if getattr(exc, "status_code", 404) == 405:
+        return error(f"{request.method} is not served at {request.url.path}", 405)
+    return error(f"no such path: {request.url.path} (see GET /v1/models/NAME/metadata)", 404)
 
 
 async def read_body(request, limit):

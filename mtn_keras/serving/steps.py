@@ -304,6 +304,7 @@ class SuggestionSteps(tf.Module):
         )
         if "nonwords" in self.filters:
             kept &= self.spelling.all_known(table.words, session.words, history, typed)
+            kept &= ~filters.too_long(table.words)
         kept &= ~filters.unsafe(table.texts, self.explicit)  # whatever the filters
         return kept if table.listed is None else table.listed & kept
 

@@ -80,7 +80,7 @@ BINARY = b"\n".join(
     "content, bad, first",
     [
         (BINARY, 2, "1: not UTF-8"),
-        (b"lisbon hotels\t2006-03-01 07:17:12\nporto\t2006-03-01 07:19:00\n", 2, "1: too few"),
+        (b"lisbon hotels\t2006-03-01\nporto\t07:19:00\n", 2, "1: too few"),
         (HEADER.encode() + b"42\tlisbon\t2006-03-01 07:17:12\n42\tbad \xff\t2006-03-01\n", 1, "3:"),
     ],
     ids=["binary", "wrong-columns", "one-line-not-utf8"],
@@ -150,3 +150,36 @@ def test_a_damaged_store_is_named_in_one_line(capsys, store_path, tmp_path, dama
     code, err = run(capsys, "--history", store_path, "--export-history", tmp_path / "out.tsv")
     assert code == 1 and err.startswith(f"mtn-tui: {store_path}: the store is damaged (")
     assert err.count("\n") == 1 and not (tmp_path / "out.tsv").exists()
+
+
+def test_an_export_imports_back_as_it_was(capsys, log, store_path, tmp_path):
+    """Issue 59, case 9: --export-history writes what --import-history reads, no --user."""
+    assert run(capsys, "--history", store_path, "--import-history", log, "--user", 42)[0] == 0
+    out = tmp_path / "out.tsv"
+    assert run(capsys, "--history", store_path, "--export-history", out)[0] == 0
+    other = tmp_path / "other" / "history.db"
+    assert run(capsys, "--history", other, "--import-history", out)[0] == 0
+    assert stored(other) == stored(store_path) == ["lisbon hotels"]
+    again = tmp_path / "again.tsv"
+    assert run(capsys, "--history", other, "--export-history", again)[0] == 0
+    assert again.read_text() == out.read_text()
+    out.write_text("lisbon hotels\t2006-03-01 07:17:12\nno time here\n")
+    code, err = run(capsys, "--history", other, "--import-history", out)
+    assert code == 2 and f"{out}:2: not a `query TAB time` line" in err
+
+
+def test_a_secret_across_the_stored_length_is_never_stored_in_part(capsys, store_path, tmp_path):
+    """Issue 59, case 2: the filter reads the whole query before the store cuts it."""
+    path = tmp_path / "log.txt"
+    long = "a" * 505 + " 4111 1111 1111 1111"
+    path.write_text(
+        HEADER + f"42\t{long}\t2006-03-01 07:17:12\t\t\n42\tkept\t2006-03-01 07:18:12\t\t\n"
+    )
+    assert run(capsys, "--history", store_path, "--import-history", path, "--user", 42)[0] == 0
+    assert stored(store_path) == ["kept"]
+
+
+def test_an_endless_file_is_refused_in_one_line(capsys, store_path):
+    """Issue 59, case 9: /dev/zero has no line end; reading stops within a MiB."""
+    code, err = run(capsys, "--history", store_path, "--import-history", "/dev/zero", "--user", 4)
+    assert code == 2 and "longer than" in err and err.count("\n") == 1

@@ -50,15 +50,11 @@ EXPLICIT = [
 INNOCENT = [
     "kids party games",
     "teen summer camps",
-    "preteen clothing",
     "little league",
     "young and the restless",
     "sex offender registry",
-    "child sex offenders",
     "baby sex chart",
-    "sex education for teens",
     "household chores for 13 year old boys",
-    "lolita nabokov",
     "pedometer",
     "magna cum laude",
     "pussycat dolls",
@@ -79,7 +75,16 @@ INNOCENT = [
 ]
 
 
+# Searches beside a word for a minor that the rule leaves out, knowingly: information on abuse
+# (no search box completes it), and words that mostly seek what the rule forbids, hidden alone
+# unless asked.
+LEFT_OUT = ["child sex offenders", "sex education for teens", "child sexual abuse facts"]
+HIDDEN = ["preteen clothing", "preteen", "lolita nabokov"]
+
+
 def test_the_rule_finds_what_it_must_and_leaves_ordinary_searches():
+    assert all(map(child_unsafe, LEFT_OUT)) and all(map(explicit, HIDDEN))
+    assert not any(map(child_unsafe, HIDDEN))
     assert all(map(child_unsafe, CHILD_UNSAFE)), [q for q in CHILD_UNSAFE if not child_unsafe(q)]
     assert all(map(explicit, CHILD_UNSAFE + EXPLICIT)), [q for q in EXPLICIT if not explicit(q)]
     assert not any(map(child_unsafe, EXPLICIT)), [q for q in EXPLICIT if child_unsafe(q)]

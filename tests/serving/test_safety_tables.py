@@ -18,6 +18,7 @@ RULE = {
     safety.whole(safety.child_core()),
     safety.whole(safety.explicit_core()),
     safety.innocent_core(),
+    safety.information_core(),
 }
 
 

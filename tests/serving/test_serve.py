@@ -242,6 +242,11 @@ def test_limits_and_versions_answer_in_one_line(client):
     assert client.get("/v1/models/tiny/versions/1/metadata").status_code == 200
     one = client.post("/v1/models/tiny/versions/1:predict", json={"instances": [["used cars"]]})
     assert one.status_code == 200, one.text
+    # issue 59, case 9: a path TensorFlow Serving has and this server has not, in JSON too
+    label = client.get("/v1/models/tiny/labels/stable")
+    assert label.status_code == 404 and "no such path" in label.json()["error"]
+    string = predict(client, {"inputs": {"session": "used cars"}})
+    assert string.status_code == 400 and "not a string" in string.json()["error"]
 
 
 @pytest.mark.parametrize(
@@ -252,6 +257,10 @@ def test_limits_and_versions_answer_in_one_line(client):
         (["--batch-wait-ms", "inf"], "from 0 to 1000"),
         (["--max-body-mb", "nan"], "--max-body-mb"),
         (["--host", "no.such.host.invalid"], "--host no.such.host.invalid"),
+        # issue 59, case 9: origins that a browser never sends
+        (["--allow-origin", "null"], "is no web origin"),
+        (["--allow-origin", "notaurl"], "is no web origin"),
+        (["--allow-origin", "https://good.example/"], "'https://good.example', without a path"),
     ],
 )
 def test_start_up_options_are_checked_before_the_model_loads(option, words):

@@ -44,6 +44,15 @@ def test_suggestions_are_ranked_distinct_and_clean(service, trained):
     assert (texts[3] == "").all() and np.isneginf(scores[3]).all()
 
 
+def test_a_run_of_characters_is_no_word_to_suggest(service):
+    """Issue 59, case 9: after a session of 512 a's, no suggestion holds them ("aaa...a com");
+    the words people type are suggested as before."""
+    out = service.suggest(as_tensor([["a" * 512], ["cheap flights " + "b" * 40]]))
+    texts = [t for t in out["suggestions"].numpy().astype(str).ravel() if t]
+    assert not any(len(word) > 32 for text in texts for word in text.split()), texts
+    assert any("cheap" in text or "flights" in text for text in texts), texts
+
+
 def test_the_last_query_is_not_suggested_again(service, trained):
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.serving.service import SuggestionService
@@ -212,11 +221,14 @@ def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_mode
         assert answers[2].split("\t") == [line.split("\t")[1] for line in single]
     bad = subprocess.run(
         [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported)],
-        input=b"cheap flights\nweather \xff\n",
+        input=b"cheap flights\nweather \xff\nused cars\n",
         capture_output=True,
         timeout=300,
     )
     assert bad.returncode == 2 and b"standard input line 2 is not UTF-8" in bad.stderr
+    # Issue 59, case 9: the line is answered with an empty line, the run goes on.
+    answered = bad.stdout.decode().split("\n")[:-1]
+    assert len(answered) == 3 and answered[1] == "" and answered[2], answered
 
 
 def test_suggest_answers_each_line_as_it_arrives(exported):
