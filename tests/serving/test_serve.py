@@ -324,3 +324,10 @@ def test_sigterm_stops_within_the_grace_whatever_a_client_does(exported):
         half.close()
     finally:
         server.kill()
+
+
+def test_a_nul_byte_is_a_separator_as_prepare_reads_it(client):
+    """Issue 59, case 9: "wea\\0ther" is read as "wea ther" over REST, as in process."""
+    answer = predict(client, {"signature_name": "suggest", "inputs": {"session": [["wea\0ther"]]}})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["outputs"]["queries"][0][-1] == "wea ther"
