@@ -1,9 +1,9 @@
 """Which typed queries the history never keeps: those typed with a leading space (as shells
 skip them), those that look like secrets (secrets.py: a card number, a password after its
-word, a key-like token...), those that seek sexual
-content involving minors (the project's safety rule, mtn_keras.data.safety) and those
-matching the person's own patterns, one regular expression a line in a config file (as
-atuin's history_filter). Dropped queries still reach the session; they are only not written."""
+word, a key-like token...), those that seek sexual content involving minors (the project's
+safety rule, mtn_keras.data.safety) and those matching the person's own patterns, one
+regular expression a line in a config file (as atuin's history_filter). Dropped queries
+still reach the session; they are only not written."""
 
 from __future__ import annotations
 

@@ -167,9 +167,11 @@ def child_unsafe(query: str) -> bool:
 @functools.lru_cache(maxsize=2**16)
 def explicit(query: str) -> bool:
     """Whether the normalised `query` is sexually explicit (child-unsafe ones are too)."""
-    innocent, information, _, explicit_words = _compiled()
-    text = without(without(f" {query} ", innocent), information)
-    return explicit_words.search(text) is not None or child_unsafe(query)
+    innocent, information, child, explicit_words = _compiled()
+    text = without(f" {query} ", innocent)  # read once for both rules
+    if child.search(text):
+        return True
+    return explicit_words.search(without(text, information)) is not None
 
 
 def shown(query: str, explicit_shown: bool = False) -> bool:

@@ -31,20 +31,24 @@ def _without(texts, core):
     return tf.strings.regex_replace(tf.strings.regex_replace(texts, core, "  "), core, "  ")
 
 
+def _innocent_read(texts):
+    """` text ` of each normalised text, its innocent phrases read as absent."""
+    return _without(" " + texts + " ", safety.innocent_core())
+
+
 def seeks_minors(texts):
     """[...]: the normalised text seeks sexual content involving minors (the graph's twin of
     safety.child_unsafe)."""
-    padded = _without(" " + texts + " ", safety.innocent_core())
-    return tf.strings.regex_full_match(padded, safety.whole(safety.child_core()))
+    return tf.strings.regex_full_match(_innocent_read(texts), safety.whole(safety.child_core()))
 
 
 def unsafe(texts, explicit_shown=False):
     """[...]: the normalised text is never shown: it seeks sexual content involving minors, or
     it is sexually explicit and `explicit_shown` is False (the twins of safety.child_unsafe
-    and safety.explicit)."""
-    found = seeks_minors(texts)
+    and safety.explicit). The innocent phrases are read once for both rules."""
+    padded = _innocent_read(texts)
+    found = tf.strings.regex_full_match(padded, safety.whole(safety.child_core()))
     if not explicit_shown:
-        padded = _without(" " + texts + " ", safety.innocent_core())
         padded = _without(padded, safety.information_core())
         found |= tf.strings.regex_full_match(padded, safety.whole(safety.explicit_core()))
     return found
