@@ -44,6 +44,7 @@ EXPLICIT = [
     "erotic stories",
     "topless beach",
     "milf",
+    "dominatrix vacation",
     "hentai",
 ]
 # Ordinary searches with the rule's words in them, or near them.
