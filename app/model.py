@@ -68,6 +68,7 @@ class Suggestions:
     history: list[str] = field(default_factory=list)  # the earlier queries the model kept
     history_attention: np.ndarray | None = None  # [len(history)]: how much each counted
     positions: list[int] = field(default_factory=list)  # source_tokens' rows in the session
+    why: str = ""  # why `items` is empty, in one sentence (the client's reasons.py)
 
 
 @dataclass
@@ -154,7 +155,8 @@ class ModelCalls:
         (none typed: any next query), reading `history` if the model can. Every list comes
         from one signature, `complete_with_history` (`complete` without history): with an
         empty prefix it answers as `suggest` (docs/contracts.md)."""
-        return self._suggestions(self._answer(session, prefix, history), session, prefix)
+        sent = history if self.has_history else ()
+        return self._suggestions(self._answer(session, prefix, history), session, prefix, sent)
 
     def _answer(self, session: list[str], prefix: str, history: tuple[str, ...]):
         """The outputs for `session`, `prefix` and `history`, those of the latest call kept: the
@@ -188,7 +190,7 @@ class ModelCalls:
         return SessionAttention(weights, queries, used_queries(session, len(queries)))
 
     def _suggestions(
-        self, out: dict[str, np.ndarray], session: list[str], prefix: str
+        self, out: dict[str, np.ndarray], session: list[str], prefix: str, history: tuple[str, ...]
     ) -> Suggestions:
         # Source rows of padding (all "") are dropped, so row i is the i-th kept query.
         kept = np.flatnonzero((out["source_tokens"][0] != b"").any(axis=-1))
@@ -203,6 +205,9 @@ class ModelCalls:
         ]
         positions = used_queries(session, len(tokens))
         suggestions = Suggestions(items, tokens, tuple(session), prefix, positions=positions)
+        if not items:
+            texts = [text.decode() for text in out["suggestions"][0]]
+            suggestions.why = self._client.why(list(session), prefix, texts, list(history))
         if "history" in out:
             read = np.flatnonzero(out["history"][0] != b"")
             suggestions.history = [query.decode() for query in out["history"][0][read]]

@@ -197,7 +197,7 @@ class MainScreen(Screen):
             )
             options.show_message(message)
         elif not suggestions.items:
-            options.show_none(suggestions.prefix)
+            options.show_none(suggestions.prefix, suggestions.why)
         else:
             options.show(suggestions)
             copy.confidences = are_confidences([item.score for item in suggestions.items])

@@ -90,9 +90,12 @@ class SuggestionList(OptionList, can_focus=False):
             self.add_option(Option(suggestion_row(rank, share, item)))
         self.highlighted = None
 
-    def show_none(self, prefix: str) -> None:
-        """Say in one line that nothing passed, naming what was typed when something was."""
-        if prefix.strip():
+    def show_none(self, prefix: str, why: str = "") -> None:
+        """Say in one line that nothing passed: `why` (the client's reason, Suggestions.why)
+        when given, else naming what was typed when something was."""
+        if why:
+            self.show_message(why)
+        elif prefix.strip():
             self.show_message(f"No known query starts like “{prefix.strip()}”.")
         else:
             self.show_message("No suggestions.")

@@ -9,9 +9,15 @@ model never does.
 import os
 
 from mtn_keras.client.remote import Rest, is_url
-from mtn_keras.client.suggester import Attention, Suggester, SuggestError, Suggestion
+from mtn_keras.client.suggester import (
+    Attention,
+    Suggester,
+    SuggestError,
+    Suggestion,
+    Suggestions,
+)
 
-__all__ = ["Attention", "SuggestError", "Suggester", "Suggestion", "load"]
+__all__ = ["Attention", "SuggestError", "Suggester", "Suggestion", "Suggestions", "load"]
 
 
 def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
@@ -32,8 +38,9 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
 
     Returns:
         A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
-        history=None)` answer a list of Suggestion(text, score, source), best first (the
-        log's popular queries after the ranked ones, docs/contracts.md);
+        history=None)` answer Suggestions: a list of Suggestion(text, score, source), best
+        first (the log's popular queries after the ranked ones, docs/contracts.md), whose
+        `why` says in one sentence why it is empty ("" when it is not);
         `attention(session)` an Attention(weights, queries). A session is a list of query
         strings, oldest first; a batch, a list of sessions, gets a list of answers.
 
@@ -49,6 +56,8 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
         (True, True)
         >>> best  # doctest: +ELLIPSIS
         Suggestion(text='hotel...', score=0..., source='...')
+        >>> model.suggest([]).why
+        'The session holds no query with words and nothing was typed.'
         >>> model.attention(["cheap flights", "rome hotels"]).queries
         ('cheap flights', 'rome hotels')
         >>> model.suggest([["weather"], [1]])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtn_keras.client.reasons import why_empty
 from mtn_keras.data.padding import front_padded
 from mtn_keras.data.safety import shown
 from mtn_keras.serving.requests import MAX_QUERY_CHARS, MAX_ROW, MAX_SESSIONS
@@ -37,6 +38,15 @@ class Suggestion:
     text: str
     score: float
     source: str = ""
+
+
+class Suggestions(list):
+    """One session's answer: its list of Suggestion, best first (equal to the plain list),
+    with `why`: "" when it holds any, else one sentence saying why it is empty (reasons.py)."""
+
+    def __init__(self, items=(), why=""):
+        super().__init__(items)
+        self.why = why
 
 
 @dataclass(frozen=True)
@@ -71,17 +81,18 @@ class Suggester:
         self.settings = getattr(runner, "settings", {})
 
     def suggest(self, session, history=None):
-        """The suggestions for the query after `session`: a list of Suggestion, best first, or a
-        list of such lists for a batch. `history`: the searcher's earlier queries, oldest first
-        (a list of lists for a batch), for a model that reads them."""
+        """The suggestions for the query after `session`: a Suggestions (a list of Suggestion,
+        best first, saying in `why` why it is empty when it is), or a list of them for a
+        batch. `history`: the searcher's earlier queries, oldest first (a list of lists for a
+        batch), for a model that reads them."""
         return self.complete(session, "", history)
 
     def complete(self, session, prefix, history=None):
         """As `suggest`, every suggestion starting with the words of `prefix` (what has been
         typed of the next query: a string, or for a batch one string for all or a list of one
         per session)."""
-        sessions, batched = _sessions(session)
-        out = self.outputs(session, prefix, history)
+        sessions, prefixes, histories, batched = _asked(session, prefix, history)
+        out = self._call(sessions, prefixes, histories)
         try:
             answers = self._answers(out)
         except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
@@ -93,21 +104,35 @@ class Suggester:
             raise SuggestError(
                 f"{self.where} answered {len(answers)} lists for {len(sessions)} sessions"
             )
+        rows = zip(answers, sessions, prefixes, histories or [None] * len(sessions))
+        answers = [
+            Suggestions(items, "" if items else self.why(asked, typed, texts, earlier))
+            for (items, texts), asked, typed, earlier in rows
+        ]
         return answers if batched else answers[0]
 
+    def why(self, session, prefix, answered, history=None):
+        """Why the list of `session` and `prefix` is empty, the model having `answered` those
+        texts (reasons.py); for callers that read the outputs themselves (the app)."""
+        return why_empty(session, prefix, answered, self.settings, history)
+
     def _answers(self, out):
-        """The lists of Suggestion of the signature's outputs, but what may not be shown."""
+        """(the Suggestion shown, every text the model answered) of each row of the
+        signature's outputs: what may not be shown is left out."""
         scores = np.asarray(out["scores"], dtype=np.float32)
         texts = [[_text(text) for text in row] for row in out["suggestions"]]
         sources = out.get("sources", np.full(scores.shape, ""))
         if scores.ndim != 2 or [len(row) for row in texts] != [scores.shape[1]] * len(scores):
             raise ValueError("suggestions and scores differ in shape")
         return [
-            [
-                Suggestion(text, float(score), _text(source))
-                for text, score, source in zip(row, row_scores, row_sources)
-                if text and shown(text, self.explicit_shown)
-            ]
+            (
+                [
+                    Suggestion(text, float(score), _text(source))
+                    for text, score, source in zip(row, row_scores, row_sources)
+                    if text and shown(text, self.explicit_shown)
+                ],
+                row,
+            )
             for row, row_scores, row_sources in zip(texts, scores, sources)
         ]
 
@@ -115,9 +140,7 @@ class Suggester:
         """The signature's outputs themselves, checked and padded as for `complete`: a dict
         of arrays (or lists) whose first axis is the batch (one row for one session), for
         callers that show more than the suggestions (the app's copy and history panels)."""
-        sessions, batched = _sessions(session)
-        prefixes = _prefixes(prefix, len(sessions), batched)
-        return self._call(sessions, prefixes, _histories(history, len(sessions), batched))
+        return self._call(*_asked(session, prefix, history)[:3])
 
     def attention(self, session):
         """The session encoder's attention (an Attention; a list of them for a batch)."""
@@ -189,6 +212,14 @@ def _sessions(session):
     if len(session) > MAX_SESSIONS:
         raise SuggestError(f"a batch of {len(session)} sessions; at most {MAX_SESSIONS}")
     return [_cut(_strings(row, f"session {i}")) for i, row in enumerate(session)], True
+
+
+def _asked(session, prefix, history):
+    """(the sessions, their prefixes, their histories or None, whether a batch was given),
+    checked as `_sessions`, `_prefixes` and `_histories` say."""
+    sessions, batched = _sessions(session)
+    count = len(sessions)
+    return sessions, _prefixes(prefix, count, batched), _histories(history, count, batched), batched
 
 
 def _strings(values, what):

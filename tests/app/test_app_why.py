@@ -1,0 +1,43 @@
+"""Issue 58, item 8: the app's empty list says the client's reason (Suggestions.why, from
+mtn_keras/client/reasons.py), not wording of its own."""
+
+from textual.app import App
+
+import mtn_keras
+from mtn_tui.model import Backend
+from mtn_tui.widgets.suggestion_list import SuggestionList
+
+
+def test_the_backend_answers_the_clients_why_with_an_empty_list(fake_model):
+    backend = Backend(fake_model)
+    assert backend.suggestions(["cheap flights"]).why == ""
+    withheld = backend.suggestions(["nude pics"])
+    assert withheld.items == []
+    assert withheld.why == "The model's 3 suggestions were all withheld as sexually explicit."
+    assert withheld.why == mtn_keras.load(str(fake_model)).suggest(["nude pics"]).why
+    backend.explicit_shown = True  # mtn-tui --explicit
+    assert backend.suggestions(["teen porn"], "!").why == (
+        "“!” holds no word, so it is read as nothing typed, and the model's 3 suggestions were "
+        "all withheld as unsafe."
+    )
+
+
+class ListOnly(App):
+    def compose(self):
+        yield SuggestionList(id="suggestions")
+
+
+async def test_an_empty_list_shows_the_reason_it_is_given():
+    app = ListOnly()
+    async with app.run_test() as pilot:
+        options = app.query_one(SuggestionList)
+        options.show_none("labradood", "The session holds no query with words.")
+        await pilot.pause()
+        assert str(options.get_option_at_index(0).prompt) == (
+            "The session holds no query with words."
+        )
+        options.show_none("labradood")
+        await pilot.pause()
+        assert str(options.get_option_at_index(0).prompt) == (
+            "No known query starts like “labradood”."
+        )
