@@ -8,7 +8,8 @@ perplexity (that needs the Keras model of a run folder). Each suggestion figure 
 95% interval from a bootstrap over the evaluated users (over sessions for a dataset that
 records no users). With `--prefix 2,4,6` it scores `complete` instead: SR@5 and MRR@5 when
 the first 2, 4 or 6 characters of the next query are typed (and a session's first query's
-first 4 after an empty session), beside the most popular completion anchor (MPC)."""
+first 4 after an empty session), beside the most popular completion anchor (MPC). With a
+train split at hand, each list kind also gets the list measures of docs/quality.md."""
 
 import argparse
 import sys
@@ -52,6 +53,7 @@ from mtn_keras.scorecard.evaluation import (
     overlap_warning,
     prefix_sizes,
 )
+from mtn_keras.scorecard.list_table import list_table
 from mtn_keras.serving.savedmodel import (
     SavedModelError,
     export_settings,
@@ -251,6 +253,8 @@ def _print_report(name, report, exported, args):
     table = markdown_table(rows) + "\n" + quality_table(rows)
     if split := history_table(rows):
         table += "\n" + split
+    if lists := list_table({"": (rows, report.get("log_anchor"))}):
+        table += "\n" + lists
     print(table, end="")
     if exported:
         print(
@@ -280,10 +284,13 @@ def write_report(report, table, args):
 
 
 def write_completions(report, args):
-    """Prints the `--prefix` table and writes it where --json and --markdown say."""
+    """Prints the `--prefix` tables and writes them where --json and --markdown say."""
     from mtn_keras.scorecard.completion import completion_table
+    from mtn_keras.scorecard.list_table import prefix_list_table
 
-    table = completion_table({case: rows for case, rows in report.items() if case != "bootstrap"})
+    table = completion_table(report)
+    if lists := prefix_list_table(report):
+        table += "\n" + lists
     print(table, end="")
     write_report(report, table, args)
     return 0

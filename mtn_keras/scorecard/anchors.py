@@ -1,12 +1,18 @@
 """Non-neural anchors that every model must beat: copy the last query, its usual follower,
-or (with the user's earlier queries) the user's own history.
+the log's queries that hold the last query's words, or (with the user's earlier queries) the
+user's own history.
 
-copy-last and adj suggest from the last query only, with the models' interface
-`suggest(session, k) -> [(text, score), ...]` (best first); `history` also reads the
-user's earlier queries: `suggest(session, history, k)`.
+copy-last, adj and the log anchor suggest from the last query only, with the models'
+interface `suggest(session, k) -> [(text, score), ...]` (best first); `history` also reads
+the user's earlier queries: `suggest(session, history, k)`.
 """
 
 from collections import Counter, defaultdict
+from functools import reduce
+
+import numpy as np
+
+from mtn_keras.data.text import completes
 
 ANCHORS = ("copy-last", "adj", "history")
 
@@ -68,6 +74,41 @@ class Adj:
             if q not in seen:
                 out.append((q, self.share[q]))
                 seen.add(q)
+        return out
+
+
+class LogAnchor:
+    """The log's queries that hold every word of the session's last query, most frequent
+    first (ties by text), never the last query itself nor another query of the session: what
+    the log alone offers as a step beyond the last query. Score: the query's count. Each
+    word's queries are an array of ids in that order (an inverted index), so a last query's
+    candidates are the intersection of its words' arrays, already ranked."""
+
+    def fit(self, train_sessions: list[list[str]]) -> "LogAnchor":
+        """Counts the queries of the training sessions and indexes them by word."""
+        self.counts = Counter(query for session in train_sessions for query in session)
+        self.queries = sorted(self.counts, key=lambda q: (-self.counts[q], q))
+        ids = defaultdict(list)
+        for i, query in enumerate(self.queries):
+            for word in set(query.split()):
+                ids[word].append(i)
+        self.ids = {word: np.asarray(found, dtype=np.int64) for word, found in ids.items()}
+        return self
+
+    def suggest(self, session: list[str], k: int = 5, prefix: str = "") -> list[tuple[str, float]]:
+        """The first k such queries that complete the typed `prefix` (data.text.completes)."""
+        words = set(session[-1].split()) if session else set()
+        if not words or k <= 0 or any(word not in self.ids for word in words):
+            return []
+        arrays = sorted((self.ids[word] for word in words), key=len)
+        found = reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), arrays)
+        out = []
+        for i in found:
+            query = self.queries[i]
+            if query not in session and completes(query, prefix):
+                out.append((query, float(self.counts[query])))
+                if len(out) == k:
+                    break
         return out
 
 

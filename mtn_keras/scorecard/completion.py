@@ -12,6 +12,7 @@ from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.data.text import completes
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.bootstrap import ratio_intervals
+from mtn_keras.scorecard.list_measures import ListLog, add_list_measures, anchor_figures
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
 from mtn_keras.scorecard.report import _cell, split_by_history
 from mtn_keras.scorecard.typos import (
@@ -23,6 +24,7 @@ from mtn_keras.scorecard.typos import (
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
 LAST_CHAR = chr(0x10FFFF)
+NOT_CASES = ("bootstrap", "log_anchor")  # the report's entries that are not a case
 
 
 class MostPopularCompletion:
@@ -132,12 +134,14 @@ def completion_report(
     again with one slip in what was typed. With the sessions' `histories` (each session's
     user's earlier queries) and `complete_with_history(contexts, prefixes, histories)`, also
     "NAME + history" and the history-then-MPC anchor, and every row's figures split into
-    repeat and new pairs (report.split_by_history). With `every` above 1, each case's every
-    `every`-th row only."""
+    repeat and new pairs (report.split_by_history). Every row also has its `list_measures`
+    and the report a `log_anchor` per case (scorecard.list_measures). With `every` above 1,
+    each case's every `every`-th row only."""
     mpc = MostPopularCompletion().fit(train_sessions)
+    log = ListLog(train_sessions)
     known = {word for query in mpc.counts for word in query.split()}
     follows = log_follows(train_sessions) if histories is not None else frozenset()
-    report = {}
+    report, anchors = {}, {}
     cases = completion_cases(sessions, users, chars, histories, typos)
     for case, columns in cases.items():
         pairs, prefixes, groups, earlier = (c if c is None else c[::every] for c in columns)
@@ -158,7 +162,12 @@ def completion_report(
             split_by_history(
                 report[case], lists, pairs, earlier, follows, groups, resamples, seed, prefixes
             )
-    return report
+        readers = {f"{name} + history", "history then MPC"}
+        add_list_measures(
+            report[case], lists, pairs, log, groups, resamples, seed, earlier, readers, prefixes
+        )
+        anchors[case] = anchor_figures(log, pairs, groups, resamples, seed, prefixes)
+    return report | {"log_anchor": anchors}
 
 
 def in_batches(complete, batch_size, *columns):
@@ -203,10 +212,16 @@ def case_scores(found, pairs, groups, k, resamples, seed):
     return scores
 
 
+def case_rows(report):
+    """The report's cases (case -> rows), without its `bootstrap` and `log_anchor`."""
+    return {case: rows for case, rows in report.items() if case not in NOT_CASES}
+
+
 def completion_table(report):
     """The report of `completion_report` as a markdown table: one row per case and
     suggester, SR@5 and MRR@5 with their intervals; with histories, SR@5 on repeat and new
     pairs, the difference on new pairs and the unrelated history items too."""
+    report = case_rows(report)
     split = any("history_split" in row for rows in report.values() for row in rows.values())
     head = "| Typed | Suggester | Pairs | SR@5 | MRR@5 | Non-words shown |"
     rule = "| --- | --- | ---: | ---: | ---: | ---: |"

@@ -20,6 +20,7 @@ from mtn_keras.scorecard import (
     model_report,
     perplexity,
 )
+from mtn_keras.scorecard.list_measures import ListLog, anchor_figures
 from mtn_keras.scorecard.quality import filtered
 
 BOOTSTRAP_SEED = 0
@@ -257,8 +258,9 @@ def score_with_anchors(
     """The scores of suggester `name` on `pairs` and, scored on the same pairs, those of the
     other `suggesters` and of the anchors (adj only with `train_sessions`, history only with
     `histories`, one per pair); with `resamples`, their intervals over the units of
-    `groups`."""
+    `groups`; with `train_sessions`, their `list_measures` and `name`'s `log_anchor`."""
     phrases = blocked_phrases()
+    log = ListLog(train_sessions) if train_sessions else None
     suggesters["copy-last"] = batched(CopyLast(), k)
     if train_sessions:
         suggesters["adj"] = filtered(batched(Adj().fit(train_sessions), 4 * k), phrases, k)
@@ -274,7 +276,10 @@ def score_with_anchors(
         seed=BOOTSTRAP_SEED,
         histories=histories,
         follows=log_follows(train_sessions or []) if histories is not None else frozenset(),
+        log=log,
     )
+    if log is not None:
+        scores[name]["log_anchor"] = anchor_figures(log, pairs, groups, resamples, BOOTSTRAP_SEED)
     anchors = {other: scores.pop(other) for other in list(scores) if other != name}
     return scores[name], anchors
 

@@ -16,6 +16,7 @@ from mtn_keras.scorecard.history_split import (
     repeat_mask,
     split_figures,
 )
+from mtn_keras.scorecard.list_measures import add_list_measures
 from mtn_keras.scorecard.metrics import (
     corpus_scores,
     list_quality,
@@ -35,6 +36,7 @@ def evaluate_suggesters(
     seed: int = 0,
     histories=None,
     follows=frozenset(),
+    log=None,
 ) -> dict:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
@@ -48,6 +50,8 @@ def evaluate_suggesters(
     user's earlier queries per pair). With `histories`, every suggester's figures are also
     split into repeat and new pairs (`history_split`; `follows`, the log's pairs that
     `rules.relates` reads), and "NAME + history" gets `new_difference` against "NAME".
+    With `log` (list_measures.ListLog of the training sessions), every suggester also gets
+    its `list_measures`, the history grounding the items of those that read it.
     """
     contexts = [context for context, _ in pairs]
     references = [reference for _, reference in pairs]
@@ -79,6 +83,9 @@ def evaluate_suggesters(
         shown[name] = lists
     if histories is not None:
         split_by_history(results, shown, pairs, histories, follows, groups, resamples, seed)
+    if log is not None:
+        readers = {name for name, s in suggesters.items() if getattr(s, "reads_history", False)}
+        add_list_measures(results, shown, pairs, log, groups, resamples, seed, histories, readers)
     return results
 
 
