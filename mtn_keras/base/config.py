@@ -86,8 +86,8 @@ class DecodeConfig:
     unrelated_place: str = "ranked"
     # Nothing typed: at most this many of the log's most frequent next queries ("google"),
     # each at its share of the log's next queries, after the ranked suggestions
-    # (ranking/popular.py).
-    popular: int = 3
+    # (ranking/popular.py). None by default: they are filler after any session (issue 58).
+    popular: int = 0
     # Show sexually explicit suggestions (data/safety.py)? Off by default. A query that seeks
     # sexual content involving minors is never shown, whatever this says.
     explicit: bool = False

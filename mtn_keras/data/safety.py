@@ -54,14 +54,15 @@ SEXUAL_WORDS = (
     r"whore[a-z]*|putas?|hardcore|bondage|fetish[a-z]*|strip tease|striptease|strippers?|"
     r"lingerie|milfs?|dildo[a-z]*|vibrators?|gangbang[a-z]*|threesome[a-z]*|bukkake|"
     r"camgirls?|sexting|nsfw|spank[a-z]*|nipples?|ass|asses|asshole[a-z]*|ass hole|pimps?|"
-    r"pimping"
+    r"pimping|nasty"
 )
 # Sexual words that are explicit only in the child rule's company, not alone: "lingerie
 # store", "hardcore punk", "rape statistics", "spanking children", "nipple piercing" are
-# ordinary searches ("ass" is better-profanity's to block, as profanity).
+# ordinary searches ("ass" is better-profanity's to block, as profanity; "nasty teens" was
+# shown after "bank of amercia", "nasty weather" is no such search).
 NOT_EXPLICIT_ALONE = frozenset(
     "sexual sexually rape raped rapes raping molest[a-z]* lingerie hardcore spank[a-z]* "
-    "vibrators? panty panties nipples? ass asses asshole[a-z]* pimps? pimping".split()
+    "vibrators? panty panties nipples? ass asses asshole[a-z]* pimps? pimping nasty".split()
     + ["ass hole"]
 )
 # Adult sites' names, and words of adult entertainment that no other search uses.

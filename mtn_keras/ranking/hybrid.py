@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from mtn_keras.base.config import UNRELATED_PLACES
 from mtn_keras.ranking.features import candidate_features, without_history
-from mtn_keras.ranking.filters import related, revisited, same_words_as_better
+from mtn_keras.ranking.filters import in_session, related, revisited, same_words_as_better
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
 from mtn_keras.ranking.popular import appended
@@ -33,8 +33,11 @@ from mtn_keras.ranking.words import joined
 
 NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history, placed "last"
+GENERATED = 5  # the most words of a phrase the beam wrote that a list shows
+GENERIC = 100  # the log's most frequent queries: generic after a session sharing no word
 # The evidence that a candidate followed a session query, in the log and in the history.
 LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
+DIRECT_FOLLOWS = ("follow_last", "follow_earlier")
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
 
 
@@ -210,20 +213,37 @@ class HybridRanker(tf.Module):
             history,
             prefix,
         )
+        generic = self.generic(texts, words, session_words, typed)
+        # The beam's phrases past GENERATED words ramble through common words ("type 2002
+        # prices and floor plans for new jersey"), each triple of them attested.
+        size = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
+        rambling = (size > GENERATED) & ~from_log & ~from_history
         logged = followed_in_log(evidence)
-        followed = logged | followed_in_history(history)
+        # An earlier query relates when it directly followed a session query, in the log or
+        # in the user's history: a later query of some log session vouches for a log
+        # candidate (`witness`), not for the user's past (issue 58).
+        followed = evidence_of(evidence, DIRECT_FOLLOWS, EVIDENCE) | followed_in_history(history)
         return Table(
             texts,
             words,
             source_names(in_beam, from_log, from_history, from_session, fixed),
             tf.concat([beam.copied, scored.copied], axis=1),
-            listed=offered & ~repeated,
+            listed=offered & ~repeated & (from_history | ~generic) & ~rambling,
             witness=logged | from_history,
             features=features,
             fixed=fixed,
             in_history=typed_before(history),
             related=related(words, session_words, followed, typed != ""),
         )
+
+    def generic(self, texts, words, session_words, typed):
+        """[B, M]: with nothing typed, the log's GENERIC most frequent queries ("google",
+        "ebay", "yahoo") where they share no word with the session: what people type after
+        anything is no suggestion for this session (issue 58). The user's own habits come
+        as history candidates, which this leaves alone."""
+        ids = self.pool.lookup.ids(texts)
+        shares = tf.reduce_any(in_session(words, session_words), axis=-1)
+        return (ids >= 0) & (ids < GENERIC) & ~shares & (typed == "")[:, None]
 
     def probabilities(self, features):
         """The ranker's probability [B, M] that each candidate is the next query."""
@@ -248,6 +268,9 @@ class HybridRanker(tf.Module):
         scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
         loose = mine & ~table.related
         scores = capped(scores, loose, self.unrelated)
+        # The past never opens a list: with nothing related to show, it shows none either.
+        related_shown = tf.reduce_any(~loose & (scores > NEG_INF), axis=1, keepdims=True)
+        scores = tf.where(loose & ~related_shown, NEG_INF, scores)
         shown, after = Shown(scores, table.texts, table.sources, table.copied), None
         if self.popular is not None and self.popular.cap:
             offered = self.popular.offered(last_words, history, typed)

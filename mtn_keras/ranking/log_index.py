@@ -5,7 +5,8 @@ query with its count; the consecutive (query, next query) pairs and the within-s
 (query, later query) pairs with their counts; each query's best neighbours (followers
 first, then later queries of its sessions); and for each word the most frequent queries
 holding it, offered as candidates after the session's rarest words and whose followers lend
-evidence to a candidate; and the completions of typed prefixes (prefix_index.py). Queries
+evidence to a candidate; and the completions of typed prefixes (prefix_index.py). The log's
+misspellings are read as their corrections first (slips.py). Queries
 with a blocked word or a word twice are never offered; sessions that seek sexual content
 involving minors are not indexed at all.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
@@ -23,8 +24,9 @@ import numpy as np
 from mtn_keras.data.safety import child_unsafe
 from mtn_keras.ranking.prefix_index import prefix_arrays
 from mtn_keras.ranking.rules import blocks, repeats_a_word
+from mtn_keras.ranking.slips import corrected, log_slips
 
-FILES = ("queries.txt", "words.txt", "prefixes.txt", "index.npz", "index.json")
+FILES = ("queries.txt", "words.txt", "prefixes.txt", "slips.txt", "index.npz", "index.json")
 
 
 @dataclass
@@ -52,12 +54,16 @@ class QueryLogIndex:
     prefix_codes: np.ndarray  # [K] a row of prefix_rows, or where a run of prefix_order starts
     prefix_rows: np.ndarray  # [R, top] the most frequent completions of a prefix
     prefix_order: np.ndarray  # [N] the offerable query ids in character order
+    slips: dict  # the log's misspellings and their corrections (slips.py), already applied
 
     @classmethod
     def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5):
         """The index of training `sessions` (lists of normalised queries); a session holding a
         query that seeks sexual content involving minors is left out whole, as `prepare`
         leaves it out (data/safety.py), so no table of the export holds one."""
+        sessions = [s for s in sessions if not any(map(child_unsafe, s))]
+        slips = log_slips(q for session in sessions for q in session)
+        sessions = [[corrected(q, slips) for q in session] for session in sessions]
         sessions = [s for s in sessions if not any(map(child_unsafe, s))]
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
@@ -111,6 +117,7 @@ class QueryLogIndex:
             prefix_codes=prefix_codes,
             prefix_rows=prefix_rows,
             prefix_order=prefix_order,
+            slips=slips,
         )
 
     def save(self, folder):
@@ -121,6 +128,8 @@ class QueryLogIndex:
             items = getattr(self, name)
             with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as handle:
                 handle.writelines(f"{item}\n" for item in items)
+        with open(os.path.join(folder, "slips.txt"), "w", encoding="utf-8") as handle:
+            handle.writelines(f"{wrong}\t{right}\n" for wrong, right in self.slips.items())
         arrays = {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
         np.savez_compressed(os.path.join(folder, "index.npz"), **arrays)
         with open(os.path.join(folder, "index.json"), "w") as handle:
@@ -133,8 +142,10 @@ class QueryLogIndex:
         for name in ("queries", "words", "prefixes"):
             with open(os.path.join(folder, f"{name}.txt"), encoding="utf-8") as handle:
                 lists[name] = [line.rstrip("\n") for line in handle]
+        with open(os.path.join(folder, "slips.txt"), encoding="utf-8") as handle:
+            slips = dict(line.rstrip("\n").split("\t") for line in handle)
         with np.load(os.path.join(folder, "index.npz")) as arrays:
-            index = cls(**lists, **{k: arrays[k] for k in arrays.files})
+            index = cls(**lists, **{k: arrays[k] for k in arrays.files}, slips=slips)
         if len(index.counts) != len(index.queries) or len(index.word_idf) != len(index.words):
             raise ValueError(f"{folder}: the index's lists and arrays differ in length")
         return index
@@ -150,6 +161,7 @@ class QueryLogIndex:
             "word_queries": len(self.word_queries),
             "prefixes": len(self.prefixes),
             "prefix_rows": len(self.prefix_rows),
+            "slips": len(self.slips),
         }
 
     @cached_property

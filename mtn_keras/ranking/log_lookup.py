@@ -19,6 +19,28 @@ EVIDENCE = (
 )
 
 
+def fingerprints(texts):
+    """Strings (any shape) -> their 64-bit fingerprints (int64, non-negative): a table keyed
+    by them holds 8 bytes a key, not the string."""
+    return tf.strings.to_hash_bucket_fast(texts, 2**62)
+
+
+class Corrections(tf.Module):
+    """A table of words -> their corrections (a string table keyed by strings, as one of
+    ids and an array: TensorFlow has no string -> string hash table)."""
+
+    def __init__(self, corrections):
+        super().__init__()
+        wrong = tf.constant(list(corrections), tf.string)
+        self.ids = SavedTable(wrong, tf.range(len(corrections), dtype=tf.int32), -1)  # "" last
+        self.right = saved_array(list(corrections.values()) + [""], tf.string)
+
+    def lookup(self, words):
+        """The corrections of `words` (any shape); "" for words that need none."""
+        ids = self.ids.lookup(words)
+        return tf.gather(self.right, tf.where(ids < 0, tf.shape(self.right)[0] - 1, ids))
+
+
 class LogLookup(tf.Module):
     """A `QueryLogIndex` as tables.
 
@@ -37,22 +59,29 @@ class LogLookup(tf.Module):
         self.size = len(index.queries)
         self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
         self.queries = saved_array(index.queries + [""], tf.string)
-        # int32 ids in the tables (half the bytes), int64 once looked up (pair keys need it)
-        self.query_ids = SavedTable(index.queries, tf.range(self.size, dtype=tf.int32), -1)
+        # Keyed by the queries' 64-bit fingerprints, not the strings (the export would hold
+        # every query twice); int32 ids in the tables, int64 once looked up (pair keys).
+        self.query_ids = SavedTable(
+            fingerprints(tf.constant(index.queries, tf.string)),
+            tf.range(self.size, dtype=tf.int32),
+            -1,
+        )
         self.counts = saved_array(index.counts)
         self.follow_totals = saved_array(index.follow_totals)
         self.follow = SavedTable(index.follow_keys, index.follow_counts, 0.0)
         self.later = SavedTable(index.later_keys, index.later_counts, 0.0)
         # Rows of neighbours and of each word's queries as padded matrices (-1 pads), one
         # empty row past the end for unknown queries and words: a row is one gather.
-        self.neighbour_rows = saved_array(padded_rows(index.neighbour_splits, index.neighbours))
+        self.neighbour_rows = CsrRows(index.neighbour_splits, index.neighbours)
         self.word_ids = SavedTable(index.words, tf.range(len(index.words), dtype=tf.int32), -1)
         self.word_idf = saved_array(index.word_idf)
         self.word_rows = saved_array(padded_rows(index.word_splits, index.word_queries))
+        # The log's misspellings and their corrections (slips.py): "amercia" -> "america".
+        self.slips = Corrections(index.slips)
 
     def ids(self, queries):
         """Query ids of strings (any shape); -1 for queries the log never saw."""
-        return tf.cast(self.query_ids.lookup(queries), tf.int64)
+        return tf.cast(self.query_ids.lookup(fingerprints(queries)), tf.int64)
 
     def candidates(self, queries, rare=None):
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
@@ -64,12 +93,10 @@ class LogLookup(tf.Module):
         lend evidence."""
         ids = self.ids(queries)
         batch = tf.shape(ids)[0]
-        last = self._rows(self.neighbour_rows, ids[:, -1])
+        last = self.neighbour_rows(ids[:, -1])
         rare = self.rare_word_ids(queries) if rare is None else rare
         kin = tf.reshape(self._rows(self.word_rows, rare), [batch, -1])
-        earlier = self._rows(self.neighbour_rows, tf.reverse(ids[:, :-1], [1]))[
-            :, :, : self.earlier
-        ]
+        earlier = self.neighbour_rows(tf.reverse(ids[:, :-1], [1]))[:, :, : self.earlier]
         offered = tf.concat([last, kin, tf.reshape(earlier, [batch, -1])], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
@@ -138,6 +165,31 @@ class LogLookup(tf.Module):
         keys = first[:, :, None] * self.size + second[:, None, :]
         known = (first[:, :, None] >= 0) & (second[:, None, :] >= 0)
         return tf.where(known, table.lookup(keys), 0.0)
+
+
+class CsrRows(tf.Module):
+    """Rows of ids of unequal lengths (CSR: row splits [R + 1], values), read as a padded
+    matrix: a query's neighbours are 1.4 on average and 10 at most, so the padded matrix
+    held seven times the bytes in the export."""
+
+    def __init__(self, splits, values):
+        super().__init__()
+        self.splits = saved_array(np.append(splits, splits[-1]).astype(np.int32))  # + empty
+        self.values = saved_array(np.append(values, -1).astype(np.int32))
+        self.width = max(int(np.diff(splits).max(initial=0)), 1)
+
+    def __call__(self, ids):
+        """Rows [..., width] (int64, -1 padding) for ids of any shape (-1: an empty row)."""
+        flat = tf.reshape(tf.cast(ids, tf.int32), [-1])
+        flat = tf.where(flat >= 0, flat, tf.shape(self.splits)[0] - 2)
+        start = tf.gather(self.splits, flat)
+        length = tf.gather(self.splits, flat + 1) - start
+        at = tf.range(self.width)[None, :]
+        last = tf.shape(self.values)[0] - 1
+        found = tf.gather(self.values, tf.minimum(start[:, None] + at, last))
+        found = tf.where(at < length[:, None], found, -1)
+        shape = tf.concat([tf.shape(ids), [self.width]], axis=0)
+        return tf.cast(tf.reshape(found, shape), tf.int64)
 
 
 def padded_rows(splits, values):

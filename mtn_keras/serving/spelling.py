@@ -43,12 +43,15 @@ class Spelling(tf.Module):
         encoder: the `SessionEncoder` (its vocabulary table and tokens).
         log_words: the query log's word table (LogLookup.word_ids: word -> id, -1 for
             others), or None without a ranking.
+        slips: the log's misspellings' corrections (LogLookup.slips: slip -> word, "" for
+            others), or None without a ranking.
     """
 
-    def __init__(self, encoder, log_words=None):
+    def __init__(self, encoder, log_words=None, slips=None):
         super().__init__()
         self.encoder = encoder
         self.log_words = log_words
+        self.slips = slips
         self.judges = log_words is not None or not encoder.tokenise.pieces
 
     def known(self, words):
@@ -104,12 +107,16 @@ class Spelling(tf.Module):
         return unknown & ~near & (tf.strings.length(words) >= LAST_RESORT_CHARS)
 
     def corrected(self, queries, min_chars=MIN_CHARS):
-        """Normalised queries (any shape) -> the same with each unknown word of `min_chars`
-        or more characters replaced by the most frequent vocabulary word one edit away."""
+        """Normalised queries (any shape) -> the same with each of the log's misspellings
+        read as its correction (slips.py), and each unknown word of `min_chars` or more
+        characters replaced by the most frequent vocabulary word one edit away."""
         if not self.judges or self.encoder.tokenise.pieces:
             return queries
         split = tf.strings.split(tf.reshape(queries, [-1]))
         words = split.flat_values
+        if self.slips is not None:
+            right = self.slips.lookup(words)
+            words = tf.where(right != "", right, words)
         unknown = ~self.known(words) & (tf.strings.length(words) >= min_chars)
         at = tf.where(unknown)
         wrong = tf.gather_nd(words, at)

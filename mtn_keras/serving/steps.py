@@ -13,19 +13,20 @@ import tensorflow as tf
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
-from mtn_keras.decoding import beam_search
 from mtn_keras.ranking import filters, thresholds
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.candidates import CandidatePool, Pool
 from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
 from mtn_keras.ranking.popular import PopularQueries
-from mtn_keras.ranking.scoring import Scored, candidate_hidden, candidate_log_probs
+from mtn_keras.ranking.scoring import Scored, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import Encoded, SessionEncoder
 from mtn_keras.serving.forbidden import banned_ids, last_check
-from mtn_keras.serving.prefix import PrefixConstraint, Typed, constrained
+from mtn_keras.serving.grounding import PhraseConstraint, slip_ids
+from mtn_keras.serving.prefix import PrefixConstraint, Typed
+from mtn_keras.serving.search_core import SearchCore
 from mtn_keras.serving.spelling import Spelling
 
 NEG_INF = float("-inf")
@@ -85,9 +86,6 @@ class SuggestionSteps(tf.Module):
         self.repeat_last = decoding.repeat_last
         self.exact_stop = decoding.exact_stop
         self.filters = decoding.filters
-        # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
-        # inside the signatures, rather than a second copy of its own.
-        self.core = functools.partial(tf.function(self._search, jit_compile=decoding.xla))
         self.encoder = SessionEncoder(
             vocab_tokens, model.config.max_queries, model.config.max_query_tokens
         )
@@ -113,8 +111,18 @@ class SuggestionSteps(tf.Module):
                 self.pool, ranking.ranker, *shown, decoding.unrelated_history,
                 decoding.unrelated_place, popular,
             )  # fmt: skip
-        self.spelling = Spelling(self.encoder, self.pool and self.pool.lookup.word_ids)
+        lookup = self.pool and self.pool.lookup
+        self.spelling = Spelling(self.encoder, lookup and lookup.word_ids, lookup and lookup.slips)
+        # With a log, the beam writes only the phrases people type, never its slips.
+        self.phrases = None
+        if self.pool is not None and not self.pieces:
+            self.phrases = PhraseConstraint(ranking.index.queries, vocab_tokens)
+            self.banned_ids = sorted(set(self.banned_ids) | slip_ids(vocab_tokens, ranking.index))
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
+        # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
+        # inside the signatures, rather than a second copy of its own.
+        search = SearchCore(self, no_repeat_words="repeats" in self.filters)
+        self.core = functools.partial(tf.function(search, jit_compile=decoding.xla))
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
             model.session_attention(tf.zeros([1, 2, self.n], tf.int32)).shape
@@ -169,7 +177,7 @@ class SuggestionSteps(tf.Module):
         return Pooled(gathered, words, tf.reshape(ids, [batch, -1, self.n]))
 
     def search(self, prepared, history, pooled):
-        """`Found`: the model's work (`_search`, XLA-compiled unless switched off) on the
+        """`Found`: the model's work (SearchCore, XLA-compiled unless switched off) on the
         `prepared` sessions with the kept `history` [B, T]: the beam's n-best after what was
         typed (without `repeat_last`, the last query is none), the `pooled` candidates
         scored (see ranking/scoring.py) and the attention."""
@@ -197,7 +205,7 @@ class SuggestionSteps(tf.Module):
         return Found(beam, scores, scored, found["session_attention"], read)
 
     def search_args(self, prepared, history, pooled):
-        """The arguments of `_search` (sessions front-padded to max_queries slots, so that
+        """The arguments of `SearchCore` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the kept `history`'s tokens when the
         model reads it; the constraint of what was typed; the `pooled` candidates' ids)
         and the typed tokens (None without a prefix)."""
@@ -215,6 +223,9 @@ class SuggestionSteps(tf.Module):
             args["forced"] = self.encoder.word_ids(tokens, session)
         if pooled is not None:
             args["candidates"] = pooled.ids
+        if self.phrases is not None:
+            padded = tf.pad(session.source, pad, constant_values="")
+            args["grounding"] = self.phrases.context(padded, args["ext"], args.get("forced"))
         return args, tokens
 
     def history_tokens(self, history):
@@ -223,55 +234,6 @@ class SuggestionSteps(tf.Module):
         training (nothing is copied from the history)."""
         kept = latest(history, self.model.config.history_queries)
         return self.encoder.token_ids(tf.strings.split(kept))[1]
-
-    def _search(
-        self,
-        tokens,
-        ext,
-        allowed=None,
-        allowed_at=None,
-        forced=None,
-        candidates=None,
-        history_tokens=None,
-    ):
-        """The numeric core of `search`, XLA-compiled unless switched off: the model's
-        start (reading `history_tokens` when its third level does), the beam search (with
-        the copy weights of each result as its trace) and the decoder states of the log's
-        candidates (scored outside, see ranking/scoring.py)."""
-        start = self.model.start(tokens, ext, history_tokens=history_tokens)
-        attention = start["context"].pop("session_attention")  # read by nothing below
-        read = start["context"].pop("history_attention", None)
-        state = {"model": start}
-        if allowed is not None:
-            state["context"] = {"allowed": allowed, "allowed_at": allowed_at}
-        found = beam_search(
-            self.constrained_step,
-            state,
-            batch_size=tf.shape(tokens)[0],
-            beam_size=self.beam,
-            num_results=self.beam,
-            max_length=self.n + 1,
-            length_alpha=self.alpha,
-            prefix=forced,
-            trace=lambda s: s["model"]["copied"],
-            exact_stop=self.exact_stop,
-            banned_ids=self.banned_ids,
-            no_repeat_words="repeats" in self.filters,
-            continuing=self.continuing if self.pieces else None,
-        )
-        if candidates is not None:
-            found["candidate_hidden"] = candidate_hidden(self.model, start, candidates)
-            found["context"] = start["context"]
-        if read is not None:
-            found["history_attention"] = read
-        return {**found, "session_attention": attention}
-
-    def constrained_step(self, tokens, state, t):
-        """The model's step, under the typed prefix's constraint when the state has one."""
-        log_probs, model_state = self.model.step(tokens, state["model"], t)
-        if "context" in state:
-            log_probs = constrained(log_probs, state["context"], t)
-        return log_probs, {**state, "model": model_state}
 
     def candidates(self, prepared, pooled, found):
         """Every candidate once, as a `Table` (ranking/hybrid.py): the beam's alone, with the

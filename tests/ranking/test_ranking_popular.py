@@ -100,7 +100,8 @@ def test_ranked_lists_hold_the_popular_queries_as_the_setting_allows(ranked):
     top, _ = most_followed(ranked.ranking.index, POOL)
 
     def lists(**decoding):
-        config = DecodeConfig(k=5, beam=6, xla=False, threshold=0.0, **decoding)
+        # ten places: the ranked suggestions of the grounded beam fill five
+        config = DecodeConfig(k=10, beam=6, xla=False, threshold=0.0, **decoding)
         service = SuggestionService(ranked.model, ranked.vocab.tokens, config, ranked.ranking)
         out = service.suggest(sessions)
         texts = [[t.decode() for t in row] for row in out["suggestions"].numpy()]

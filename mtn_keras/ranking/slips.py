@@ -1,0 +1,101 @@
+"""The query log's own misspellings, read as slips (issue 58): "bank of amercia" is indexed,
+offered and generated as "bank of america".
+
+A word of the log is a slip when it is rare in English (and in the log's other languages),
+one typing edit from a word far more frequent in English and in the log, and either the
+corrected word stands beside the same neighbours elsewhere in the log or the log types the
+correction far more often. English frequencies come from wordfreq, read only when the
+index is built (`rank`); the export carries the table, so serving needs no new package.
+"""
+
+from collections import Counter
+
+MIN_CHARS = 5  # shorter words are too often acronyms or call signs ("wkar", "hvlp")
+RARE = 2.0  # zipf: a slip is rarer than this in English and in OTHER_LANGUAGES
+COMMON = 3.0  # zipf: its correction is at least this frequent in English
+GAP = 2.0  # zipf: and this much more frequent than the slip
+LOG_RATIO = 10  # the log types the correction at least this many times as often
+STRONG_RATIO = 30  # ... and this many times, when the neighbours do not vouch for it
+OTHER_LANGUAGES = ("es", "fr", "de", "it", "pt")  # "poemas" and "eventos" are no slips
+KEYBOARD = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_KEYS = {k: (row, i + 0.5 * row) for row, keys in enumerate(KEYBOARD) for i, k in enumerate(keys)}
+
+
+def neighbours_on_keyboard(a, b):
+    """Whether two letters touch on a QWERTY keyboard (a slip replaces a letter by one)."""
+    (row_a, col_a), (row_b, col_b) = _KEYS[a], _KEYS[b]
+    return abs(row_a - row_b) <= 1 and abs(col_a - col_b) <= 1
+
+
+def typing_edits(word):
+    """The words one typing edit from `word`, its first and last letters kept: a letter
+    dropped, inserted, swapped with the next, or replaced by a keyboard neighbour."""
+    found = set()
+    for i in range(1, len(word)):
+        head, tail = word[:i], word[i:]
+        if len(tail) > 1:
+            found.add(head + tail[1:])
+            found.update(head + c + tail[1:] for c in _KEYS if neighbours_on_keyboard(tail[0], c))
+        if len(tail) > 2:
+            found.add(head + tail[1] + tail[0] + tail[2:])
+        found.update(head + c + tail for c in _KEYS)
+    found.discard(word)
+    return found
+
+
+def log_slips(queries):
+    """{slip: correction} for the words of `queries` (normalised strings, one per occurrence
+    in the log)."""
+    from wordfreq import zipf_frequency
+
+    queries = list(queries)
+    words, pairs = Counter(), Counter()
+    for query in queries:
+        split = query.split()
+        words.update(split)
+        pairs.update(zip(split, split[1:]))
+
+    def rare(word):
+        return all(zipf_frequency(word, lang) < RARE for lang in ("en", *OTHER_LANGUAGES))
+
+    slips = {}
+    for word, count in words.items():
+        if len(word) < MIN_CHARS or not (word.isascii() and word.isalpha()) or not rare(word):
+            continue
+        fixes = [
+            (zipf_frequency(fix, "en"), fix)
+            for fix in typing_edits(word)
+            if words[fix] >= LOG_RATIO * count
+        ]
+        floor = max(COMMON, zipf_frequency(word, "en") + GAP)
+        fixes = [(z, fix) for z, fix in fixes if z >= floor]
+        if fixes:
+            slips[word] = max(fixes)[1]
+    vouched = _vouched(slips, queries, pairs)
+    return {
+        word: fix
+        for word, fix in slips.items()
+        if words[fix] >= STRONG_RATIO * words[word] or vouched[word]
+    }
+
+
+def _vouched(slips, queries, pairs):
+    """{slip: whether its correction stands beside the slip's neighbours elsewhere in the
+    log, for at least half of them} (a slip with no neighbour is vouched for)."""
+    seen = {word: [] for word in slips}
+    for query in queries:
+        split = query.split()
+        for i, word in enumerate(split):
+            fix = slips.get(word)
+            if fix is None:
+                continue
+            if i:
+                seen[word].append(pairs[split[i - 1], fix] > 0)
+            if i + 1 < len(split):
+                seen[word].append(pairs[fix, split[i + 1]] > 0)
+    return {word: 2 * sum(found) >= len(found) for word, found in seen.items()}
+
+
+def corrected(query, slips):
+    """`query` with each slip replaced by its correction."""
+    return " ".join(slips.get(word, word) for word in query.split())

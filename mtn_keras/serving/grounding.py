@@ -1,0 +1,184 @@
+"""Grounded generation (issue 58): the beam writes a word only where people put it, so it
+never glues session words into a phrase nobody types ("hotels in cheap", "plumber near
+emergency", "powells books in new jersey").
+
+A word may follow the last two when the pair (last, word) and the triple (before last, last,
+word) each stand in a query of the log or of the session; a query's start and end count as
+words, so a suggestion starts as some query starts and ends as some query ends ("50 chest"
+and "in chicago" are never written). A word the log lacks is the person's own: it may stand
+where it stands in the session, end a suggestion, and a triple beginning with it needs only
+its pair; nothing else stands beside it ("mount rainier new york", "how to start a prk").
+
+The log's pairs and triples are a bit set of their 64-bit codes, four bits each (a Bloom
+filter: about 1 in 43,000 of the others passes), small enough for the export and cheap
+inside the XLA-compiled search: a step looks up every word of the vocabulary after each
+beam's last two at once.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS
+from mtn_keras.ranking.log_lookup import fingerprints
+from mtn_keras.ranking.tables import saved_array
+
+BITS = 2**24  # 2 MiB
+HASHES = 5  # bits per entry
+NO_WORD = -1  # the key of "" (padding, a query's start)
+IS_WORD = 7  # the partner of every log word in the set: "a log word" is the pair (w, IS_WORD)
+START, END = "\x02", "\x03"  # where a query starts and ends, as words of its pairs and triples
+
+
+def pair_codes(first, second):
+    """Int64 keys of two words [...] and [...] -> the pair's code (wrapping arithmetic)."""
+    return tf.bitwise.bitwise_xor(first * 1_000_003, second)
+
+
+def bit_positions(codes):
+    """Codes [...] -> the HASHES bit positions [..., HASHES] of each in the set (double
+    hashing: h1 + i h2)."""
+    low = tf.bitwise.bitwise_and(codes, BITS - 1)
+    step = tf.bitwise.bitwise_or(tf.bitwise.right_shift(codes, 24), 1)
+    found = [tf.bitwise.bitwise_and(low + i * step, BITS - 1) for i in range(HASHES)]
+    return tf.stack(found, axis=-1)
+
+
+def word_keys(words):
+    """Words (any shape) -> int64 keys; NO_WORD for ""."""
+    return tf.where(words == "", tf.constant(NO_WORD, tf.int64), fingerprints(words))
+
+
+def triple_codes(first, second, third):
+    """Int64 keys of three words -> the triple's code."""
+    return pair_codes(pair_codes(first, second) * 31 + 17, third)
+
+
+def pair_bits(queries):
+    """The bit set [BITS / 32] int32 of the word pairs and triples of `queries`, and of their
+    words."""
+    pairs, triples, words = ([], []), ([], [], []), set()
+    for query in queries:
+        split = query.split()
+        words.update(split)
+        split = [START, *split, END]
+        for column, start in zip(pairs, range(2)):
+            column += split[start : len(split) - 1 + start]
+        for column, start in zip(triples, range(3)):
+            column += split[start : len(split) - 2 + start]
+
+    def keys(column):
+        return word_keys(tf.constant(column, tf.string))
+
+    codes = [
+        pair_codes(*map(keys, pairs)),
+        triple_codes(*map(keys, triples)),
+        pair_codes(keys(sorted(words)), tf.constant(IS_WORD, tf.int64)),
+    ]
+    at = bit_positions(tf.concat(codes, axis=0)).numpy().ravel()
+    bits = np.zeros(BITS // 32, np.uint32)
+    np.bitwise_or.at(bits, at >> 5, np.left_shift(np.uint32(1), (at & 31).astype(np.uint32)))
+    return bits.view(np.int32)
+
+
+class PhraseConstraint(tf.Module):
+    """The log's word pairs, as a constraint on each step of the beam.
+
+    Args:
+        queries: the log's queries (the index's, slips corrected).
+        vocab_tokens: the vocabulary, id order.
+    """
+
+    def __init__(self, queries, vocab_tokens):
+        super().__init__()
+        self.bits = saved_array(pair_bits(queries))
+        # <bos> is where a query starts, <eos> where it ends; the other specials no word
+        tokens = [START if i == BOS else END if i == EOS else t for i, t in enumerate(vocab_tokens)]
+        keys = word_keys(tf.constant(tokens, tf.string))
+        special = (tf.range(len(tokens)) < len(SPECIALS)) & ~tf.reduce_any(
+            tf.range(len(tokens))[:, None] == [BOS, EOS], axis=1
+        )
+        self.vocab_keys = saved_array(tf.where(special, tf.constant(NO_WORD, tf.int64), keys))
+        self.vocab_size = len(vocab_tokens)
+
+    def attested(self, codes):
+        """Pair codes (any shape) -> whether both of their bits are set."""
+        at = tf.cast(bit_positions(codes), tf.int32)
+        words = tf.gather(self.bits, tf.bitwise.right_shift(at, 5))
+        bits = tf.bitwise.right_shift(words, tf.bitwise.bitwise_and(at, 31))
+        return tf.reduce_all(tf.bitwise.bitwise_and(bits, 1) == 1, axis=-1)
+
+    def is_log_word(self, keys):
+        """Word keys (any shape) -> whether the log holds the word (NO_WORD: no)."""
+        return self.attested(pair_codes(keys, tf.constant(IS_WORD, tf.int64))) & (keys != NO_WORD)
+
+    def context(self, source, ext, forced):
+        """What a step needs of each session (its tokens `source` [B, S, n] and extended ids
+        `ext` [B, S, n], front-padded to the model's S slots; the typed tokens to `forced`
+        [B, n] or None): the keys of its copied words (ext id V + j), each session word's
+        id with the key of the word before it, and how many steps are forced."""
+        batch = tf.shape(source)[0]
+        words = tf.reshape(source, [batch, -1])
+        keys = word_keys(words)
+        ext = tf.reshape(ext, [batch, -1])
+        slot = ext[:, :, None] - self.vocab_size == tf.range(tf.shape(ext)[1])[None, None, :]
+        copy_keys = tf.reduce_max(
+            tf.where(slot, keys[:, :, None], tf.constant(NO_WORD, tf.int64)), axis=1
+        )
+        before = tf.pad(source[:, :, :-1], [[0, 0], [0, 0], [1, 0]])
+        before_that = tf.pad(source[:, :, :-2], [[0, 0], [0, 0], [2, 0]])
+        one, two = (word_keys(tf.reshape(w, [batch, -1])) for w in (before, before_that))
+        forced_steps = (
+            tf.zeros([batch], tf.int32)
+            if forced is None
+            else tf.reduce_sum(tf.cast(forced != PAD, tf.int32), axis=1)
+        )
+        return {
+            "copy_keys": copy_keys,
+            "session_ids": tf.where(words == "", PAD, ext),
+            "session_before": one,
+            "session_before_two": tf.where(
+                two == NO_WORD, tf.constant(NO_WORD, tf.int64), pair_codes(two, one)
+            ),
+            "forced_steps": forced_steps,
+        }
+
+    def constrain(self, log_probs, tokens, before, context, t):
+        """Step t's log-probabilities [N, V_ext] with -inf where the next word (or <eos>)
+        would make a pair or a triple no query holds after the beams' last `tokens` [N] and
+        the tokens `before` [N] them (<bos> reads as a query's start, <eos> as its end); the
+        typed words being forced are left as they are."""
+        copy_keys = context["copy_keys"]
+        vocab = tf.broadcast_to(self.vocab_keys[None, :], [tf.shape(copy_keys)[0], self.vocab_size])
+        keys = tf.concat([vocab, copy_keys], axis=1)  # [N, V_ext]
+        last = tf.gather(keys, tokens, batch_dims=1)[:, None]  # [N, 1]
+        first = tf.gather(keys, before, batch_dims=1)[:, None]
+        pair = self.attested(pair_codes(last, keys)) | self.in_session(
+            context["session_before"] == last, context, log_probs
+        )
+        triple = self.attested(triple_codes(first, last, keys)) | self.in_session(
+            context["session_before_two"] == pair_codes(first, last), context, log_probs
+        )
+        triple |= (first == NO_WORD) | ~self.is_log_word(first)
+        # a word the log lacks (<unk>: a typed word the vocabulary lacks too) may end
+        own = (tokens != BOS)[:, None] & ~self.is_log_word(last)
+        column = tf.range(tf.shape(log_probs)[1])[None, :]
+        special = (column < len(SPECIALS)) & (column != EOS)  # banned by the search itself
+        free = (t < context["forced_steps"])[:, None]
+        allowed = (pair & triple) | (own & (column == EOS)) | free | special
+        return tf.where(allowed, log_probs, float("-inf"))
+
+    @staticmethod
+    def in_session(match, context, log_probs):
+        """[N, V_ext]: the ids of the session words at the positions `match` [N, P] marks."""
+        ids = tf.where(match, context["session_ids"], PAD)
+        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+        found = tf.scatter_nd(
+            tf.stack([rows, ids], axis=-1), tf.ones(tf.shape(ids), tf.int32), tf.shape(log_probs)
+        )
+        return found > 0
+
+
+def slip_ids(vocab_tokens, index):
+    """The vocabulary ids of the log's misspellings (index.slips): the beam never writes
+    one; a person who types it is read through its correction (spelling.py)."""
+    return {i for i, word in enumerate(vocab_tokens) if word in index.slips}
