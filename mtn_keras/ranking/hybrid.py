@@ -38,20 +38,23 @@ GENERIC = 100  # the log's most frequent queries: generic after a session sharin
 # The evidence that a candidate followed a session query, in the log and in the history.
 LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
 DIRECT_FOLLOWS = ("follow_last", "follow_earlier")
+ONCE = 0.7  # log1p(1) = 0.69: the evidence of a single follow
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
 
 
-def evidence_of(evidence, names, of):
+def evidence_of(evidence, names, of, floor=0.0):
     """[B, M]: whether any of the `names` columns of `evidence` [B, M, len(of)] (its
-    columns named by `of`) is above 0."""
+    columns named by `of`) is above `floor`."""
     columns = [of.index(name) for name in names]
-    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > 0, axis=-1)
+    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > floor, axis=-1)
 
 
 def followed_in_log(evidence):
-    """[B, M]: the log's evidence (LogLookup.evidence) says the candidate followed a session
-    query there: the witness for `unrelated`."""
-    return evidence_of(evidence, LOG_FOLLOWS, EVIDENCE)
+    """[B, M]: the log's evidence (LogLookup.evidence, log1p of counts) says the candidate
+    followed a session query there more than once: the witness for `unrelated`. One
+    searcher's habit is no witness ("big soccer" after "bank of america", "migente" after
+    "craiglist": issue 58)."""
+    return evidence_of(evidence, LOG_FOLLOWS, EVIDENCE, floor=ONCE)
 
 
 def followed_in_history(history):

@@ -24,6 +24,8 @@ from mtn_keras.ranking.tables import saved_array
 
 BITS = 2**24  # 2 MiB
 HASHES = 5  # bits per entry
+CANDIDATES = 16  # the words a step checks whole after each beam: its likeliest ...
+QUICK_HASHES = 3  # ... of those that pass a quick look at the pairs (1 in 650 falsely)
 NO_WORD = -1  # the key of "" (padding, a query's start)
 IS_WORD = 7  # the partner of every log word in the set: "a log word" is the pair (w, IS_WORD)
 START, END = "\x02", "\x03"  # where a query starts and ends, as words of its pairs and triples
@@ -34,12 +36,12 @@ def pair_codes(first, second):
     return tf.bitwise.bitwise_xor(first * 1_000_003, second)
 
 
-def bit_positions(codes):
-    """Codes [...] -> the HASHES bit positions [..., HASHES] of each in the set (double
+def bit_positions(codes, hashes=None):
+    """Codes [...] -> the bit positions [..., hashes] of each in the set (double
     hashing: h1 + i h2)."""
     low = tf.bitwise.bitwise_and(codes, BITS - 1)
     step = tf.bitwise.bitwise_or(tf.bitwise.right_shift(codes, 24), 1)
-    found = [tf.bitwise.bitwise_and(low + i * step, BITS - 1) for i in range(HASHES)]
+    found = [tf.bitwise.bitwise_and(low + i * step, BITS - 1) for i in range(hashes or HASHES)]
     return tf.stack(found, axis=-1)
 
 
@@ -100,9 +102,9 @@ class PhraseConstraint(tf.Module):
         self.vocab_keys = saved_array(tf.where(special, tf.constant(NO_WORD, tf.int64), keys))
         self.vocab_size = len(vocab_tokens)
 
-    def attested(self, codes):
-        """Pair codes (any shape) -> whether both of their bits are set."""
-        at = tf.cast(bit_positions(codes), tf.int32)
+    def attested(self, codes, hashes=HASHES):
+        """Codes (any shape) -> whether their bits (the first `hashes`) are all set."""
+        at = tf.cast(bit_positions(codes, hashes), tf.int32)
         words = tf.gather(self.bits, tf.bitwise.right_shift(at, 5))
         bits = tf.bitwise.right_shift(words, tf.bitwise.bitwise_and(at, 31))
         return tf.reduce_all(tf.bitwise.bitwise_and(bits, 1) == 1, axis=-1)
@@ -145,37 +147,62 @@ class PhraseConstraint(tf.Module):
     def constrain(self, log_probs, tokens, before, context, t):
         """Step t's log-probabilities [N, V_ext] with -inf where the next word (or <eos>)
         would make a pair or a triple no query holds after the beams' last `tokens` [N] and
-        the tokens `before` [N] them (<bos> reads as a query's start, <eos> as its end); the
-        typed words being forced are left as they are."""
-        copy_keys = context["copy_keys"]
-        vocab = tf.broadcast_to(self.vocab_keys[None, :], [tf.shape(copy_keys)[0], self.vocab_size])
-        keys = tf.concat([vocab, copy_keys], axis=1)  # [N, V_ext]
-        last = tf.gather(keys, tokens, batch_dims=1)[:, None]  # [N, 1]
-        first = tf.gather(keys, before, batch_dims=1)[:, None]
+        the tokens `before` [N] them (<bos> reads as a query's start, <eos> as its end), and
+        for every word but each beam's CANDIDATES likeliest (the search keeps far fewer);
+        the typed words being forced are left as they are."""
+        likely = tf.where(self.may_follow(tokens, context, log_probs), log_probs, float("-inf"))
+        top = tf.math.top_k(likely, min(CANDIDATES, log_probs.shape[1] or CANDIDATES)).indices
+        ids = tf.concat([top, tf.fill([tf.shape(top)[0], 1], EOS)], axis=1)  # [N, C + 1]
+        keys = self.keys(ids, context["copy_keys"])
+        last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
+        first = self.keys(before[:, None], context["copy_keys"])
         pair = self.attested(pair_codes(last, keys)) | self.in_session(
-            context["session_before"] == last, context, log_probs
+            ids, context["session_before"] == last, context
         )
         triple = self.attested(triple_codes(first, last, keys)) | self.in_session(
-            context["session_before_two"] == pair_codes(first, last), context, log_probs
+            ids, context["session_before_two"] == pair_codes(first, last), context
         )
         triple |= (first == NO_WORD) | ~self.is_log_word(first)
         # a word the log lacks (<unk>: a typed word the vocabulary lacks too) may end
-        own = (tokens != BOS)[:, None] & ~self.is_log_word(last)
-        column = tf.range(tf.shape(log_probs)[1])[None, :]
-        special = (column < len(SPECIALS)) & (column != EOS)  # banned by the search itself
+        own = (tokens != BOS)[:, None] & ~self.is_log_word(last) & (ids == EOS)
+        # the other specials never pass (the search bans them anyway)
+        ok = ((pair & triple) | own) & ((ids >= len(SPECIALS)) | (ids == EOS))
+        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+        kept = tf.scatter_nd(
+            tf.stack([rows, ids], axis=-1), tf.cast(ok, tf.int32), tf.shape(log_probs)
+        )
         free = (t < context["forced_steps"])[:, None]
-        allowed = (pair & triple) | (own & (column == EOS)) | free | special
-        return tf.where(allowed, log_probs, float("-inf"))
+        return tf.where(free | (kept > 0), log_probs, float("-inf"))
+
+    def may_follow(self, tokens, context, log_probs):
+        """[N, V_ext]: a quick look (QUICK_HASHES bits, pairs only) at which words may follow
+        the beams' last `tokens` [N]: the words of the session, and those the log's pairs
+        may hold, so that the CANDIDATES a step checks are likely ones, not the model's
+        likeliest whatever the log says ("50 county" crowded out "50 cent")."""
+        last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
+        codes = tf.concat(
+            [pair_codes(last, self.vocab_keys[None, :]), pair_codes(last, context["copy_keys"])],
+            axis=1,
+        )
+        quick = self.attested(codes, QUICK_HASHES)
+        ids = context["session_ids"]
+        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+        mine = tf.scatter_nd(tf.stack([rows, ids], axis=-1), tf.ones_like(ids), tf.shape(log_probs))
+        return quick | (mine > 0) | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+
+    def keys(self, ids, copy_keys):
+        """Extended ids [N, X] -> their words' keys: the vocabulary's, or the session word
+        a copy id stands for (`copy_keys` [N, S*n])."""
+        vocab = tf.gather(self.vocab_keys, tf.minimum(ids, self.vocab_size - 1))
+        copied = tf.gather(copy_keys, tf.maximum(ids - self.vocab_size, 0), batch_dims=1)
+        return tf.where(ids < self.vocab_size, vocab, copied)
 
     @staticmethod
-    def in_session(match, context, log_probs):
-        """[N, V_ext]: the ids of the session words at the positions `match` [N, P] marks."""
-        ids = tf.where(match, context["session_ids"], PAD)
-        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
-        found = tf.scatter_nd(
-            tf.stack([rows, ids], axis=-1), tf.ones(tf.shape(ids), tf.int32), tf.shape(log_probs)
-        )
-        return found > 0
+    def in_session(ids, match, context):
+        """[N, X]: the ids [N, X] that are session words at the positions `match` [N, P]
+        marks."""
+        found = tf.where(match, context["session_ids"], PAD)  # [N, P]
+        return tf.reduce_any(ids[:, :, None] == found[:, None, :], axis=-1) & (ids != PAD)
 
 
 def slip_ids(vocab_tokens, index):
