@@ -50,9 +50,7 @@ def test_the_last_two_words_must_stand_together_before_it():
 
 
 def test_the_session_grounds_its_own_phrases():
-    assert allowed(ID["hotels"], before=ID["cheap"], session=["cheap", "hotels", "in"])[0] == {
-        "in"
-    }
+    assert allowed(ID["hotels"], before=ID["cheap"], session=["cheap", "hotels", "in"])[0] == {"in"}
     assert allowed(ID["rome"], session=["rome", "hotels"])[0] == {"hotels"}
 
 
