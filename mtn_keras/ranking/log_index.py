@@ -64,7 +64,7 @@ class QueryLogIndex:
         sessions = [s for s in sessions if not any(map(child_unsafe, s))]
         slips = log_slips(q for session in sessions for q in session)
         sessions = [[corrected(q, slips) for q in session] for session in sessions]
-        sessions = [s for s in sessions if not any(map(child_unsafe, s))]
+        sessions = [s for s in sessions if not any(map(child_unsafe, s))]  # a fix can make one
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
         ids = {q: i for i, q in enumerate(queries)}

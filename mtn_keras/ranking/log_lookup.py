@@ -32,8 +32,8 @@ class Corrections(tf.Module):
     def __init__(self, corrections):
         super().__init__()
         wrong = tf.constant(list(corrections), tf.string)
-        self.ids = SavedTable(wrong, tf.range(len(corrections), dtype=tf.int32), -1)  # "" last
-        self.right = saved_array(list(corrections.values()) + [""], tf.string)
+        self.ids = SavedTable(wrong, tf.range(len(corrections), dtype=tf.int32), -1)
+        self.right = saved_array(list(corrections.values()) + [""], tf.string)  # "" last
 
     def lookup(self, words):
         """The corrections of `words` (any shape); "" for words that need none."""

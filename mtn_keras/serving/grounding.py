@@ -150,11 +150,11 @@ class PhraseConstraint(tf.Module):
         the tokens `before` [N] them (<bos> reads as a query's start, <eos> as its end), and
         for every word but each beam's CANDIDATES likeliest (the search keeps far fewer);
         the typed words being forced are left as they are."""
-        likely = tf.where(self.may_follow(tokens, context, log_probs), log_probs, float("-inf"))
+        last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
+        likely = tf.where(self.may_follow(last, context, log_probs), log_probs, float("-inf"))
         top = tf.math.top_k(likely, min(CANDIDATES, log_probs.shape[1] or CANDIDATES)).indices
         ids = tf.concat([top, tf.fill([tf.shape(top)[0], 1], EOS)], axis=1)  # [N, C + 1]
         keys = self.keys(ids, context["copy_keys"])
-        last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
         first = self.keys(before[:, None], context["copy_keys"])
         pair = self.attested(pair_codes(last, keys)) | self.in_session(
             ids, context["session_before"] == last, context
@@ -167,28 +167,23 @@ class PhraseConstraint(tf.Module):
         own = (tokens != BOS)[:, None] & ~self.is_log_word(last) & (ids == EOS)
         # the other specials never pass (the search bans them anyway)
         ok = ((pair & triple) | own) & ((ids >= len(SPECIALS)) | (ids == EOS))
-        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
-        kept = tf.scatter_nd(
-            tf.stack([rows, ids], axis=-1), tf.cast(ok, tf.int32), tf.shape(log_probs)
-        )
         free = (t < context["forced_steps"])[:, None]
-        return tf.where(free | (kept > 0), log_probs, float("-inf"))
+        return tf.where(free | marked(ids, ok, log_probs), log_probs, float("-inf"))
 
-    def may_follow(self, tokens, context, log_probs):
+    def may_follow(self, last, context, log_probs):
         """[N, V_ext]: a quick look (QUICK_HASHES bits, pairs only) at which words may follow
-        the beams' last `tokens` [N]: the words of the session, and those the log's pairs
-        may hold, so that the CANDIDATES a step checks are likely ones, not the model's
-        likeliest whatever the log says ("50 county" crowded out "50 cent")."""
-        last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
+        the beams' last words (their keys `last` [N, 1]): the words of the session, and
+        those the log's pairs may hold, so that the CANDIDATES a step checks are likely
+        ones, not the model's likeliest whatever the log says ("50 county" crowded out "50
+        cent")."""
         codes = tf.concat(
             [pair_codes(last, self.vocab_keys[None, :]), pair_codes(last, context["copy_keys"])],
             axis=1,
         )
         quick = self.attested(codes, QUICK_HASHES)
         ids = context["session_ids"]
-        rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
-        mine = tf.scatter_nd(tf.stack([rows, ids], axis=-1), tf.ones_like(ids), tf.shape(log_probs))
-        return quick | (mine > 0) | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+        mine = marked(ids, tf.ones_like(ids, tf.bool), log_probs)
+        return quick | mine | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
 
     def keys(self, ids, copy_keys):
         """Extended ids [N, X] -> their words' keys: the vocabulary's, or the session word
@@ -203,6 +198,14 @@ class PhraseConstraint(tf.Module):
         marks."""
         found = tf.where(match, context["session_ids"], PAD)  # [N, P]
         return tf.reduce_any(ids[:, :, None] == found[:, None, :], axis=-1) & (ids != PAD)
+
+
+def marked(ids, flags, like):
+    """[N, V_ext] bool shaped as `like`: True at each row's `ids` [N, X] whose `flags` [N, X]
+    are True (an id listed twice is True if either is)."""
+    rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
+    found = tf.scatter_nd(tf.stack([rows, ids], axis=-1), tf.cast(flags, tf.int32), tf.shape(like))
+    return found > 0
 
 
 def slip_ids(vocab_tokens, index):

@@ -14,20 +14,22 @@ from a fragment: there every word counts as known and no session word is correct
 import tensorflow as tf
 
 from mtn_keras.data.vocab import SPECIALS, UNK
+from mtn_keras.ranking.log_lookup import fingerprints
 from mtn_keras.ranking.typos import LAST_RESORT_CHARS, MIN_CHARS, edit_variants
 from mtn_keras.ranking.words import joined
+from mtn_keras.serving.grounding import word_keys
 
 
 def sorted_hashes(words):
-    """Words [B, X] -> their int64 hashes sorted along each row ("" as -1, first)."""
-    hashes = tf.strings.to_hash_bucket_fast(words, 2**62)
-    return tf.sort(tf.where(words == "", tf.constant(-1, tf.int64), hashes), axis=1)
+    """Words [B, X] -> their int64 keys (grounding.word_keys) sorted along each row ("" as
+    NO_WORD, first)."""
+    return tf.sort(word_keys(words), axis=1)
 
 
 def in_rows(words, row_words):
     """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X]."""
     table = sorted_hashes(row_words)
-    flat = tf.reshape(tf.strings.to_hash_bucket_fast(words, 2**62), [tf.shape(words)[0], -1])
+    flat = tf.reshape(fingerprints(words), [tf.shape(words)[0], -1])
     at = tf.searchsorted(table, flat)
     width = tf.shape(table)[1]
     found = tf.gather(table, tf.minimum(at, tf.maximum(width - 1, 0)), batch_dims=1)
