@@ -15,6 +15,8 @@ import shutil
 # The ranker's weights in the SavedModel's checkpoint, in `ranker.weights` order
 # (tables.track_variables_only keeps them as `ranker_variables`).
 RANKER_KEY = "hybrid/ranker_variables/%d/.ATTRIBUTES/VARIABLE_VALUE"
+# The model's vocabulary in id order (serving/encoding.py's SessionEncoder.tokens).
+TOKENS_KEY = "encoder/tokens/.ATTRIBUTES/VARIABLE_VALUE"
 
 
 def matched(keras_variables, saved_variables):
@@ -40,7 +42,7 @@ def main(argv=None):
 
     import mtn_keras.models as models
     from mtn_keras.base.config import model_config_from_dict
-    from mtn_keras.data.prepared import load_split
+    from mtn_keras.data.prepared import load_split, load_users
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.blocklist import blocked_phrases
     from mtn_keras.ranking.log_index import QueryLogIndex
@@ -66,13 +68,18 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     model.save(os.path.join(args.out, "model.keras"))
     shutil.copy(os.path.join(args.savedmodel, "train_summary.json"), args.out)
-    # The model's vocabulary is its prepared dataset's (built from the training split); the
-    # bundle keeps it only inside the SavedModel.
-    shutil.copy(os.path.join(args.data, "vocab.txt"), args.out)
+    # The model's vocabulary, from inside the SavedModel: the prepared dataset's vocab.txt
+    # holds the same words in another order once `prepare` leaves out other sessions (the
+    # safety filters of issue 58 moved 4,020 ids), and read with it the model errs.
+    tokens = [token.decode("utf-8") for token in checkpoint.get_tensor(TOKENS_KEY)]
+    with open(os.path.join(args.out, "vocab.txt"), "w", encoding="utf-8") as handle:
+        handle.writelines(f"{token}\n" for token in tokens)
     with open(os.path.join(args.out, "config.json"), "w") as handle:
         json.dump({**config, "data": data_entry(args.data, args.out)}, handle, indent=2)
-    index = QueryLogIndex.build(load_split(args.data, "train"), blocked_phrases())
-    if index.sizes() != info["index"]:
+    train = load_split(args.data, "train")
+    index = QueryLogIndex.build(train, blocked_phrases(), users=load_users(args.data, "train"))
+    built = index.sizes()  # an older export lacks the newer tables' sizes
+    if any(built.get(name) != size for name, size in info["index"].items()):
         raise SystemExit(f"restore: the index of {args.data} differs from the export's")
     threshold, history_threshold = info.pop("threshold"), info.pop("history_threshold")
     Ranking(index, ranker, threshold, info, history_threshold).save(args.out)
