@@ -126,10 +126,12 @@ def distinct(cands, order):
 def by_row(rows, table, p, p0):
     """Per row: its candidates' probabilities, keys, labels and the history's flags."""
     from mtn_keras.ranking.features import FEATURES
-    from mtn_keras.ranking.hybrid import HISTORY_FOLLOWS, LOG_FOLLOWS
+    from mtn_keras.ranking.hybrid import HISTORY_FOLLOWS
+
+    log_follows = ("follow_last", "follow_earlier", "later_session")  # the study's, any count
 
     column = {name: FEATURES.index(name) for name in FEATURES}
-    followed_columns = [column[name] for name in HISTORY_FOLLOWS + LOG_FOLLOWS]
+    followed_columns = [column[name] for name in HISTORY_FOLLOWS + log_follows]
     features, groups = table[0], table[2]
     bounds = np.searchsorted(groups, np.arange(len(rows) + 1))  # groups ascend by row
     out = []

@@ -597,6 +597,15 @@ AFTER[18]["geico auto insurance complaints"] = N
 AFTER[19]["rhyming dictionary"] = N
 AFTER[22].update({"walt disney world": G, "sea world": N})
 
+# ... and those first shown in the next round (2026-11-28, third session): a witness is two
+# people of the log, a function word relates nothing, the last query typed again with a slip
+# completes to it. Judged as the ones before: another bank is generic, as "regions bank" was.
+AFTER[1]["2002 irs instructions"] = N
+AFTER[7]["spirit airlines"] = G
+AFTER[8]["dss jobs va"] = N
+AFTER[20]["suntrust bank"] = N
+AFTER[24]["nfl standings"] = G
+
 JUDGED = {
     (i, text): label
     for i in range(40)

@@ -130,13 +130,14 @@ class RankingData:
     """What a ranking is built from: the training split's sessions (the index) and the
     validation split's (the ranker and its thresholds), with each validation session's
     user's earlier queries (`valid_histories`, a `data.history.PairHistories`, when the
-    dataset has them) and user (`valid_users`, one per session; else each session is its
-    own user)."""
+    dataset has them) and each session's user (`train_users`, `valid_users`, one per
+    session; else each session is its own user)."""
 
     train_sessions: list
     valid_sessions: list
     valid_histories: PairHistories | None = None
     valid_users: list | None = None
+    train_users: list | None = None
 
     @classmethod
     def load(cls, data, valid_data=None):
@@ -149,6 +150,7 @@ class RankingData:
             load_split(valid_data, "valid"),
             PairHistories.load(valid_data, "valid"),
             load_users(valid_data, "valid"),
+            load_users(data, "train"),
         )
         if not found.valid_sessions:
             raise ValueError(
@@ -169,7 +171,7 @@ def fit_ranking(steps_for, data, decoding, hidden=16, progress=print):
     meets them: held-out sessions of training users, added, made a worse ranker
     (docs/ranking.md): the model remembers them, and its scores of their next queries
     mislead."""
-    index = QueryLogIndex.build(data.train_sessions, blocked_phrases())
+    index = QueryLogIndex.build(data.train_sessions, blocked_phrases(), users=data.train_users)
     progress(f"index: {index.sizes()}")
     fitted = fitting_rows(steps_for(index), data, progress)
     ranker = fit_ranker(fitted["features"], fitted["labels"], hidden)

@@ -28,6 +28,7 @@ class Pool(NamedTuple):
     fixed: tf.Tensor
     typed: tf.Tensor
     history: tf.Tensor
+    retyped: tf.Tensor
 
 
 class CandidatePool(tf.Module):
@@ -47,11 +48,12 @@ class CandidatePool(tf.Module):
         self.history = HistoryLookup() if history is None else history
         self.max_queries = max_queries
 
-    def gather(self, queries, session_words, history, typed):
+    def gather(self, queries, session_words, history, typed, retyped):
         """The `Pool` after the session's queries [B, S'] (words [B, S', n]), with the kept
         history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
-        (PrefixConstraint.chars; "" for none). Only candidates that complete what was typed,
-        as typed or one edit from it (typos.near_prefix), are kept."""
+        (PrefixConstraint.chars; "" for none); in the `retyped` rows [B] (`retyped`) the last
+        query is among them too. Only candidates that complete what was typed, as typed or
+        one edit from it (typos.near_prefix), are kept."""
         rare = self.lookup.rare_word_ids(queries)
         completions = self.prefixes.completions(typed)
         forgive = forgiving(typed, tf.reduce_any(completions >= 0, axis=1))
@@ -61,7 +63,7 @@ class CandidatePool(tf.Module):
         texts = self.with_completions(log, completions)
         parts = {
             "log": texts,
-            "session": self.returns(queries, typed, forgive),
+            "session": self.returns(queries, typed, forgive, retyped),
             "history": self.history.candidates(
                 history, queries, session_words, matches(history, typed, forgive)
             ),
@@ -69,7 +71,8 @@ class CandidatePool(tf.Module):
         }
         source = [tf.fill(tf.shape(texts)[1:], name) for name, texts in parts.items()]
         texts = tf.concat(list(parts.values()), axis=1)
-        return Pool(texts, tf.concat(source, axis=0), rare, completions, fixed, typed, history)
+        source = tf.concat(source, axis=0)
+        return Pool(texts, source, rare, completions, fixed, typed, history, retyped)
 
     def with_completions(self, texts, completions):
         """The log's candidate texts [B, C] followed by the texts of the prefix's
@@ -82,18 +85,32 @@ class CandidatePool(tf.Module):
         seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
         return tf.where(seen, "", extra)
 
-    def returns(self, queries, typed, forgive):
-        """[B, max_queries - 1]: the session's earlier queries (queries [B, S'], the last
-        left out) that complete what was `typed` (none for ""; one slip where `forgive`), as
-        completions that return to them ("" elsewhere; one width for every session, so one
-        compiled shape)."""
+    def returns(self, queries, typed, forgive, retyped):
+        """[B, max_queries]: the session's earlier queries (queries [B, S']) that complete
+        what was `typed` (none for ""; one slip where `forgive`), as completions that return
+        to them, and the last one where it was `retyped` [B] with a slip ("" elsewhere; one
+        width for every session, so one compiled shape)."""
         earlier = queries[:, :-1]
         starts = matches(earlier, typed, forgive) & (typed != "")[:, None]
         earlier = tf.where(starts, earlier, "")
-        return tf.pad(earlier, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
+        last = tf.where(retyped, queries[:, -1], "")[:, None]
+        found = tf.concat([earlier, last], axis=1)
+        return tf.pad(found, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
 
 def matches(texts, typed, forgive):
     """[B, M]: the texts [B, M] that complete what was `typed` [B], as typed or, in the rows
     where a slip is forgiven (`forgive` [B]), one edit from it (typos.near_prefix)."""
     return completes(texts, typed) | near_prefix(texts, typed, forgive)
+
+
+def retyped(queries, typed):
+    """[B]: what was `typed` [B] (PrefixConstraint.chars) is the session's last query
+    (queries [B, S']) typed whole again with one slip: one edit from its start (near_prefix,
+    from MIN_CHARS characters on), as long as it within a character, and not it as typed
+    ("nfl standigns" after "nfl standings": the searcher means it, issue 58)."""
+    last = queries[:, -1]
+    typed_chars = tf.strings.length(tf.strings.strip(typed), unit="UTF8_CHAR")
+    size = tf.strings.length(last, unit="UTF8_CHAR")
+    near = near_prefix(last[:, None], typed)[:, 0] & ~completes(last[:, None], typed)[:, 0]
+    return near & (tf.abs(size - typed_chars) <= 1) & (typed != "")

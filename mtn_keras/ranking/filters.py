@@ -4,10 +4,12 @@ Each filter is on by default and can be switched off by name:
 - `session`: a suggestion equal to a query of the session, or whose words all lie inside one
   of them (a cut-down copy), is no suggestion for the next query; except, in `complete`, an
   earlier query of the session (not the last) that starts with what was typed: the searcher
-  is typing it again (A, B, A), as an address bar completes a page already visited;
+  is typing it again (A, B, A), as an address bar completes a page already visited; and the
+  last one typed whole again with a slip (candidates.retyped);
 - `repeats`: no word twice in a suggestion;
 - `blocked`: no blocked word or phrase (`blocklist.py`);
-- `unrelated`: a suggestion that shares no word with the session needs a witness, or it is a
+- `unrelated`: a suggestion that shares no word with the session (function words aside)
+  needs a witness, or it is a
   generic popular query ("google", "ebay") that the model offers after any session. With a
   ranking the witness is the log (it followed one of the session's queries there); without
   one, the model's knowing some word of the session; in `complete`, what the user typed;
@@ -24,6 +26,7 @@ import tensorflow as tf
 
 from mtn_keras.data import safety
 from mtn_keras.decoding.beam_search import beaten
+from mtn_keras.ranking import rules
 
 
 def _without(texts, core):
@@ -100,14 +103,20 @@ def in_session(words, session_words):
     return tf.reduce_any(words[..., None] == flat, axis=-1) & (words != "")
 
 
+def shares_content(words, session_words):
+    """[B, M]: the candidate (words [B, M, n]) shares a word with the session (session_words
+    [B, S, n]) that is no function word (rules.FUNCTION_WORDS: "of" relates nothing)."""
+    function = tf.reduce_any(words[..., None] == tf.constant(rules.FUNCTION_WORDS), axis=-1)
+    return tf.reduce_any(in_session(words, session_words) & ~function, axis=-1)
+
+
 def related(words, session_words, followed, typed):
     """[B, M]: the candidate (words [B, M, n]) relates to the session: it shares a word with
-    a session query (session_words [B, S, n]), `followed` [B, M] a session query in the
-    user's history or in the log, or completes what was `typed` [B]. The twin of
-    `rules.relates`; an earlier query that relates to nothing is the user's past, not this
-    session's next step."""
-    shares = tf.reduce_any(in_session(words, session_words), axis=-1)
-    return shares | followed | typed[:, None]
+    a session query (session_words [B, S, n]; `shares_content`), `followed` [B, M] a
+    session query in the user's history or in the log, or completes what was `typed` [B].
+    The twin of `rules.relates`; an earlier query that relates to nothing is the user's
+    past, not this session's next step."""
+    return shares_content(words, session_words) | followed | typed[:, None]
 
 
 def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
@@ -124,21 +133,26 @@ def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
     if "blocked" in enabled:
         kept &= ~is_blocked(texts, pattern)
     if "unrelated" in enabled:
-        kept &= vouched | tf.reduce_any(in_session(words, session_words), axis=-1)
+        kept &= vouched | shares_content(words, session_words)
     return kept
 
 
-def revisited(texts, queries, typed):
+def revisited(texts, queries, typed, retyped=None):
     """[B, M]: the candidate texts [B, M] that equal an earlier query of the session (queries
     [B, S], the last at S-1, "" padding), not the last, in rows where words were `typed`
-    [B]: the completions that return to it. A float [B, M] too: 1 / how many queries back
-    it was typed (1/2 for the one before the last; 0 for no return)."""
+    [B]: the completions that return to it; and the last query, in the rows where it was
+    `retyped` [B] with a slip (candidates.retyped). A float [B, M] too: 1 / how many
+    queries back an earlier one was typed (1/2 for the one before the last; 0 for no return
+    and for the last)."""
     earlier = queries[:, :-1]
     back = tf.cast(tf.shape(queries)[1] - tf.range(tf.shape(earlier)[1]), tf.float32)
     same = (texts[:, :, None] == earlier[:, None, :]) & (earlier != "")[:, None, :]
     same &= typed[:, None, None]
     recency = tf.reduce_max(tf.where(same, 1.0 / back[None, None, :], 0.0), axis=-1)
-    return recency > 0, recency
+    returns = recency > 0
+    if retyped is not None:
+        returns |= (texts == queries[:, -1:]) & retyped[:, None]
+    return returns, recency
 
 
 def same_words_as_better(words, scores):

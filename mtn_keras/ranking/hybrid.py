@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from mtn_keras.base.config import UNRELATED_PLACES
 from mtn_keras.ranking.features import candidate_features, without_history
-from mtn_keras.ranking.filters import in_session, related, revisited, same_words_as_better
+from mtn_keras.ranking.filters import related, revisited, same_words_as_better, shares_content
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
 from mtn_keras.ranking.popular import appended
@@ -36,25 +36,15 @@ RESERVED = 2  # the session's own best always shown beside a history, placed "la
 GENERATED = 5  # the most words of a phrase the beam wrote that a list shows
 GENERIC = 100  # the log's most frequent queries: generic after a session sharing no word
 # The evidence that a candidate followed a session query, in the log and in the history.
-LOG_FOLLOWS = ("follow_last", "follow_earlier", "later_session")
 DIRECT_FOLLOWS = ("follow_last", "follow_earlier")
-ONCE = 0.7  # log1p(1) = 0.69: the evidence of a single follow
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
 
 
-def evidence_of(evidence, names, of, floor=0.0):
+def evidence_of(evidence, names, of):
     """[B, M]: whether any of the `names` columns of `evidence` [B, M, len(of)] (its
-    columns named by `of`) is above `floor`."""
+    columns named by `of`) is above 0."""
     columns = [of.index(name) for name in names]
-    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > floor, axis=-1)
-
-
-def followed_in_log(evidence):
-    """[B, M]: the log's evidence (LogLookup.evidence, log1p of counts) says the candidate
-    followed a session query there more than once: the witness for `unrelated`. One
-    searcher's habit is no witness ("big soccer" after "bank of america", "migente" after
-    "craiglist": issue 58)."""
-    return evidence_of(evidence, LOG_FOLLOWS, EVIDENCE, floor=ONCE)
+    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > 0, axis=-1)
 
 
 def followed_in_history(history):
@@ -187,8 +177,9 @@ class HybridRanker(tf.Module):
         from_log = tf.reduce_any(same & logged_part[None, None, :], axis=-1)
         from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
         typed = gathered.typed
-        # A completion that returns to an earlier session query, whoever proposed it.
-        from_session, returns = revisited(texts, queries, typed != "")
+        # A completion that returns to an earlier session query, whoever proposed it (or to
+        # the last, typed again with a slip).
+        from_session, returns = revisited(texts, queries, typed != "", gathered.retyped)
         index = tf.range(tf.shape(texts)[1])
         repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         lookup = self.pool.lookup
@@ -221,7 +212,10 @@ class HybridRanker(tf.Module):
         # prices and floor plans for new jersey"), each triple of them attested.
         size = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
         rambling = (size > GENERATED) & ~from_log & ~from_history
-        logged = followed_in_log(evidence)
+        # The witness for `unrelated`: more than one person of the log went from a session
+        # query to the candidate. One searcher's habit, however often repeated, is none
+        # ("big soccer" five times after "bank of america", all one person's: issue 58).
+        logged = lookup.witnessed(queries, texts)
         # An earlier query relates when it directly followed a session query, in the log or
         # in the user's history: a later query of some log session vouches for a log
         # candidate (`witness`), not for the user's past (issue 58).
@@ -245,7 +239,7 @@ class HybridRanker(tf.Module):
         anything is no suggestion for this session (issue 58). The user's own habits come
         as history candidates, which this leaves alone."""
         ids = self.pool.lookup.ids(texts)
-        shares = tf.reduce_any(in_session(words, session_words), axis=-1)
+        shares = shares_content(words, session_words)
         return (ids >= 0) & (ids < GENERIC) & ~shares & (typed == "")[:, None]
 
     def probabilities(self, features):

@@ -5,7 +5,9 @@ query with its count; the consecutive (query, next query) pairs and the within-s
 (query, later query) pairs with their counts; each query's best neighbours (followers
 first, then later queries of its sessions); and for each word the most frequent queries
 holding it, offered as candidates after the session's rarest words and whose followers lend
-evidence to a candidate; and the completions of typed prefixes (prefix_index.py). The log's
+evidence to a candidate; the pairs that more than one person made (`shared_keys`: one
+searcher's habit is no witness that two queries go together); and the completions of typed
+prefixes (prefix_index.py). The log's
 misspellings are read as their corrections first (slips.py). Queries
 with a blocked word or a word twice are never offered; sessions that seek sexual content
 involving minors are not indexed at all.
@@ -26,6 +28,7 @@ from mtn_keras.ranking.prefix_index import prefix_arrays
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 from mtn_keras.ranking.slips import corrected, log_slips
 
+PEOPLE = 2  # the fewest people whose sessions make a pair of queries shared (`shared_keys`)
 FILES = ("queries.txt", "words.txt", "prefixes.txt", "slips.txt", "index.npz", "index.json")
 
 
@@ -43,6 +46,7 @@ class QueryLogIndex:
     follow_counts: np.ndarray  # [E] how often
     later_keys: np.ndarray  # [E'] int64 (query, later query of the same session) pairs
     later_counts: np.ndarray  # [E'] in how many sessions
+    shared_keys: np.ndarray  # int64 follow or later pairs made by PEOPLE or more people, sorted
     follow_totals: np.ndarray  # [Q] sum of each query's follow counts
     neighbour_splits: np.ndarray  # [Q + 1]
     neighbours: np.ndarray  # query ids: followers by count, then later queries by count
@@ -57,30 +61,39 @@ class QueryLogIndex:
     slips: dict  # the log's misspellings and their corrections (slips.py), already applied
 
     @classmethod
-    def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5):
-        """The index of training `sessions` (lists of normalised queries); a session holding a
-        query that seeks sexual content involving minors is left out whole, as `prepare`
-        leaves it out (data/safety.py), so no table of the export holds one."""
-        sessions = [s for s in sessions if not any(map(child_unsafe, s))]
+    def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5, users=None):
+        """The index of training `sessions` (lists of normalised queries) of `users` (one per
+        session; None: each session is its own person); a session holding a query that seeks
+        sexual content involving minors is left out whole, as `prepare` leaves it out
+        (data/safety.py), so no table of the export holds one."""
+        users = range(len(sessions)) if users is None else users
+        if len(users) != len(sessions):
+            raise ValueError(f"{len(users):,} users for {len(sessions):,} sessions")
+        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(child_unsafe, s))]
+        sessions, users = [s for s, _ in kept], [u for _, u in kept]
         slips = log_slips(q for session in sessions for q in session)
         sessions = [[corrected(q, slips) for q in session] for session in sessions]
-        sessions = [s for s in sessions if not any(map(child_unsafe, s))]  # a fix can make one
+        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(child_unsafe, s))]
+        sessions, users = [s for s, _ in kept], [u for _, u in kept]  # a fix can make one
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
         ids = {q: i for i, q in enumerate(queries)}
-        follow, later = Counter(), Counter()
-        for session in sessions:
+        follow, later, people = Counter(), Counter(), defaultdict(set)
+        for session, user in zip(sessions, users):
             for query, following in zip(session, session[1:]):
                 if following != query:
                     follow[ids[query], ids[following]] += 1
-            later.update(
-                {
-                    (ids[query], ids[other])
-                    for i, query in enumerate(session)
-                    for other in session[i + 1 :]
-                    if other != query
-                }
-            )
+            pairs = {
+                (ids[query], ids[other])
+                for i, query in enumerate(session)
+                for other in session[i + 1 :]
+                if other != query
+            }
+            later.update(pairs)
+            for pair in pairs:
+                if len(people[pair]) < PEOPLE:
+                    people[pair].add(user)
+        shared = [pair for pair, who in people.items() if len(who) >= PEOPLE]
         offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
         rows = defaultdict(dict)  # first -> its neighbours in order (a dict keeps order)
@@ -106,6 +119,7 @@ class QueryLogIndex:
             follow_counts=_values(follow),
             later_keys=_keys(later, size),
             later_counts=_values(later),
+            shared_keys=np.sort(_keys(shared, size)),
             follow_totals=totals,
             neighbour_splits=_splits(neighbour_lists),
             neighbours=_flat(neighbour_lists),
@@ -145,6 +159,8 @@ class QueryLogIndex:
         with open(os.path.join(folder, "slips.txt"), encoding="utf-8") as handle:
             slips = dict(line.rstrip("\n").split("\t") for line in handle)
         with np.load(os.path.join(folder, "index.npz")) as arrays:
+            if "shared_keys" not in arrays.files:
+                raise ValueError(f"{folder}: an index from before shared pairs; run `rank` again")
             index = cls(**lists, **{k: arrays[k] for k in arrays.files}, slips=slips)
         if len(index.counts) != len(index.queries) or len(index.word_idf) != len(index.words):
             raise ValueError(f"{folder}: the index's lists and arrays differ in length")
@@ -157,6 +173,7 @@ class QueryLogIndex:
             "words": len(self.words),
             "follow_pairs": len(self.follow_keys),
             "later_pairs": len(self.later_keys),
+            "shared_pairs": len(self.shared_keys),
             "neighbours": len(self.neighbours),
             "word_queries": len(self.word_queries),
             "prefixes": len(self.prefixes),
@@ -176,6 +193,15 @@ class QueryLogIndex:
     def later_count(self, first, second):
         """In how many training sessions `second` came after `first`."""
         return self._pair_count(self.later_keys, self.later_counts, first, second)
+
+    def shared(self, first, second):
+        """Whether `second` came after `first` in the sessions of PEOPLE or more people."""
+        first, second = self.query_ids.get(first), self.query_ids.get(second)
+        if first is None or second is None:
+            return False
+        key = first * len(self.queries) + second
+        at = np.searchsorted(self.shared_keys, key)
+        return bool(at < len(self.shared_keys) and self.shared_keys[at] == key)
 
     def neighbours_of(self, query):
         """The candidate queries the index offers after `query`, best first."""

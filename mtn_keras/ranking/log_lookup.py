@@ -70,6 +70,8 @@ class LogLookup(tf.Module):
         self.follow_totals = saved_array(index.follow_totals)
         self.follow = SavedTable(index.follow_keys, index.follow_counts, 0.0)
         self.later = SavedTable(index.later_keys, index.later_counts, 0.0)
+        shared = index.shared_keys
+        self.shared_pairs = SavedTable(shared, np.ones(len(shared), np.float32), 0.0)
         # Rows of neighbours and of each word's queries as padded matrices (-1 pads), one
         # empty row past the end for unknown queries and words: a row is one gather.
         self.neighbour_rows = CsrRows(index.neighbour_splits, index.neighbours)
@@ -128,6 +130,12 @@ class LogLookup(tf.Module):
             ],
             axis=-1,
         )
+
+    def witnessed(self, queries, candidates):
+        """[B, C]: each candidate [B, C] came after a query of the session [B, S] in the
+        sessions of more than one person of the log (QueryLogIndex.shared_keys)."""
+        pairs = self._pair_counts(self.shared_pairs, self.ids(queries), self.ids(candidates))
+        return tf.reduce_any(pairs > 0, axis=1)
 
     def rare_word_ids(self, queries):
         """Ids [B, R] of the last query's `rare_words` known words of highest idf (-1 pads);

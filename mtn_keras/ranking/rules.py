@@ -4,6 +4,18 @@ twins are in `filters.py`; tests/ranking/test_ranking_rules.py checks that both 
 
 from mtn_keras.data.text import completes
 
+# Words that say nothing of what a query is about: sharing one ("brisnet race of the day"
+# after "bank of america") relates no suggestion to a session (issue 58).
+FUNCTION_WORDS = tuple(
+    "a an and are as at be by com do for from how i in is it my net of on or org s the to "
+    "what with www you your".split()
+)
+
+
+def content_words(text):
+    """The words of `text` that are no FUNCTION_WORDS."""
+    return set(text.split()) - set(FUNCTION_WORDS)
+
 
 def repeats_session(text, context):
     """The suggestion equals a query of the session or its words all lie inside one."""
@@ -30,14 +42,15 @@ def word_set(text):
 
 
 def relates(text, context, history=(), follows=frozenset(), prefix=""):
-    """The earlier query `text` relates to the session (`context`): it shares a word with a
-    session query, came right after one in the user's `history`, followed one in the log
-    (`follows`: (query, later query of its log session) pairs), or starts with the typed
-    `prefix` (data.text.completes). An earlier query that relates to nothing is the user's
-    past, not this session's next step. The graph's twin is `filters.related`."""
+    """The earlier query `text` relates to the session (`context`): it shares a word (no
+    FUNCTION_WORDS) with a session query, came right after one in the user's `history`,
+    followed one in the log (`follows`: (query, later query of its log session) pairs), or
+    starts with the typed `prefix` (data.text.completes). An earlier query that relates to
+    nothing is the user's past, not this session's next step. The graph's twin is
+    `filters.related`."""
     if prefix.strip() and completes(text, prefix):
         return True
-    words = set(text.split())
+    words = content_words(text)
     if any(words & set(query.split()) for query in context):
         return True
     queries = set(context)

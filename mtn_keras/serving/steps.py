@@ -15,7 +15,7 @@ from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.ranking import filters, thresholds
 from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.ranking.candidates import CandidatePool, Pool
+from mtn_keras.ranking.candidates import CandidatePool, Pool, retyped
 from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
 from mtn_keras.ranking.popular import PopularQueries
@@ -34,12 +34,14 @@ NEG_INF = float("-inf")
 
 class Prepared(NamedTuple):
     """A batch read: its `session` (encoding.Encoded, slips corrected), what was `typed`
-    (prefix.Typed; None without a prefix) and the rows whose typed words vouch for their
-    completions (`vouched` [B])."""
+    (prefix.Typed; None without a prefix), the rows whose typed words vouch for their
+    completions (`vouched` [B]) and those where the last query was typed again with a slip
+    (`retyped` [B], candidates.retyped)."""
 
     session: Encoded
     typed: Typed | None
     vouched: tf.Tensor
+    retyped: tf.Tensor
 
 
 class Pooled(NamedTuple):
@@ -147,9 +149,11 @@ class SuggestionSteps(tf.Module):
         session = self.spelling.corrected(self.encoder.normalise(session))
         encoded = self.encoder.prepare(session, prefix)
         if prefix is None:
-            return Prepared(encoded, None, tf.zeros([tf.shape(session)[0]], tf.bool))
+            none = tf.zeros([tf.shape(session)[0]], tf.bool)
+            return Prepared(encoded, None, none, none)
         typed = self.typed.read(prefix, encoded.typed)
-        return Prepared(encoded, typed, typed.has_word)
+        again = retyped(encoded.queries, self.typed.chars(typed))
+        return Prepared(encoded, typed, typed.has_word, again)
 
     def kept_history(self, session, history=None):
         """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut
@@ -169,7 +173,9 @@ class SuggestionSteps(tf.Module):
         session, typed = prepared.session, prepared.typed
         batch = tf.shape(session.queries)[0]
         chars = tf.fill([batch], "") if typed is None else self.typed.chars(typed)
-        gathered = self.pool.gather(session.queries, session.words, history, chars)
+        gathered = self.pool.gather(
+            session.queries, session.words, history, chars, prepared.retyped
+        )
         split = tf.strings.split(gathered.texts)
         tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
         ids = self.encoder.word_ids(tf.reshape(tokens, [batch, -1]), session)
@@ -254,7 +260,9 @@ class SuggestionSteps(tf.Module):
         session (`session`); with the kept `history` [B, T], they say which words are known
         (`nonwords`, Spelling.all_known)."""
         session, typed = prepared.session, prepared.typed
-        returns = filters.revisited(table.texts, session.queries, prepared.vouched)[0]
+        returns = filters.revisited(
+            table.texts, session.queries, prepared.vouched, prepared.retyped
+        )[0]
         kept = filters.keep(
             table.words,
             table.texts,

@@ -72,6 +72,23 @@ def test_a_typed_completion_may_return_to_an_earlier_query_of_the_session_never_
     assert kept.tolist() == [[True, True, False, False], [False] * 4]
 
 
+def test_the_last_query_typed_again_with_a_slip_completes_to_it():
+    import tensorflow as tf
+
+    from mtn_keras.ranking import filters
+    from mtn_keras.ranking.candidates import retyped
+
+    queries = tf.constant([["nfl scores", "nfl standings"]] * 5)
+    typed = tf.constant(["nfl standigns", "nfl standings", "nfl standi", "nfl standignss", "nfl"])
+    again = retyped(queries, typed)
+    # a slip of the whole query; not the query as typed, a start of it, two slips or too short
+    assert again.numpy().tolist() == [True, False, False, False, False]
+    texts = tf.constant([["nfl standings", "nfl scores"]] * 5)
+    returns, recency = filters.revisited(texts, queries, tf.fill([5], True), again)
+    assert returns.numpy()[:, 0].tolist() == [True, False, False, False, False]
+    assert recency.numpy()[0].tolist() == [0.0, 0.5]  # the ranker's feature: earlier ones only
+
+
 def test_a_suggestion_sharing_no_word_with_the_session_needs_a_witness():
     import tensorflow as tf
 
@@ -91,6 +108,22 @@ def test_a_suggestion_sharing_no_word_with_the_session_needs_a_witness():
     assert kept.tolist() == [[True, False], [True, True]]
     in_session = filters.in_session(words, session).numpy()[0]
     assert in_session.tolist() == [[True, False, False, False, False, False], [False] * 6]
+
+
+def test_a_function_word_shared_with_the_session_relates_nothing():
+    import tensorflow as tf
+
+    from mtn_keras.ranking import filters
+
+    texts = ["brisnet race of the day", "bank of the west", "capital one"]
+    words = tf.constant([words_of(texts)])
+    session = tf.constant([words_of(["bank of america"])])
+    kept = filters.keep(
+        words, tf.constant([texts]), session, "(?!)", ("unrelated",), tf.constant([[0, 0, 1]]) > 0
+    ).numpy()[0]
+    assert kept.tolist() == [False, True, True]  # "of" is no witness; "bank" is; so is the log
+    related = filters.related(words, session, tf.zeros([1, 3], tf.bool), tf.constant([False]))
+    assert related.numpy()[0].tolist() == [False, True, False]
 
 
 def test_the_k_shown_differ():

@@ -1,5 +1,6 @@
 """The query-log index: counts, followers, later queries, neighbours, word lists, files."""
 
+import numpy as np
 import pytest
 
 from mtn_keras.ranking.log_index import QueryLogIndex
@@ -41,14 +42,32 @@ def test_neighbours_are_followers_then_later_queries_never_blocked_or_repeating(
     assert [index.queries[i] for i in holding_rome] == ["cheap flights rome", "rome hotels"]
 
 
+def test_a_pair_is_shared_when_two_people_made_it_not_one_however_often():
+    sessions = [["bank of america", "big soccer"]] * 3 + [["bank of america", "capital one"]] * 2
+    users = ["a", "a", "a", "b", "c"]
+    index = QueryLogIndex.build(sessions, users=users)
+    assert index.shared("bank of america", "capital one")
+    assert not index.shared("bank of america", "big soccer")  # one searcher's habit
+    assert not index.shared("capital one", "bank of america")  # order matters
+    assert QueryLogIndex.build(sessions).shared("bank of america", "big soccer")  # no users
+    with pytest.raises(ValueError, match="4 users for 5 sessions"):
+        QueryLogIndex.build(sessions, users=users[:4])
+
+
 def test_save_and_load(index, tmp_path):
     index.save(tmp_path / "ranking")
     loaded = QueryLogIndex.load(tmp_path / "ranking")
     assert loaded.queries == index.queries and loaded.words == index.words
     assert loaded.neighbours_of("cheap flights") == index.neighbours_of("cheap flights")
     assert loaded.sizes() == index.sizes()
+    assert loaded.shared_keys.tolist() == index.shared_keys.tolist()
     (tmp_path / "ranking" / "queries.txt").write_text("only one\n")
     with pytest.raises(ValueError, match="differ in length"):
+        QueryLogIndex.load(tmp_path / "ranking")
+    arrays = dict(np.load(tmp_path / "ranking" / "index.npz"))
+    del arrays["shared_keys"]
+    np.savez(tmp_path / "ranking" / "index.npz", **arrays)
+    with pytest.raises(ValueError, match="run `rank` again"):
         QueryLogIndex.load(tmp_path / "ranking")
 
 

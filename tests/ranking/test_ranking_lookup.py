@@ -69,3 +69,17 @@ def test_evidence_matches_the_index(lookup):
     np.testing.assert_allclose(column["later_session"], np.log1p([2 + 2, 1, 0]))
     np.testing.assert_allclose(column["popularity"], np.log1p([3, 1, 0]))
     assert column["neighbour"][0] > 0 and column["neighbour"][2] == 0
+
+
+def test_a_candidate_is_witnessed_when_two_people_went_to_it_from_a_session_query():
+    import tensorflow as tf
+
+    from mtn_keras.ranking.log_lookup import LogLookup
+
+    sessions = [["bank of america", "big soccer"]] * 3 + [["bank of america", "capital one"]] * 2
+    index = QueryLogIndex.build(sessions, users=["a", "a", "a", "b", "c"])
+    witnessed = LogLookup(index).witnessed(
+        tf.constant([["", "bank of america"], ["capital one", "weather"]]),
+        tf.constant([["capital one", "big soccer", "never typed"]] * 2),
+    )
+    assert witnessed.numpy().tolist() == [[True, False, False], [False] * 3]

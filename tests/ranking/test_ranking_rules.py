@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mtn_keras.data.text import normalise
 from mtn_keras.ranking import filters, rules
 
-WORDS = ["cheap", "flights", "rome", "nude", "red", "sox", "hotel"]
+WORDS = ["cheap", "flights", "rome", "nude", "red", "sox", "hotel", "of", "the"]
 WIDTH = 5
 TEXT = st.lists(st.sampled_from(WORDS), max_size=WIDTH).map(" ".join)
 PHRASES = ["nude", "red sox"]
@@ -32,8 +32,12 @@ def test_the_filters_agree_with_their_python_twins(candidates, session):
     inside = filters.inside_a_query(words, tf.constant([words_of(session)])).numpy()[0]
     repeats = filters.repeats_a_word(words).numpy()[0]
     blocked = filters.is_blocked(tf.constant(candidates), filters.blocked_pattern(PHRASES)).numpy()
+    none = tf.zeros([1, len(candidates)], tf.bool)
+    session_words = tf.constant([words_of(session)])
+    related = filters.related(words, session_words, none, tf.constant([False])).numpy()[0]
     for i, text in enumerate(candidates):
         assert inside[i] == rules.repeats_session(text, session), (text, session)
+        assert related[i] == rules.relates(text, session), (text, session)
         assert repeats[i] == rules.repeats_a_word(text), text
         assert blocked[i] == rules.blocks(text, PHRASES), text
 
