@@ -33,7 +33,7 @@ from mtn_keras.data.batches import SessionBatches
 from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import build_model
-from mtn_keras.training.fitting import compile_model
+from mtn_keras.training.optimizer import compile_model
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AOL_DEV = os.path.join(REPO, "..", "shared", "data", "aol", "aol-top1000-dev.txt.gz")

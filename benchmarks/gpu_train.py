@@ -40,7 +40,8 @@ from mtn_keras.data.batches import SessionBatches  # noqa: E402
 from mtn_keras.data.prepared import load_split, load_stats  # noqa: E402
 from mtn_keras.data.vocab import Vocabulary  # noqa: E402
 from mtn_keras.models import build_model  # noqa: E402
-from mtn_keras.training.fitting import accelerator, compile_model  # noqa: E402
+from mtn_keras.training.fitting import accelerator  # noqa: E402
+from mtn_keras.training.optimizer import compile_model  # noqa: E402
 
 AOL_SESSIONS = 1_680_000  # one epoch of the full AOL collection (docs/scaling.md)
 

@@ -11,12 +11,12 @@ Anything else is a defect and keeps Python's own traceback (exit 1).
 """
 
 import argparse
-import math
+import dataclasses
 import os
 import sys
 import traceback
 
-from mtn_keras.base.config import FILTERS, UNRELATED_PLACES, DecodeConfig
+from mtn_keras.base.config import DecodeConfig
 
 NOTHING_TO_SHOW, BAD_INPUT = 1, 2
 
@@ -77,109 +77,24 @@ def add_verbose(parser):
 
 
 def add_decode_arguments(parser, fixed=False):
-    """--k, --beam, --alpha, --repeat-last, --no-xla, --exact-stop, --source, --no-filter,
-    --threshold, --unrelated-history, --unrelated-place, --popular and --explicit, defaulting
-    to DecodeConfig's."""
+    """One option per DecodeConfig field (--k, --beam, ... --explicit), as the field's metadata
+    writes it, defaulting to the field's default; `fixed`: say that an export fixes it."""
     when = " (fixed at export)" if fixed else ""
-    defaults = DecodeConfig()
-    parser.add_argument(
-        "--k", type=positive_int, default=defaults.k, help=f"number of suggestions{when}"
-    )
-    parser.add_argument(
-        "--beam", type=positive_int, default=defaults.beam, help=f"beam width, at least k{when}"
-    )
-    parser.add_argument(
-        "--alpha",
-        type=non_negative_float,
-        default=defaults.alpha,
-        help="length normalisation ((5 + len) / 6) ** alpha (default: 1.0 for "
-        f"ranked lists, 2.0 for the beam's alone){when}",
-    )
-    parser.add_argument(
-        "--repeat-last",
-        action="store_true",
-        help=f"allow the last query itself as a suggestion{when}",
-    )
-    parser.add_argument(
-        "--no-xla",
-        dest="xla",
-        action="store_false",
-        help=f"run the search without XLA compilation{when}",
-    )
-    parser.add_argument(
-        "--exact-stop",
-        action="store_true",
-        help=f"search on while an alive beam could still win at any length{when}",
-    )
-    parser.add_argument(
-        "--source",
-        choices=["hybrid", "beam"],
-        default=defaults.source,
-        help="hybrid: the beam's and the query log's candidates ranked together "
-        f"(when the model has a ranking); beam: the beam's alone{when}",
-    )
-    parser.add_argument(
-        "--no-filter",
-        action="append",
-        default=[],
-        choices=FILTERS,
-        help=f"switch a filter off (repeatable){when}",
-    )
-    parser.add_argument(
-        "--threshold",
-        type=probability,
-        default=None,
-        help="the ranker's probability a suggestion needs to be shown "
-        f"(default: the ranking's tuned value; 0 shows k){when}",
-    )
-    parser.add_argument(
-        "--unrelated-history",
-        type=non_negative_int,
-        default=defaults.unrelated_history,
-        help="with a history, nothing typed: at most this many of the user's earlier queries "
-        f"that relate to nothing in the session (default {defaults.unrelated_history}){when}",
-    )
-    parser.add_argument(
-        "--unrelated-place",
-        choices=UNRELATED_PLACES,
-        default=defaults.unrelated_place,
-        help="where they stand: ranked (where the ranker puts them, never first; the default) "
-        f"or last (after every related suggestion, the session's own two best kept){when}",
-    )
-
-    parser.add_argument(
-        "--popular",
-        type=non_negative_int,
-        default=defaults.popular,
-        help="nothing typed: at most this many of the log's most frequent next queries, "
-        f"chosen by their share of them, after the ranked ones (default {defaults.popular}){when}",
-    )
-    parser.add_argument(
-        "--explicit",
-        action="store_true",
-        help="show sexually explicit suggestions too (hidden by default; a query seeking "
-        f"sexual content involving minors is never shown){when}",
-    )
+    for field in dataclasses.fields(DecodeConfig):
+        option = field.metadata
+        keywords = {"default": field.default, **option["argparse"]}
+        help = option["help"].format(default=field.default) + when
+        parser.add_argument(option["flag"], dest=field.name, help=help, **keywords)
 
 
 def decode_config(args):
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
-    filters = tuple(f for f in FILTERS if f not in args.no_filter)
-    return DecodeConfig(
-        k=args.k,
-        beam=args.beam,
-        alpha=args.alpha,
-        repeat_last=args.repeat_last,
-        xla=args.xla,
-        exact_stop=args.exact_stop,
-        source=args.source,
-        filters=filters,
-        threshold=args.threshold,
-        unrelated_history=args.unrelated_history,
-        unrelated_place=args.unrelated_place,
-        popular=args.popular,
-        explicit=args.explicit,
-    )
+    values = {}
+    for field in dataclasses.fields(DecodeConfig):
+        read = field.metadata["read"]
+        value = getattr(args, field.name)
+        values[field.name] = read(value) if read else value
+    return DecodeConfig(**values)
 
 
 def file_name(text):
@@ -188,38 +103,6 @@ def file_name(text):
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name is no file: give one")
     return text
-
-
-def positive_int(text):
-    """An integer of at least 1, for argparse."""
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
-
-
-def non_negative_int(text):
-    """An integer of at least 0, for argparse."""
-    value = int(text)
-    if value < 0:
-        raise ValueError(text)
-    return value
-
-
-def non_negative_float(text):
-    """A finite number of at least 0 (not nan), for argparse."""
-    value = float(text)
-    if not 0 <= value < math.inf:
-        raise ValueError(text)
-    return value
-
-
-def probability(text):
-    """A number in [0, 1] (not nan), for argparse."""
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError(text)
-    return value
 
 
 def needs_tensorflow(prog, verbose=False):
@@ -247,20 +130,12 @@ MODEL_HELP = (
     "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
     "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes"
 )
-# The options a SavedModel cannot take: its decoding was fixed at export.
+# The options a SavedModel cannot take: its decoding was fixed at export (a smaller --k cuts
+# its lists).
 FIXED = {
-    "beam": "--beam",
-    "alpha": "--alpha",
-    "repeat_last": "--repeat-last",
-    "xla": "--no-xla",
-    "exact_stop": "--exact-stop",
-    "source": "--source",
-    "filters": "--no-filter",
-    "threshold": "--threshold",
-    "unrelated_history": "--unrelated-history",
-    "unrelated_place": "--unrelated-place",
-    "popular": "--popular",
-    "explicit": "--explicit",
+    field.name: field.metadata["flag"]
+    for field in dataclasses.fields(DecodeConfig)
+    if field.name != "k"
 }
 
 

@@ -16,6 +16,7 @@ import sys
 from typing import NamedTuple
 
 from mtn_keras.base.outputs import OutputError, check_writable
+from mtn_keras.base.parsing import non_negative_int, positive_int
 from mtn_keras.cli import (
     MODEL_HELP,
     add_decode_arguments,
@@ -25,8 +26,6 @@ from mtn_keras.cli import (
     file_name,
     guarded,
     needs_tensorflow,
-    non_negative_int,
-    positive_int,
     unfit_option,
 )
 from mtn_keras.client import load
@@ -232,19 +231,41 @@ def _scored(args, trained, decoding, pairs, train_sessions):
     name = model_name(args.model) if exported else trained.name
     if args.prefix:
         return None, completions(
-            model or run_folder(trained, decoding), name, pairs.sessions, train_sessions,
-            pairs.users, args.prefix, decoding.k, pairs.earlier, batch_size=args.batch_size,
-            resamples=args.bootstrap, typos=args.typos, every=args.every,
-        )  # fmt: skip
+            model or run_folder(trained, decoding),
+            name,
+            pairs.sessions,
+            train_sessions,
+            pairs.users,
+            args.prefix,
+            decoding.k,
+            pairs.earlier,
+            batch_size=args.batch_size,
+            resamples=args.bootstrap,
+            typos=args.typos,
+            every=args.every,
+        )
     if exported:
         return name, evaluate_savedmodel(
-            model, name, pairs.sessions, train_sessions, decoding.k, args.batch_size,
-            pairs.users, args.bootstrap, pairs.histories,
-        )  # fmt: skip
+            model,
+            name,
+            pairs.sessions,
+            train_sessions,
+            decoding.k,
+            args.batch_size,
+            pairs.users,
+            args.bootstrap,
+            pairs.histories,
+        )
     return name, evaluate(
-        trained, pairs.sessions, train_sessions, decoding, args.batch_size, pairs.users,
-        args.bootstrap, pairs.histories,
-    )  # fmt: skip
+        trained,
+        pairs.sessions,
+        train_sessions,
+        decoding,
+        args.batch_size,
+        pairs.users,
+        args.bootstrap,
+        pairs.histories,
+    )
 
 
 def _print_report(name, report, exported, args):

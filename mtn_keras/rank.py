@@ -7,7 +7,8 @@ import os
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError
-from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, non_negative_int, run
+from mtn_keras.base.parsing import non_negative_int
+from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
 from mtn_keras.data.logs import InputError
 from mtn_keras.training.artifacts import ModelDirError, load_trained
 

@@ -20,8 +20,9 @@ import sys
 from mtn_keras.base.config import MODEL_NAMES, configure
 from mtn_keras.base.distribute import STRATEGIES, local_gpus, on_cluster, read_cluster, resolve
 from mtn_keras.base.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
+from mtn_keras.base.parsing import positive_int
 from mtn_keras.base.quiet import import_tensorflow
-from mtn_keras.cli import fail, file_name, positive_int, run
+from mtn_keras.cli import fail, file_name, run
 from mtn_keras.data.prepared import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.training.artifacts import CONFIG, run_config

@@ -25,7 +25,7 @@ from mtn_keras.data.batches import SessionBatches
 from mtn_keras.data.prepared import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import build_model
-from mtn_keras.training.fitting import compile_model
+from mtn_keras.training.optimizer import compile_model
 
 
 def first_losses(data, weights, steps, preset_name):

@@ -272,8 +272,10 @@ def popular_curve(rows, cands, thresholds, index, data):
         hits = np.array([h for h, _ in out])
         shown = np.mean([n for _, n in out[:half]])
         new = 100 * (hits[:half][~repeat].mean() - hits[half:][~repeat].mean())
-        print(f"| {cap} ({scale}) | {split(hits[half:], repeat)} | {split(hits[:half], repeat)} "
-              f"| {new:+.2f} | {shown:.2f} |")  # fmt: skip
+        print(
+            f"| {cap} ({scale}) | {split(hits[half:], repeat)} | {split(hits[:half], repeat)} "
+            f"| {new:+.2f} | {shown:.2f} |"
+        )
 
 
 def with_popular(row, cands, cap, scale, popular, thresholds, word_set):
@@ -288,9 +290,11 @@ def with_popular(row, cands, cap, scale, popular, thresholds, word_set):
     offered = [
         (share * scale, text == query, True)
         for text, share in popular
-        if not set(text.split()) <= last and text not in typed
-        and share * scale >= thresholds[0] and word_set(text) not in listed
-    ][:cap]  # fmt: skip
+        if not set(text.split()) <= last
+        and text not in typed
+        and share * scale >= thresholds[0]
+        and word_set(text) not in listed
+    ][:cap]
     shown = sorted(items + offered, key=lambda item: -item[0])[:5]
     return any(h for _, h, _ in shown), sum(p for _, _, p in shown)
 

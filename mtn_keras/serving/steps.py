@@ -110,9 +110,13 @@ class SuggestionSteps(tf.Module):
                 ranking.index, decoding.popular, shown[0], phrases, self.filters, self.explicit
             )
             self.hybrid = HybridRanker(
-                self.pool, ranking.ranker, *shown, decoding.unrelated_history,
-                decoding.unrelated_place, popular,
-            )  # fmt: skip
+                self.pool,
+                ranking.ranker,
+                *shown,
+                decoding.unrelated_history,
+                decoding.unrelated_place,
+                popular,
+            )
         lookup = self.pool and self.pool.lookup
         self.spelling = Spelling(self.encoder, lookup and lookup.word_ids, lookup and lookup.slips)
         # With a log, the beam writes only the phrases people type, never its slips.

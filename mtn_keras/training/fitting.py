@@ -1,6 +1,7 @@
 """model.fit for the suggestion models, the work behind the `train` and `compare` commands:
-optimizer, schedule, the steps of a run, the written model directory and its summary
-(callbacks in training/callbacks.py, backup and resume in training/backup.py)."""
+the steps of a run, the written model directory and its summary (the optimiser in
+training/optimizer.py, callbacks in training/callbacks.py, backup and resume in
+training/backup.py)."""
 
 import dataclasses
 import json
@@ -20,41 +21,7 @@ from mtn_keras.models import build_model
 from mtn_keras.training.artifacts import run_config, write_run_config
 from mtn_keras.training.backup import backups, finished_epochs, restore_backup, trim_log
 from mtn_keras.training.callbacks import EpochTimer, ValidationBleu, fit_callbacks, selected
-
-
-@keras.saving.register_keras_serializable(package="mtn_keras")
-class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
-    """lr = scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5) (Vaswani et al. 2017)."""
-
-    def __init__(self, d_model, warmup_steps=4000, scale=1.0):
-        self.d_model = d_model
-        self.warmup_steps = warmup_steps
-        self.scale = scale
-
-    def __call__(self, step):
-        step = keras.ops.cast(step, "float32") + 1.0
-        warm = keras.ops.minimum(step**-0.5, step * self.warmup_steps**-1.5)
-        return self.scale * self.d_model**-0.5 * warm
-
-    def get_config(self):
-        return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
-
-
-@keras.saving.register_keras_serializable(package="mtn_keras")
-class DenseAdam(keras.optimizers.Adam):
-    """Keras's Adam, fed dense gradients. Under TensorFlow an embedding lookup's gradient is
-    a tf.IndexedSlices, and Keras's Adam squares its rows one by one: a row looked up k
-    times in a batch adds the sum of k squares to the second moment, not the square of the
-    summed gradient that JAX (and Adam itself) use. Dense, both backends train alike."""
-
-    def apply(self, grads, trainable_variables=None):
-        if keras.config.backend() == "tensorflow":
-            import tensorflow as tf
-
-            grads = [
-                tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads
-            ]
-        return super().apply(grads, trainable_variables)
+from mtn_keras.training.optimizer import compile_model
 
 
 class TrainingDiverged(Exception):
@@ -87,24 +54,6 @@ def accelerator():
 
         return "gpu" if jax.devices()[0].platform == "gpu" else "cpu"
     return "cpu"
-
-
-def compile_model(model, model_config, train_config, replicas=1):
-    """Adam on the Transformer schedule, with decoupled weight decay when asked; its warm-up
-    counts sessions at any replica count."""
-    schedule = TransformerSchedule(
-        model_config.d_model,
-        distribute.warmup_for(train_config.warmup_steps, replicas),
-        train_config.learning_rate_scale,
-    )
-    optimizer = DenseAdam(
-        schedule,
-        beta_1=0.9,
-        beta_2=0.98,
-        epsilon=1e-9,
-        weight_decay=train_config.weight_decay or None,
-    )
-    model.compile(optimizer=optimizer)
 
 
 @dataclasses.dataclass
@@ -157,11 +106,22 @@ def fit_model(
     worker that is not the `chief` writes to a temporary directory instead of `out`, removed
     at the end. The global seeds and dtype policy are set for the run only."""
     job = FitJob(
-        name, model_config, train_config, vocab, train_sessions, valid_sessions, out,
-        steps_per_epoch, verbose, data_dir, tuple(extra_callbacks), strategy,
+        name,
+        model_config,
+        train_config,
+        vocab,
+        train_sessions,
+        valid_sessions,
+        out,
+        steps_per_epoch,
+        verbose,
+        data_dir,
+        tuple(extra_callbacks),
+        strategy,
         distribute.make_strategy(strategy),  # before other TF work
-        chief, accelerator(),
-    )  # fmt: skip
+        chief,
+        accelerator(),
+    )
     mixed = "mixed_float16" if job.device == "gpu" else None
     with seeded(train_config.seed), precision_policy(mixed):
         return _fit(job)

@@ -124,9 +124,17 @@ def test_an_export_never_writes_over_the_store(capsys, log, store_path, suffix):
 def test_an_export_never_writes_over_the_log_it_imports(capsys, log, store_path):
     before = log.read_bytes()
     code, err = run(
-        capsys, "--history", store_path, "--import-history", log, "--user", 42,
-        "--export-history", log, "--force",
-    )  # fmt: skip
+        capsys,
+        "--history",
+        store_path,
+        "--import-history",
+        log,
+        "--user",
+        42,
+        "--export-history",
+        log,
+        "--force",
+    )
     assert code == 2 and "is the log being imported" in err
     assert log.read_bytes() == before and not store_path.parent.exists()
 

@@ -10,7 +10,7 @@ def test_a_row_looked_up_twice_gets_the_update_of_its_summed_gradient():
     tf = pytest.importorskip("tensorflow")
     import keras
 
-    from mtn_keras.training.fitting import DenseAdam
+    from mtn_keras.training.optimizer import DenseAdam
 
     gradient = tf.IndexedSlices(
         tf.constant([[1.0, -1.0], [1.0, 3.0]]), tf.constant([0, 0]), tf.constant([3, 2])
