@@ -58,8 +58,9 @@ def accelerator():
 
 @dataclasses.dataclass
 class FitJob:
-    """One training run as fit_model was asked for it: the model, its data, where it writes,
-    and the tf.distribute strategy (its name and object) and device it runs on."""
+    """One training run as fit_model is asked for it: the model, its data, where it writes,
+    and the tf.distribute strategy (by name, mtn_keras.base.distribute) and the worker's part;
+    the strategy's object and the device are found when the job is made."""
 
     name: str
     model_config: object
@@ -72,58 +73,33 @@ class FitJob:
     verbose: int = 1
     data_dir: str | None = None
     extra_callbacks: tuple = ()
-    strategy_name: str = "one"
-    strategy: object = None
+    strategy: str = "one"
     chief: bool = True
-    device: str = "cpu"
+    distribution: object = dataclasses.field(init=False)
+    device: str = dataclasses.field(init=False)
+
+    def __post_init__(self):
+        self.extra_callbacks = tuple(self.extra_callbacks)
+        self.distribution = distribute.make_strategy(self.strategy)  # before other TF work
+        self.device = accelerator()
 
     @property
     def replicas(self):
         """How many replicas the strategy trains on at once."""
-        return self.strategy.num_replicas_in_sync
+        return self.distribution.num_replicas_in_sync
 
 
-def fit_model(
-    name,
-    model_config,
-    train_config,
-    vocab,
-    train_sessions,
-    valid_sessions,
-    out,
-    steps_per_epoch=None,
-    verbose=1,
-    data_dir=None,
-    extra_callbacks=(),
-    strategy="one",
-    chief=True,
-):
+def fit_model(*fields, **options):
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
-    write the model directory. Raises TrainingDiverged when the loss is not finite.
+    write the model directory; `fields` and `options` are FitJob's, in its order. Raises
+    TrainingDiverged when the loss is not finite.
 
     A backup in `out` is always continued from (train's --resume checks that one may be
-    there). `strategy` names a tf.distribute strategy (mtn_keras.base.distribute); a
-    worker that is not the `chief` writes to a temporary directory instead of `out`, removed
-    at the end. The global seeds and dtype policy are set for the run only."""
-    job = FitJob(
-        name,
-        model_config,
-        train_config,
-        vocab,
-        train_sessions,
-        valid_sessions,
-        out,
-        steps_per_epoch,
-        verbose,
-        data_dir,
-        tuple(extra_callbacks),
-        strategy,
-        distribute.make_strategy(strategy),  # before other TF work
-        chief,
-        accelerator(),
-    )
+    there). A worker that is not the `chief` writes to a temporary directory instead of
+    `out`, removed at the end. The global seeds and dtype policy are set for the run only."""
+    job = FitJob(*fields, **options)
     mixed = "mixed_float16" if job.device == "gpu" else None
-    with seeded(train_config.seed), precision_policy(mixed):
+    with seeded(job.train_config.seed), precision_policy(mixed):
         return _fit(job)
 
 
@@ -157,7 +133,7 @@ def _fit(job):
 
 def _built_model(job):
     """The job's model, built and compiled with its optimizer built, under its strategy."""
-    with job.strategy.scope():
+    with job.distribution.scope():
         model = build_model(job.name, job.model_config)
         model.build()
         compile_model(model, job.model_config, job.train_config, job.replicas)
@@ -216,7 +192,7 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
         "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
         "train_sessions": len(job.train_sessions),
         "weights_from": weights_from,
-        "strategy": job.strategy_name,
+        "strategy": job.strategy,
         "replicas": replicas,
         "batch_size_per_replica": config.batch_size,
         "global_batch_size": global_batch,
