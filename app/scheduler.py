@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .model import Backend, ModelError, SessionAttention, Suggestions
+from .model import Answer, Attention, Backend, ModelError
 
 SUGGESTIONS, ATTENTION = "suggestions", "attention"  # what a call asks for, in this order
 
@@ -33,7 +33,7 @@ class Call(NamedTuple):
     backend: Backend
     request: Request
 
-    def run(self) -> Suggestions | SessionAttention | ModelError:
+    def run(self) -> Answer | Attention | ModelError:
         """The model's answer (in a worker thread), or the error that says why there is none."""
         session, history = list(self.request.session), self.request.history
         try:

@@ -28,21 +28,21 @@ import json, resource, sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {benchmarks!r})
 from bench_serving import made_up_sessions
-from mtn_keras.base.quiet import import_tensorflow
-from mtn_keras.serving.savedmodel import load, resolve
 from mtn_keras.base.xla_setup import set_up_xla
+from mtn_keras.client.local import SavedModel
+from mtn_keras.serving.savedmodel import resolve
 
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 set_up_xla()
-tf = import_tensorflow()
-suggest = load(resolve({model!r}), ("suggest",))[0].signatures["suggest"]
+# The `suggest` signature as a server calls it (the client's backend, not its Answer).
+model = SavedModel(resolve({model!r}), ("suggest",))
 sessions = made_up_sessions()
-suggest(session=tf.constant(sessions[:1]))
+model.run("suggest", {{"session": sessions[:1]}})
 loaded = peak_mb()
 rows = [sessions[i % len(sessions)] for i in range({batch})]
-out = suggest(session=tf.constant(rows))
+out = model.run("suggest", {{"session": rows}})
 assert out["suggestions"].shape[0] == {batch}
 print(json.dumps({{"loaded_mb": loaded, "peak_mb": peak_mb()}}))
 """

@@ -65,6 +65,8 @@ def main(argv=None):
     tf = import_tensorflow()
     path = resolve(args.model)
     model, _ = load(path, ["suggest"])
+    # The graph called directly, as a server's batcher calls it: this measures the signature
+    # alone, without the client's checks and reading of the answer (the one raw call kept).
     suggest = model.signatures["suggest"]
     sessions = made_up_sessions()
     pool = itertools.cycle(sessions)

@@ -6,7 +6,7 @@ its types are imported on first use, so `import mtn_keras` stays cheap.
 
 __version__ = "0.1.0"
 
-_CLIENT = ("Attention", "SuggestError", "Suggester", "Suggestion", "Suggestions", "load")
+_CLIENT = ("Answer", "Attention", "SuggestError", "Suggester", "Suggestion", "load")
 __all__ = [*_CLIENT, "__version__"]
 
 

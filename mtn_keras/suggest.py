@@ -43,10 +43,10 @@ BATCH = 64  # sessions per call when they come from standard input
 
 
 def answerer(model, exported, decoding, history=None):
-    """A function (sessions [[query, ...], ...], prefix) -> its outputs as numpy arrays
-    (`suggestions`, `scores`, `sources`), through the client (`mtn_keras.load`: an export
-    with plain TensorFlow, a run folder through its service); loaded once, so many batches
-    pay one start-up. With a `history` (the user's earlier queries), for each session."""
+    """A function (sessions [[query, ...], ...], prefix) -> their Answers, through the client
+    (`mtn_keras.load`: an export with plain TensorFlow, a run folder through its service);
+    loaded once, so many batches pay one start-up. With a `history` (the user's earlier
+    queries), for each session."""
     set_up_xla()
     if exported:
         skip_graph_rewrites(import_tensorflow())
@@ -57,15 +57,13 @@ def answerer(model, exported, decoding, history=None):
 
     def answer(sessions, prefix):
         histories = None if history is None else [history] * len(sessions)
-        out = client.outputs(sessions, [prefix] * len(sessions), histories)
-        if "sources" not in out:  # an export that says nothing of sources
-            out["sources"] = np.full(out["scores"].shape, b"", object)
-        given = out["suggestions"].shape[1]
+        answers = client.complete(sessions, [prefix] * len(sessions), histories)
+        given = client.list_size
         if decoding.k != DecodeConfig().k and decoding.k > given:  # an export without export.json
             raise SavedModelError(
                 f"--k {decoding.k} is more than the {given} suggestions the SavedModel gives"
             )
-        return out
+        return answers
 
     return answer
 
@@ -77,13 +75,13 @@ def cut_queries(queries, max_tokens):
     return [query for query in cut if query]
 
 
-def header(scores, sources):
+def header(answer):
     """The line that names the printed columns: the ranker's confidence (probabilities) or
     the model's length-normalised log probability, the suggestion and, if given, its source."""
-    finite = [score for score in scores if np.isfinite(score)]
+    finite = [item.score for item in answer if np.isfinite(item.score)]
     confidence = bool(finite) and 0 <= min(finite) and max(finite) <= 1 and max(finite) > 0
     names = ["confidence" if confidence else "log prob", "suggestion"]
-    return "\t".join(names + (["source"] if any(sources) else []))
+    return "\t".join(names + (["source"] if any(item.source for item in answer) else []))
 
 
 def stdin_batches():
@@ -144,10 +142,10 @@ def main(argv=None):
         answer = answerer(args.model, exported, decoding, history)
         if not args.queries:
             return print_each_line(answer, stdin_batches(), args.prefix, args.k)
-        out = answer([args.queries], args.prefix)
+        found = answer([args.queries], args.prefix)[0]
     except (SavedModelError, InputError, ValueError) as error:
         return cli.fail("suggest", error, args.verbose)
-    return print_list(out, args.k, exported)
+    return print_list(found, args.k, exported)
 
 
 def _parser():
@@ -180,15 +178,13 @@ def _parser():
     return parser
 
 
-def print_list(out, k, exported):
-    """Prints one session's first `k` suggestions, a `score<TAB>suggestion<TAB>source` line
-    each (under a header on a terminal); NOTHING_TO_SHOW, with why, when none passed."""
-    texts, scores, sources = (out[key][0][:k] for key in ("suggestions", "scores", "sources"))
-    rows = zip(texts, scores, sources)
+def print_list(answer, k, exported):
+    """Prints one session's first `k` suggestions (its Answer), a
+    `score<TAB>suggestion<TAB>source` line each (under a header on a terminal);
+    NOTHING_TO_SHOW, with why, when none passed."""
     lines = [
-        "\t".join([f"{score:.4f}", text.decode()] + ([source.decode()] if source else []))
-        for text, score, source in rows
-        if text
+        "\t".join([f"{item.score:.4f}", item.text] + ([item.source] if item.source else []))
+        for item in answer[:k]
     ]
     if not lines:
         hint = (
@@ -203,7 +199,7 @@ def print_list(out, k, exported):
         )
         return cli.NOTHING_TO_SHOW
     if sys.stdout.isatty():
-        lines.insert(0, header(scores, sources))
+        lines.insert(0, header(answer[:k]))
     print("\n".join(lines))
     return 0
 
@@ -215,11 +211,11 @@ def print_each_line(answer, batches, prefix, k):
     unread = False
     for sessions in batches:
         read = [session for session in sessions if session is not None]
-        rows = iter(answer(read, prefix)["suggestions"] if read else [])
+        rows = iter(answer(read, prefix) if read else [])
         for session in sessions:
             unread |= session is None
             row = [] if session is None else next(rows)
-            print("\t".join(text.decode() for text in row[:k] if text), flush=True)
+            print("\t".join(item.text for item in row[:k]), flush=True)
     return cli.BAD_INPUT if unread else 0
 
 

@@ -4,11 +4,11 @@ file's queries as the model cuts the session's, and an empty file name is refuse
 
 import argparse
 
-import numpy as np
 import pytest
 
 from mtn_keras import cli, suggest
 from mtn_keras.base import outputs
+from mtn_keras.client import Suggestion
 
 
 def test_ctrl_c_is_one_line_and_130(capsys):
@@ -50,10 +50,9 @@ def test_an_empty_file_name_is_refused():
 
 
 def test_suggest_names_its_columns():
-    assert suggest.header(np.array([0.012, 0.004]), [b"log", b"model"]) == (
-        "confidence\tsuggestion\tsource"
-    )
-    assert suggest.header(np.array([-1.0, -2.5]), [b"", b""]) == "log prob\tsuggestion"
+    ranked = [Suggestion("a", 0.012, "log"), Suggestion("b", 0.004, "model")]
+    assert suggest.header(ranked) == "confidence\tsuggestion\tsource"
+    assert suggest.header([Suggestion("a", -1.0), Suggestion("b", -2.5)]) == "log prob\tsuggestion"
 
 
 def test_a_history_file_is_cut_to_the_models_query_length():

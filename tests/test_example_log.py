@@ -73,4 +73,4 @@ def test_the_readme_walk_through_runs_on_the_example_log(tmp_path):
     from mtn_tui.model import Backend
 
     backend = Backend(tmp_path / "runs" / "tiny")
-    assert backend.suggestions(["pizza delivery"]).items
+    assert backend.suggestions(["pizza delivery"])

@@ -4,6 +4,7 @@ the export's setting allows."""
 
 import pytest
 
+import mtn_keras
 from mtn_keras.ranking.rules import relates
 from mtn_keras.serving.savedmodel import bundled_model, export_settings
 from tools.searcher_lists import SESSIONS, UNRELATED, lists, made_up_history
@@ -11,8 +12,8 @@ from tools.searcher_lists import SESSIONS, UNRELATED, lists, made_up_history
 
 @pytest.mark.slow
 def test_no_unrelated_earlier_query_takes_the_first_place():
-    tf = pytest.importorskip("tensorflow")
-    model = tf.saved_model.load(str(bundled_model()))
+    pytest.importorskip("tensorflow")
+    model = mtn_keras.load("default")
     history = made_up_history()
     found = lists(model, SESSIONS, history)
     for session, items in zip(SESSIONS[:UNRELATED], found[:UNRELATED]):

@@ -37,31 +37,21 @@ def made_up_history():
 
 
 def lists(model, sessions, history):
-    """Each session's suggestions and sources (complete_with_history, nothing typed)."""
-    import tensorflow as tf
-
-    width = max(len(s) for s in sessions)
-    padded = [[""] * (width - len(s)) + s for s in sessions]
-    out = model.signatures["complete_with_history"](
-        session=tf.constant(padded),
-        prefix=tf.constant([""] * len(sessions)),
-        history=tf.constant([history] * len(sessions), shape=[len(sessions), len(history)]),
-    )
-    rows = zip(out["suggestions"].numpy(), out["sources"].numpy())
-    return [
-        [(t.decode(), s.decode()) for t, s in zip(texts, sources) if t] for texts, sources in rows
-    ]
+    """Each session's suggestions and sources, nothing typed, by `model` (a client of
+    mtn_keras.load) with `history` (None: without one)."""
+    histories = None if history is None else [history] * len(sessions)
+    return [[(s.text, s.source) for s in answer] for answer in model.suggest(sessions, histories)]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="saved_models/default/savedmodel")
     args = parser.parse_args(argv)
-    import tensorflow as tf
+    import mtn_keras
 
-    model = tf.saved_model.load(args.model)
+    model = mtn_keras.load(args.model)
     history = made_up_history()
-    mine, plain = lists(model, SESSIONS, history), lists(model, SESSIONS, [""])
+    mine, plain = lists(model, SESSIONS, history), lists(model, SESSIONS, None)
     print("| session | with the history (↺: from it) | without |")
     print("| --- | --- | --- |")
     for session, found, without in zip(SESSIONS, mine, plain):

@@ -13,7 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mtn_keras.serve import INPUT_RANKS, response  # noqa: E402
+from mtn_keras.serving.requests import INPUT_RANKS  # noqa: E402
+from mtn_keras.serving.rest import response  # noqa: E402
 from mtn_keras.serving.savedmodel import resolve  # noqa: E402
 
 # Made-up inputs for one session: two queries, a typed prefix, two earlier queries.
@@ -81,13 +82,12 @@ def main(argv=None):
         print(f"`{name}`, row form and columnar form:\n")
         print(block(f"{name} request row", row))
         print(block(f"{name} request columnar", columnar))
-    import tensorflow as tf
+    from mtn_keras.client.local import SavedModel
 
-    loaded = tf.saved_model.load(str(path))
-    row, _ = requests("suggest", defs["suggest"])
-    out = loaded.signatures["suggest"](session=tf.constant([EXAMPLE["session"]]))
+    # The signature's own outputs, as a server sends them: the client's backend, not its Answer.
+    out = SavedModel(path, ("suggest",)).run("suggest", {"session": [EXAMPLE["session"]]})
     keep = ("suggestions", "scores", "sources", "queries")
-    outputs = {key: out[key].numpy() for key in keep}
+    outputs = {key: out[key] for key in keep}
     print("The answer of `suggest` (row form), outputs cut to", ", ".join(keep), ":\n")
     print(block("suggest response row", rounded(response(outputs, "row"))))
     print(block("suggest response columnar", rounded(response(outputs, "columnar"))))

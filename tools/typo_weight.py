@@ -15,11 +15,12 @@ def hits(service, pairs, prefixes, batch=64):
     """How many pairs' next query is among `service.complete`'s lists for `prefixes`."""
     import tensorflow as tf
 
+    from mtn_keras.data.padding import front_padded
+
     found = 0
     for start in range(0, len(pairs), batch):
         chunk = pairs[start : start + batch]
-        width = max(len(context) for context, _ in chunk)
-        sessions = [[""] * (width - len(context)) + context for context, _ in chunk]
+        sessions = front_padded([context for context, _ in chunk])
         out = service.complete(tf.constant(sessions), tf.constant(prefixes[start : start + batch]))
         lists = out["suggestions"].numpy().tolist()
         found += sum(query.encode() in row for (_, query), row in zip(chunk, lists))

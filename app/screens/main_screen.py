@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from ..history.control import HistoryControl
-from ..model import Backend, ModelError, SessionAttention, Suggestions, ignored_reasons, read_as
+from ..model import Answer, Attention, Backend, ModelError, ignored_reasons, read_as
 from ..scheduler import ATTENTION, SUGGESTIONS, Call, Request, Scheduler, Step
 from ..widgets.copy_panel import CopyPanel
 from ..widgets.heat_map import HeatMap
@@ -68,8 +68,8 @@ class MainScreen(Screen):
     ]
 
     session: reactive[tuple[str, ...]] = reactive(tuple, init=False)
-    suggestions: reactive[Suggestions | None] = reactive(None, always_update=True, init=False)
-    attention: reactive[SessionAttention | None] = reactive(None, always_update=True, init=False)
+    suggestions: reactive[Answer | None] = reactive(None, always_update=True, init=False)
+    attention: reactive[Attention | None] = reactive(None, always_update=True, init=False)
     attention_layer = reactive(0)
     attention_head = reactive(0)
     history_note = reactive(HistoryPanel.EMPTY)  # why the history panel lists nothing
@@ -183,7 +183,7 @@ class MainScreen(Screen):
 
     # The list and its keys
 
-    def watch_suggestions(self, suggestions: Suggestions | None) -> None:
+    def watch_suggestions(self, suggestions: Answer | None) -> None:
         options = self.query_one(SuggestionList)
         copy = self.query_one(CopyPanel)
         self.query_one(HistoryPanel).read = (
@@ -196,11 +196,11 @@ class MainScreen(Screen):
                 else "No model loaded yet."
             )
             options.show_message(message)
-        elif not suggestions.items:
+        elif not suggestions:
             options.show_none(suggestions.prefix, suggestions.why)
         else:
             options.show(suggestions)
-            copy.confidences = are_confidences([item.score for item in suggestions.items])
+            copy.confidences = are_confidences([item.score for item in suggestions])
             copy.tokens = suggestions.source_tokens
             copy.numbers = [index + 1 for index in suggestions.positions]
         copy.suggestion = None
@@ -208,14 +208,14 @@ class MainScreen(Screen):
     @on(SuggestionList.OptionHighlighted, "#suggestions")
     def show_copy(self, event: SuggestionList.OptionHighlighted) -> None:
         """Show what the highlighted suggestion copied."""
-        if self.suggestions is not None and event.option_index < len(self.suggestions.items):
-            item = self.suggestions.items[event.option_index]
+        if self.suggestions is not None and event.option_index < len(self.suggestions):
+            item = self.suggestions[event.option_index]
             self.query_one(CopyPanel).suggestion = (event.option_index + 1, item)
 
     def action_move(self, step: int) -> None:
         """Highlight the next (1) or previous (-1) suggestion; up from the first leaves the list."""
         options = self.query_one(SuggestionList)
-        if not self.suggestions or not self.suggestions.items:
+        if not self.suggestions:
             return
         if step > 0:
             options.action_cursor_down()
@@ -239,7 +239,7 @@ class MainScreen(Screen):
 
     # The attention
 
-    def watch_attention(self, attention: SessionAttention | None) -> None:
+    def watch_attention(self, attention: Attention | None) -> None:
         heat_map = self.query_one(HeatMap)
         positions = attention.positions if attention is not None else []
         heat_map.numbers = [index + 1 for index in positions]

@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ..model import Suggestion
+from mtn_keras.client import Suggestion
+
 from .cells import bar, weight_label
 from .suggestion_list import score_label
 

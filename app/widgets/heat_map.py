@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ..model import SessionAttention
+from ..model import Attention
 from .cells import distinct_labels, weight_label
 
 COLD, HOT = (38, 42, 58), (255, 170, 40)  # colours of weights 0 and 1
@@ -42,7 +42,7 @@ class HeatMap(Static):
     """The session encoder's attention for one layer and head, labelled with the session's
     numbers."""
 
-    attention: reactive[SessionAttention | None] = reactive(None, always_update=True)
+    attention: reactive[Attention | None] = reactive(None, always_update=True)
     numbers: reactive[list[int]] = reactive(list)  # session numbers of the model's K queries
     attention_layer = reactive(0)
     attention_head = reactive(0)

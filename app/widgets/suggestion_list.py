@@ -10,7 +10,8 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ..model import Suggestion, Suggestions
+from mtn_keras.client import Answer, Suggestion
+
 from .cells import bar
 from .query_input import continue_typed
 
@@ -81,17 +82,17 @@ class SuggestionList(OptionList, can_focus=False):
 
     items: list[Suggestion] = []  # those listed
 
-    def show(self, suggestions: Suggestions) -> None:
-        """List `suggestions`, none highlighted."""
+    def show(self, answer: Answer) -> None:
+        """List the suggestions of `answer`, none highlighted."""
         self.clear_options()
-        self.items = suggestions.items
-        shares = score_shares([item.score for item in suggestions.items])
-        for rank, (item, share) in enumerate(zip(suggestions.items, shares), 1):
+        self.items = list(answer)
+        shares = score_shares([item.score for item in answer])
+        for rank, (item, share) in enumerate(zip(answer, shares), 1):
             self.add_option(Option(suggestion_row(rank, share, item)))
         self.highlighted = None
 
     def show_none(self, prefix: str, why: str = "") -> None:
-        """Say in one line that nothing passed: `why` (the client's reason, Suggestions.why)
+        """Say in one line that nothing passed: `why` (the client's reason, Answer.why)
         when given, else naming what was typed when something was."""
         if why:
             self.show_message(why)

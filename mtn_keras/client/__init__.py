@@ -8,16 +8,11 @@ model never does.
 
 import os
 
+from mtn_keras.client.answer import Answer, Attention, Suggestion
 from mtn_keras.client.remote import Rest, is_url
-from mtn_keras.client.suggester import (
-    Attention,
-    Suggester,
-    SuggestError,
-    Suggestion,
-    Suggestions,
-)
+from mtn_keras.client.suggester import Suggester, SuggestError
 
-__all__ = ["Attention", "SuggestError", "Suggester", "Suggestion", "Suggestions", "load"]
+__all__ = ["Answer", "Attention", "SuggestError", "Suggester", "Suggestion", "load"]
 
 
 def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
@@ -38,11 +33,12 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
 
     Returns:
         A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
-        history=None)` answer Suggestions: a list of Suggestion(text, score, source), best
+        history=None)` answer an Answer: a list of Suggestion(text, score, source), best
         first (the log's popular queries after the ranked ones, docs/contracts.md), whose
-        `why` says in one sentence why it is empty ("" when it is not);
-        `attention(session)` an Attention(weights, queries). A session is a list of query
-        strings, oldest first; a batch, a list of sessions, gets a list of answers.
+        `why` says in one sentence why it is empty ("" when it is not), and with
+        `details=True` what the model read (copy and session attention, the history kept);
+        `attention(session)` an Attention(weights, queries, positions). A session is a list
+        of query strings, oldest first; a batch, a list of sessions, gets a list of answers.
 
     Raises:
         SuggestError: for a path that is no model, an unreachable server, bad input or a

@@ -44,17 +44,7 @@ class SavedModel:
             for name, function in self._loaded.signatures.items()
         }
 
-    def called(self, name):
-        """The signature that answers `name`: `complete` is `complete_with_history` with an
-        empty history (docs/contracts.md), and calling that one graph spares a second graph's
-        preparation and XLA compilation."""
-        one = name == "complete" and "complete_with_history" in self.signatures
-        return "complete_with_history" if one else name
-
     def run(self, name, inputs):
-        if self.called(name) != name:
-            empty = [[]] * len(inputs["session"])
-            name, inputs = self.called(name), {**inputs, "history": empty}
         tensors = {key: self._tf.constant(value, self._tf.string) for key, value in inputs.items()}
         return savedmodel.call(self._loaded, self.path, name, **tensors)
 

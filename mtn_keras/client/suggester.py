@@ -10,13 +10,9 @@ person could get wrong is checked here, once, for every backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
+from mtn_keras.client.answer import Answer, kept_attention, read_rows
 from mtn_keras.client.reasons import why_empty
 from mtn_keras.data.padding import front_padded
-from mtn_keras.data.safety import shown
 from mtn_keras.serving.requests import MAX_QUERY_CHARS, MAX_ROW, MAX_SESSIONS
 from mtn_keras.serving.savedmodel import SavedModelError
 
@@ -26,38 +22,6 @@ class SuggestError(SavedModelError):
     no model, an unreachable server, a failed call. The message says what and where.
 
     A SavedModelError, so that callers that catch those catch it too."""
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """One suggested next query: its text, its score (the ranker's probability with a ranking,
-    else the length-normalised log-probability), and who proposed it (`model`, `log`,
-    `history`, `session`, `fixed` or their union such as `model+log`, or `popular`; "" when
-    the model does not say)."""
-
-    text: str
-    score: float
-    source: str = ""
-
-
-class Suggestions(list):
-    """One session's answer: its list of Suggestion, best first (equal to the plain list),
-    with `why`: "" when it holds any, else one sentence saying why it is empty (reasons.py)."""
-
-    def __init__(self, items=(), why=""):
-        super().__init__(items)
-        self.why = why
-
-
-@dataclass(frozen=True)
-class Attention:
-    """The session encoder's attention over the queries the model kept (padding removed).
-
-    `weights` is [layers, heads, K, K], rows attending; `queries` the K kept queries as the
-    model read them (normalised), oldest first."""
-
-    weights: np.ndarray
-    queries: tuple[str, ...]
 
 
 class Suggester:
@@ -76,85 +40,83 @@ class Suggester:
                 f"{where} has no `complete` signature: it is not an export of mtn-keras"
             )
         self.reads_history = "complete_with_history" in runner.signatures
+        # Every list comes from one signature: `complete` is `complete_with_history` with an
+        # empty history (docs/contracts.md), and one graph spares a second's compilation.
+        self.answering = "complete_with_history" if self.reads_history else "complete"
         self.signatures = runner.signatures  # each signature's output names
+        # A recent export answers the session attention with the suggestions (one call).
+        self.answers_attention = "session_attention" in runner.signatures[self.answering]
         # k, max_query_tokens, history_size...: export.json's; none from a server
         self.settings = getattr(runner, "settings", {})
+        # How many suggestions a list holds at most: the export's k, or as answered.
+        self.list_size = self.settings.get("k")
 
-    def suggest(self, session, history=None):
-        """The suggestions for the query after `session`: a Suggestions (a list of Suggestion,
+    def suggest(self, session, history=None, details=False):
+        """The suggestions for the query after `session`: an Answer (a list of Suggestion,
         best first, saying in `why` why it is empty when it is), or a list of them for a
         batch. `history`: the searcher's earlier queries, oldest first (a list of lists for a
-        batch), for a model that reads them."""
-        return self.complete(session, "", history)
+        batch), for a model that reads them. `details`: the Answer says what the model read
+        too (its copy and session attention, the history it kept)."""
+        return self.complete(session, "", history, details)
 
-    def complete(self, session, prefix, history=None):
+    def complete(self, session, prefix, history=None, details=False):
         """As `suggest`, every suggestion starting with the words of `prefix` (what has been
         typed of the next query: a string, or for a batch one string for all or a list of one
         per session)."""
         sessions, prefixes, histories, batched = _asked(session, prefix, history)
         out = self._call(sessions, prefixes, histories)
         try:
-            answers = self._answers(out)
+            rows = read_rows(out, sessions, self.explicit_shown, details)
         except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
             raise SuggestError(
                 f"{self.where} answered outputs that are not suggestions "
                 f"({type(error).__name__}: {str(error)[:200]})"
             ) from None
-        if len(answers) != len(sessions):
+        self.list_size = len(rows[0][1]) if rows else self.list_size
+        if len(rows) != len(sessions):
             raise SuggestError(
-                f"{self.where} answered {len(answers)} lists for {len(sessions)} sessions"
+                f"{self.where} answered {len(rows)} lists for {len(sessions)} sessions"
             )
-        rows = zip(answers, sessions, prefixes, histories or [None] * len(sessions))
         answers = [
-            Suggestions(items, "" if items else self.why(asked, typed, texts, earlier))
-            for (items, texts), asked, typed, earlier in rows
+            Answer(
+                items,
+                "" if items else self.why(asked, typed, texts, earlier),
+                session=asked,
+                prefix=typed,
+                **found,
+            )
+            for (items, texts, found), asked, typed, earlier in zip(
+                rows, sessions, prefixes, histories or [None] * len(sessions)
+            )
         ]
         return answers if batched else answers[0]
 
     def why(self, session, prefix, answered, history=None):
         """Why the list of `session` and `prefix` is empty, the model having `answered` those
-        texts (reasons.py); for callers that read the outputs themselves (the app)."""
+        texts (reasons.py)."""
         return why_empty(session, prefix, answered, self.settings, history)
 
-    def _answers(self, out):
-        """(the Suggestion shown, every text the model answered) of each row of the
-        signature's outputs: what may not be shown is left out."""
-        scores = np.asarray(out["scores"], dtype=np.float32)
-        texts = [[_text(text) for text in row] for row in out["suggestions"]]
-        sources = out.get("sources", np.full(scores.shape, ""))
-        if scores.ndim != 2 or [len(row) for row in texts] != [scores.shape[1]] * len(scores):
-            raise ValueError("suggestions and scores differ in shape")
-        return [
-            (
-                [
-                    Suggestion(text, float(score), _text(source))
-                    for text, score, source in zip(row, row_scores, row_sources)
-                    if text and shown(text, self.explicit_shown)
-                ],
-                row,
-            )
-            for row, row_scores, row_sources in zip(texts, scores, sources)
-        ]
-
-    def outputs(self, session, prefix="", history=None):
-        """The signature's outputs themselves, checked and padded as for `complete`: a dict
-        of arrays (or lists) whose first axis is the batch (one row for one session), for
-        callers that show more than the suggestions (the app's copy and history panels)."""
-        return self._call(*_asked(session, prefix, history)[:3])
-
     def attention(self, session):
-        """The session encoder's attention (an Attention; a list of them for a batch)."""
+        """The session encoder's attention (an Attention; a list of them for a batch): from
+        the suggestions' signature when it answers it, else from `session_attention`."""
         sessions, batched = _sessions(session)
-        if "session_attention" in self._runner.signatures["complete"]:
+        if self.answers_attention:
             out = self._call(sessions, [""] * len(sessions), None)
-            weights, queries = out["session_attention"], out.get("queries")
+            weights = out["session_attention"]
         else:
             out = self._run("session_attention", {"session": front_padded(sessions)})
-            weights, queries = out["attention"], out.get("queries")
-        answers = [
-            _kept(np.asarray(weights[i]), None if queries is None else queries[i])
-            for i in range(len(sessions))
-        ]
+            weights = out["attention"]
+        queries = out.get("queries")
+        try:
+            answers = [
+                kept_attention(weights[i], None if queries is None else queries[i], sessions[i])
+                for i in range(len(sessions))
+            ]
+        except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
+            raise SuggestError(
+                f"{self.where} answered an attention that cannot be read "
+                f"({type(error).__name__}: {str(error)[:200]})"
+            ) from None
         return answers if batched else answers[0]
 
     def check_history(self):
@@ -168,12 +130,15 @@ class Suggester:
             )
 
     def _call(self, sessions, prefixes, histories):
-        """The outputs of `complete`, or of `complete_with_history` when a history is given."""
+        """The outputs of the one signature every list comes from (`answering`), with an
+        empty history when none is given."""
         inputs = {"session": front_padded(sessions), "prefix": prefixes}
-        if histories is None:
-            return self._run("complete", inputs)
-        self.check_history()
-        return self._run("complete_with_history", {**inputs, "history": front_padded(histories)})
+        if histories is not None:
+            self.check_history()
+            inputs["history"] = front_padded(histories)
+        elif self.answering == "complete_with_history":
+            inputs["history"] = [[]] * len(sessions)
+        return self._run(self.answering, inputs)
 
     def _run(self, name, inputs):
         try:
@@ -260,18 +225,3 @@ def _histories(history, count, batched):
             f"for a batch of {count} sessions, history is a list of {count} lists of strings"
         )
     return [_cut(_strings(row, f"history {i}")) for i, row in enumerate(history)]
-
-
-def _kept(weights, queries):
-    """An Attention of `weights` [layers, heads, S, S] without the padding slots (an empty
-    entry in `queries`; every slot when the model does not say)."""
-    if queries is None:
-        return Attention(weights, ())
-    texts = [_text(query) for query in queries]
-    kept = [i for i, text in enumerate(texts) if text]
-    return Attention(weights[:, :, kept][:, :, :, kept], tuple(texts[i] for i in kept))
-
-
-def _text(value) -> str:
-    """A string output as text: TensorFlow answers bytes, a REST server strings."""
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

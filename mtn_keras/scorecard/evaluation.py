@@ -35,22 +35,37 @@ def model_suggester(suggest_strings, k=None, history=False):
 
     def call(contexts, histories=None):
         rows = [contexts] + ([] if histories is None else [histories])
-        return suggest_strings(*(tf.constant(front_padded(row), tf.string) for row in rows))
+        result = suggest_strings(*(tf.constant(front_padded(row), tf.string) for row in rows))
+        texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
+        return [
+            [(t.decode(), float(s)) for t, s in zip(row_t, row_s) if t]
+            for row_t, row_s in zip(texts, scores)
+        ]
+
+    return suggester(call, k, history)
+
+
+def client_suggester(model, k=None, history=False):
+    """A batch suggester over the answers of `model`, a client of mtn_keras.load (an export,
+    or a run folder): contexts -> lists of (text, score) as model_suggester's."""
+
+    def call(contexts, histories=None):
+        answers = model.suggest(contexts, histories)
+        return [[(item.text, item.score) for item in answer] for answer in answers]
 
     return suggester(call, k, history)
 
 
 def suggester(call, k=None, history=False):
-    """A batch suggester over `call(contexts, histories=None)` -> a suggestion signature's
-    outputs (a Suggester's `outputs`, or model_suggester's graph): contexts -> lists of
-    (text, score), the first `k` of each (default: all). With `history`, it reads the pairs'
-    histories too (their `latest` queries)."""
+    """A batch suggester over `call(contexts, histories=None)` -> each context's list of
+    (text, score), best first: contexts -> the first `k` of each (default: all). With
+    `history`, it reads the pairs' histories too (their `latest` queries)."""
 
     def suggest(contexts):
-        return scored(call(contexts), k)
+        return [row[:k] for row in call(contexts)]
 
     def suggest_with_history(contexts, histories):
-        return scored(call(contexts, [list(latest(h)) for h in histories]), k)
+        return [row[:k] for row in call(contexts, [list(latest(h)) for h in histories])]
 
     if not history:
         return suggest
@@ -58,29 +73,19 @@ def suggester(call, k=None, history=False):
     return suggest_with_history
 
 
-def scored(result, k):
-    """The first `k` (text, score) of each row of a signature's `result`, empty slots left out."""
-    texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
-    return [
-        [(t.decode(), float(s)) for t, s in zip(row_t[:k], row_s[:k]) if t]
-        for row_t, row_s in zip(texts, scores)
-    ]
+def completer(model, k, history=False):
+    """A batch completer over the answers of `model` (a client of mtn_keras.load): (contexts,
+    prefixes) -> lists of the first `k` texts; with `history`, it takes the rows' histories
+    too (their last queries, `latest`)."""
 
-
-def completer(call, k, history=False):
-    """A batch completer over `call(contexts, prefixes, histories=None)` -> a suggestion
-    signature's outputs (a Suggester's `outputs`): (contexts, prefixes) -> lists of the first
-    `k` texts; with `history`, it takes the rows' histories too (their last queries,
-    `latest`)."""
-
-    def texts(result):
-        return [[t.decode() for t in row[:k] if t] for row in np.asarray(result["suggestions"])]
+    def texts(answers):
+        return [[item.text for item in answer[:k]] for answer in answers]
 
     def complete(contexts, prefixes):
-        return texts(call(contexts, prefixes))
+        return texts(model.complete(contexts, prefixes))
 
     def complete_with_history(contexts, prefixes, histories):
-        return texts(call(contexts, prefixes, [list(latest(h)) for h in histories]))
+        return texts(model.complete(contexts, prefixes, [list(latest(h)) for h in histories]))
 
     return complete_with_history if history else complete
 
@@ -112,7 +117,7 @@ def completions(
         raise ValueError("--prefix needs the training split that MPC counts (--train-data)")
     _, note = bootstrap_groups(sessions, users, resamples)
     return note | completion_report(
-        completer(model.outputs, k),
+        completer(model, k),
         name,
         sessions,
         train_sessions,
@@ -123,7 +128,7 @@ def completions(
         resamples,
         BOOTSTRAP_SEED,
         histories,
-        completer(model.outputs, k, history=True) if histories is not None else None,
+        completer(model, k, history=True) if histories is not None else None,
         typos,
         every,
     )
@@ -211,14 +216,10 @@ def evaluate_savedmodel(
     if not pairs:
         raise ValueError("no (context, next query) pair to evaluate")
     k = min(k or DecodeConfig().k, model.settings.get("k", DecodeConfig().k))
-
-    def call(contexts, histories=None):
-        return model.outputs(contexts, "", histories)
-
-    suggesters = {name: suggester(call, k)}
+    suggesters = {name: client_suggester(model, k)}
     if histories is not None:
         model.check_history()
-        suggesters[f"{name} + history"] = suggester(call, k, history=True)
+        suggesters[f"{name} + history"] = client_suggester(model, k, history=True)
     groups, note = bootstrap_groups(sessions, users, bootstrap)
     scores, anchors = score_with_anchors(
         name, pairs, suggesters, train_sessions, k, batch_size, groups, bootstrap, histories

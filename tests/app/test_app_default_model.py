@@ -27,20 +27,20 @@ def test_the_default_model_is_bundled_and_answers():
     found = backend.suggestions(session)
     # Ranked: only what passes the filters and the confidence threshold, at most k;
     # completions are not held to the threshold.
-    assert info["ranking"]["threshold"] > 0 and 1 <= len(found.items) <= info["k"] == 5
-    assert all(item.source in ("model", "log", "model+log", "popular") for item in found.items)
+    assert info["ranking"]["threshold"] > 0 and 1 <= len(found) <= info["k"] == 5
+    assert all(item.source in ("model", "log", "model+log", "popular") for item in found)
     # best first; the log's popular queries (issue 48) after the ranked suggestions
-    kinds = [item.source == "popular" for item in found.items]
+    kinds = [item.source == "popular" for item in found]
     assert kinds == sorted(kinds)
     for popular in (False, True):
-        scores = [item.score for item, kind in zip(found.items, kinds) if kind == popular]
+        scores = [item.score for item, kind in zip(found, kinds) if kind == popular]
         assert scores == sorted(scores, reverse=True)
-    assert all(item.text and "<unk>" not in item.text for item in found.items)
+    assert all(item.text and "<unk>" not in item.text for item in found)
     # ("weather bos" finds only the last query itself since the beam writes what people type)
     typed = backend.suggestions(session, "weather ch")
-    assert typed.items and all(item.text.startswith("weather ch") for item in typed.items)
+    assert typed and all(item.text.startswith("weather ch") for item in typed)
     attention = backend.attention(session + ["???"])
-    assert attention.queries == session  # the query without words is dropped
+    assert attention.queries == tuple(session)  # the query without words is dropped
     assert attention.weights.shape[-2:] == (2, 2)
     np.testing.assert_allclose(attention.weights.sum(-1), 1.0, atol=1e-5)
 
@@ -53,14 +53,13 @@ def test_the_default_model_reads_what_was_typed_by_one_rule():
     backend = Backend()
     # (after "cheap flights" the bundle of issue 57 ranks five "hotels ..." above any "hotel ...")
     hotel = backend.suggestions(["las vegas"], "hotel")
-    assert any(item.text.split()[0] == "hotel" for item in hotel.items), hotel.items
+    assert any(item.text.split()[0] == "hotel" for item in hotel), hotel
     we = backend.suggestions(["weather boston"], "we ")
-    assert we.items and all(item.text.split()[0] == "we" for item in we.items), we.items
+    assert we and all(item.text.split()[0] == "we" for item in we), we
     session = ["cheap flights to paris", "paris hotels"]
-    plain = [(item.text, item.score) for item in backend.suggestions(session).items]
+    plain = [(item.text, item.score) for item in backend.suggestions(session)]
     assert (
-        plain
-        and [(item.text, item.score) for item in backend.suggestions(session, " ").items] == plain
+        plain and [(item.text, item.score) for item in backend.suggestions(session, " ")] == plain
     )
 
 
@@ -87,7 +86,7 @@ def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do():
         ]
 
     def app(found):
-        return [(item.text, item.score, item.source) for item in found.items]
+        return [(item.text, item.score, item.source) for item in found]
 
     answered = 0
     for session, prefix in zip(SESSIONS, PREFIXES):
@@ -122,8 +121,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
         app.query_one("#query", Input).insert_text_at_cursor("wea")
         await settle(pilot, timeout=120)
         assert app.main_screen.suggestions is not None
-        assert "weather" in [item.text for item in app.main_screen.suggestions.items], (
-            app.main_screen.suggestions.items
+        assert "weather" in [item.text for item in app.main_screen.suggestions], (
+            app.main_screen.suggestions
         )
 
 

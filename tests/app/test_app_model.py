@@ -6,15 +6,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mtn_keras.client.answer import used_queries
 from mtn_tui.model import (
     DEFAULT_MODEL,
+    Attention,
     Backend,
     ModelError,
-    SessionAttention,
     ignored_reasons,
     read_as,
     resolve_model_path,
-    used_queries,
 )
 
 SESSION = ["cheap flights to lisbon", "lisbon weather"]
@@ -27,24 +27,24 @@ def backend(fake_model):
 
 def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
     result = backend.suggestions(SESSION)
-    assert [item.text for item in result.items] == [
+    assert [item.text for item in result] == [
         "lisbon weather near me",
         "lisbon weather online",
         "lisbon weather reviews",
     ]
-    assert [item.score for item in result.items] == [-1.0, -2.0, -3.0]
+    assert [item.score for item in result] == [-1.0, -2.0, -3.0]
     assert result.source_tokens == [
         ["cheap", "flights", "to", "lisbon"],
         ["lisbon", "weather", "", ""],
     ]
-    copy = result.items[0].copy_attention
+    copy = result[0].copy_attention
     assert copy.shape == (2, 4)
     np.testing.assert_allclose(copy, [[1 / 6] * 4, [1 / 6, 1 / 6, 0, 0]], rtol=1e-6)
 
 
 def test_complete_keeps_the_typed_words(backend):
-    assert backend.suggestions(SESSION, "lisbon w").items[0].text == "lisbon weather near me"
-    assert [item.text for item in backend.suggestions(SESSION, "hotels").items] == [
+    assert backend.suggestions(SESSION, "lisbon w")[0].text == "lisbon weather near me"
+    assert [item.text for item in backend.suggestions(SESSION, "hotels")] == [
         "hotels near me",
         "hotels online",
         "hotels reviews",
@@ -53,16 +53,15 @@ def test_complete_keeps_the_typed_words(backend):
 
 def test_attention_is_layers_by_heads_by_kept_queries(backend):
     attention = backend.attention(SESSION + ["...", "Lisbon Trams!"])
-    assert attention.queries == ["cheap flights to lisbon", "lisbon weather", "lisbon trams"]
+    assert attention.queries == ("cheap flights to lisbon", "lisbon weather", "lisbon trams")
     assert attention.weights.shape == (2, 2, 3, 3)
     np.testing.assert_allclose(attention.weights[0, 0, 1], [0.5, 0.5, 0.0])
 
 
 def test_sources_are_read_when_the_model_gives_them(backend, fake_model_with_sources):
-    assert [item.source for item in backend.suggestions(SESSION).items] == [None] * 3
+    assert [item.source for item in backend.suggestions(SESSION)] == [""] * 3
     ranked = Backend(fake_model_with_sources)
-    assert ranked.has_sources and not backend.has_sources
-    assert [item.source for item in ranked.suggestions(SESSION).items] == [
+    assert [item.source for item in ranked.suggestions(SESSION)] == [
         "model",
         "log",
         "model+log",
@@ -82,10 +81,10 @@ def test_used_and_ignored_queries_in_the_session_numbering():
 
 def test_a_query_read_through_a_correction_is_named_in_the_session_numbering():
     session = ["", "weahter boston", "Cheap Flights!"]
-    both = SessionAttention(None, ["weather boston", "cheap flights"], [1, 2])
+    both = Attention(None, ("weather boston", "cheap flights"), (1, 2))
     assert read_as(both, session) == {1: "weather boston"}
-    assert read_as(SessionAttention(None, ["cheap flights"], [2]), session) == {}
-    assert read_as(SessionAttention(None, [], []), session) == {}
+    assert read_as(Attention(None, ("cheap flights",), (2,)), session) == {}
+    assert read_as(Attention(None, (), ()), session) == {}
 
 
 def test_name_path_and_load_time(fake_model):
@@ -138,12 +137,12 @@ def test_no_explicit_item_unless_asked_and_never_one_that_seeks_abuse_material(f
     from mtn_keras.base.config import DecodeConfig
 
     backend = Backend(fake_model)
-    assert backend.suggestions(["cheap flights"]).items
-    assert backend.suggestions(["nude pics"]).items == []
-    assert backend.suggestions(["teen porn"]).items == []
+    assert backend.suggestions(["cheap flights"])
+    assert backend.suggestions(["nude pics"]) == []
+    assert backend.suggestions(["teen porn"]) == []
     backend.explicit_shown = True  # mtn-tui --explicit
-    assert backend.suggestions(["nude pics"]).items
-    assert backend.suggestions(["teen porn"]).items == []
+    assert backend.suggestions(["nude pics"])
+    assert backend.suggestions(["teen porn"]) == []
     client = mtn_keras.load(str(fake_model))
     assert [client.suggest(s) == [] for s in (["nude pics"], ["teen porn"])] == [True, True]
     asked = mtn_keras.load(str(fake_model), DecodeConfig(explicit=True))

@@ -27,12 +27,12 @@ def test_a_query_read_three_times_is_one_row_with_its_weights_summed():
 def test_a_corrected_suggestion_is_marked_and_a_history_one_too():
     from rich.console import Console
 
-    from mtn_tui.model import Suggestion
+    from mtn_keras.client import Suggestion
     from mtn_tui.widgets.suggestion_list import FIXED_GLYPH, HISTORY_GLYPH, suggestion_row
 
     def shown(source):
         console = Console(width=60, record=True)
-        console.print(suggestion_row(1, 1.0, Suggestion("weather", 0.5, None, source)))
+        console.print(suggestion_row(1, 1.0, Suggestion("weather", 0.5, source)))
         return console.export_text()
 
     assert FIXED_GLYPH in shown("log+fixed") and HISTORY_GLYPH not in shown("log+fixed")

@@ -40,10 +40,10 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
         for history in ((), HISTORY):
             want = local.suggestions(session, prefix, history)
             got = remote.suggestions(session, prefix, history)
-            assert [s.text for s in got.items] == [s.text for s in want.items]
-            assert [s.source for s in got.items] == [s.source for s in want.items]
-            np.testing.assert_allclose([s.score for s in got.items], [s.score for s in want.items])
-            for one, other in zip(got.items, want.items):
+            assert [s.text for s in got] == [s.text for s in want]
+            assert [s.source for s in got] == [s.source for s in want]
+            np.testing.assert_allclose([s.score for s in got], [s.score for s in want])
+            for one, other in zip(got, want):
                 np.testing.assert_allclose(one.copy_attention, other.copy_attention)
             assert got.source_tokens == want.source_tokens
             assert got.history == want.history
@@ -51,8 +51,8 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
         want, got = local.attention(session, HISTORY), remote.attention(session, HISTORY)
         assert got.queries == want.queries
         np.testing.assert_allclose(got.weights, want.weights)
-    texts = [item.text for item in remote.suggestions(["cheap flights"], "", HISTORY).items]
-    assert texts == [item.text for item in local.suggestions(["cheap flights"], "", HISTORY).items]
+    texts = [item.text for item in remote.suggestions(["cheap flights"], "", HISTORY)]
+    assert texts == [item.text for item in local.suggestions(["cheap flights"], "", HISTORY)]
 
 
 def test_the_app_on_a_server_imports_no_tensorflow(served):
@@ -60,7 +60,7 @@ def test_the_app_on_a_server_imports_no_tensorflow(served):
         "import sys, time\nbegan = time.perf_counter()\n"
         "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteBackend\n"
         f"backend = RemoteBackend({served!r})\n"
-        "print(backend.suggestions(['cheap flights'], 'ch').items[0].text)\n"
+        "print(backend.suggestions(['cheap flights'], 'ch')[0].text)\n"
         "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
     )
     done = subprocess.run(
@@ -123,7 +123,7 @@ def test_garbage_and_a_stopped_server_are_one_line(garbage):
     server, url = garbage
     backend = RemoteBackend(url)
     with pytest.raises(
-        ModelError, match=rf"^{url} answered what the app cannot read: `scores` has the shape \(\)$"
+        ModelError, match=rf"^{url} answered outputs that are not suggestions \(ValueError: "
     ):
         backend.suggestions(["cheap flights"])
     server.shutdown()

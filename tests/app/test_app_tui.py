@@ -467,14 +467,14 @@ def test_readme_lists_the_keys_from_the_bindings():
 
 
 async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(make_app):
-    from mtn_tui.model import Suggestions
+    from mtn_tui.model import Answer
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        app.main_screen.suggestions = Suggestions([], [], ("cheap flights",), prefix="labradood")
+        app.main_screen.suggestions = Answer(session=("cheap flights",), prefix="labradood")
         await pilot.pause()
         assert suggestion_texts(app) == ["No known query starts like “labradood”."]
-        app.main_screen.suggestions = Suggestions([], [], ("cheap flights",))
+        app.main_screen.suggestions = Answer(session=("cheap flights",))
         await pilot.pause()
         assert suggestion_texts(app) == ["No suggestions."]

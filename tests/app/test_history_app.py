@@ -45,11 +45,7 @@ def stored(path):
 
 
 def first_suggestion(app):
-    return (
-        app.main_screen.suggestions.items[0]
-        if app.main_screen.suggestions and app.main_screen.suggestions.items
-        else None
-    )
+    return app.main_screen.suggestions[0] if app.main_screen.suggestions else None
 
 
 def recorded_calls(monkeypatch, app):
@@ -61,9 +57,7 @@ def recorded_calls(monkeypatch, app):
 
     def recording(name, inputs):
         history = inputs.get("history")
-        calls.append(
-            (runner.called(name), [q for q in history[0] if q] if history is not None else None)
-        )
+        calls.append((name, [q for q in history[0] if q] if history is not None else None))
         return run(name, inputs)
 
     monkeypatch.setattr(runner, "run", recording)

@@ -26,20 +26,20 @@ def test_a_history_model_says_so_with_its_size(backend, fake_model):
 
 def test_suggest_reads_the_last_history_queries(backend):
     shared = backend.suggestions(SESSION, "", ("Lisbon Zoo!", *HISTORY[1:4]))
-    first = shared.items[0]
+    first = shared[0]
     assert (first.text, first.source, first.from_history) == ("lisbon zoo", "history", True)
     assert shared.history == ["lisbon zoo", "paris hotels", "rome", "berlin"]
     np.testing.assert_allclose(shared.history_attention, [1, 0, 0, 0])
     # only the last 5 are read: "lisbon zoo" is the 7th from the end
     beyond = backend.suggestions(SESSION, "", HISTORY)
     assert beyond.history == list(HISTORY[2:])
-    assert not any(item.from_history for item in beyond.items)
+    assert not any(item.from_history for item in beyond)
     np.testing.assert_allclose(beyond.history_attention, 0)
 
 
 def test_complete_reads_the_history_too(backend):
     found = backend.suggestions(SESSION, "port", HISTORY)
-    assert found.items[0].text == "porto trams" and found.items[0].from_history
+    assert found[0].text == "porto trams" and found[0].from_history
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_the_fake_completes_by_the_products_rule(backend, typed):
     rule = normalise(prefix) + (" " if prefix.strip() and not normalise(prefix[-1]) else "")
     wanted = [query for query in earlier if completes(query, rule)][-1:]
     found = backend.suggestions(["x"], prefix, earlier)
-    picked = [item.text for item in found.items if item.from_history]
+    picked = [item.text for item in found if item.from_history]
     assert picked == (wanted if rule else []), (typed, rule)
 
 
@@ -62,4 +62,4 @@ def test_without_history_the_plain_signatures_answer(backend, fake_model):
     assert backend.suggestions(SESSION).history == []
     plain = Backend(fake_model).suggestions(SESSION, "", HISTORY)
     assert plain.history == [] and plain.history_attention is None
-    assert [item.text for item in plain.items][0] == "lisbon weather near me"
+    assert [item.text for item in plain][0] == "lisbon weather near me"

@@ -47,6 +47,8 @@ def test_every_backend_answers_alike(exported, trained_model_dir, served):
     assert all(s.text.startswith("ch") for s in want[1])
     attention = direct.attention(SESSIONS[0])
     assert attention.queries == ("cheap flights", "hotel deals")
+    detailed = direct.suggest(SESSIONS[0], details=True)
+    assert detailed.session == tuple(SESSIONS[0]) and detailed.source_tokens
     for name, model in backends.items():
         got = model.complete(SESSIONS, ["", "ch", "hotel"])
         for row, wanted in zip(got, want):
@@ -55,6 +57,19 @@ def test_every_backend_answers_alike(exported, trained_model_dir, served):
         found = model.attention(SESSIONS[0])
         assert found.queries == attention.queries, name
         np.testing.assert_allclose(found.weights, attention.weights, atol=1e-4)
+        same_details(model.suggest(SESSIONS[0], details=True), detailed)
+
+
+def same_details(got, want):
+    """Whether two detailed answers say alike what the model read."""
+    same(got, want)
+    assert got.source_tokens == want.source_tokens and got.positions == want.positions == [0, 1]
+    for one, other in zip(got, want):
+        assert one.copy_attention.shape == (len(got.source_tokens), len(got.source_tokens[0]))
+        np.testing.assert_allclose(one.copy_attention, other.copy_attention, atol=1e-4)
+    if want.attention is not None:
+        assert got.attention.queries == want.attention.queries == ("cheap flights", "hotel deals")
+        assert got.attention.positions == (0, 1)
 
 
 class Runner:

@@ -103,7 +103,7 @@ def test_the_threshold_is_named_when_export_json_gives_it():
 def test_a_list_with_suggestions_says_nothing_and_is_the_plain_list():
     got = model("rome hotels", "", settings=SETTINGS).suggest(["cheap flights"])
     assert got.why == ""
-    assert isinstance(got, mtn_keras.Suggestions) and isinstance(got, list)
+    assert isinstance(got, mtn_keras.Answer) and isinstance(got, list)
     assert got == [mtn_keras.Suggestion("rome hotels", -1.0)] and len(got) == 1
     assert got[0].text == "rome hotels" and [s.text for s in got] == ["rome hotels"]
     empty = model().suggest([])

@@ -1,7 +1,7 @@
 """Every rule that exists both in the serving graph and in plain Python agrees with its twin
 on random candidates and sessions (hypothesis): the filters (`filters.py` / `rules.py`),
 the word-set key of "the same words in any order", and which queries the model reads
-(`SessionEncoder.prepare` / the app's `used_queries`)."""
+(`SessionEncoder.prepare` / the client's `used_queries`)."""
 
 import pytest
 import tensorflow as tf
@@ -60,8 +60,8 @@ QUERY = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(session=st.lists(QUERY, max_size=7))
 def test_the_app_names_the_queries_the_model_read(session):
+    from mtn_keras.client.answer import used_queries
     from mtn_keras.serving.encoding import SessionEncoder
-    from mtn_tui.model import used_queries
 
     encoder = SessionEncoder(["<pad>", "<unk>", "<bos>", "<eos>", "cheap"], 3, 4)
     queries = encoder.prepare(tf.constant([session or [""]], tf.string)).queries.numpy()[0]

@@ -203,22 +203,22 @@ def test_the_completion_report_has_the_measures_of_every_case_and_the_anchor():
 
 @pytest.fixture
 def served():
-    """A made-up client of an export (mtn_keras.load): always the same two suggestions."""
+    """A client of a made-up export (mtn_keras.load's Suggester over a backend that answers
+    always the same two suggestions)."""
+    from mtn_keras.client.suggester import Suggester
 
-    class Served:
+    class Export:
+        signatures = {"complete": {"suggestions", "scores"}}
         settings = {"k": 5}
 
-        def check_history(self):
-            return None
-
-        def outputs(self, contexts, prefixes, histories=None):
-            rows = len(contexts)
+        def run(self, name, inputs):
+            rows = len(inputs["session"])
             return {
                 "suggestions": np.array([[b"red sox tickets", b"zzq plumbing"]] * rows),
                 "scores": np.array([[0.5, 0.25]] * rows),
             }
 
-    return Served()
+    return Suggester(Export(), "made-up export")
 
 
 def test_the_reports_json_holds_the_list_measures(served, tmp_path, capsys):
