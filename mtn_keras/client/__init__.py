@@ -8,14 +8,18 @@ model never does.
 
 import os
 
+from mtn_keras.base.config import DecodeConfig
 from mtn_keras.client.answer import Answer, Attention, Suggestion
+from mtn_keras.client.inputs import SuggestError
 from mtn_keras.client.remote import Rest, is_url
-from mtn_keras.client.suggester import Suggester, SuggestError
+from mtn_keras.client.suggester import Suggester
 
 __all__ = ["Answer", "Attention", "SuggestError", "Suggester", "Suggestion", "load"]
 
 
-def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
+def load(
+    model: str | os.PathLike, decoding: DecodeConfig | None = None, timeout: float = 30.0
+) -> Suggester:
     """Open `model` for suggestions.
 
     Args:
@@ -58,7 +62,7 @@ def load(model, decoding=None, timeout: float = 30.0) -> Suggester:
         ('cheap flights', 'rome hotels')
         >>> model.suggest([["weather"], [1]])
         Traceback (most recent call last):
-        mtn_keras.client.suggester.SuggestError: session 1, item 0: 1 is a int, not a string
+        mtn_keras.client.inputs.SuggestError: session 1, item 0: 1 is a int, not a string
     """
     if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
         raise SuggestError(

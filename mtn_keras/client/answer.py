@@ -18,7 +18,14 @@ class Suggestion:
     else the length-normalised log-probability), and who proposed it (`model`, `log`,
     `history`, `session`, `fixed` or their union such as `model+log`, or `popular`; "" when
     the model does not say). With the answer's details, `copy_attention` [S', n]: how much
-    each word of the kept queries (Answer.source_tokens) it copied, per word it wrote."""
+    each word of the kept queries (Answer.source_tokens) it copied, per word it wrote.
+
+    Example:
+        >>> item = Suggestion("weather in boston", 0.0014, "history+fixed")
+        >>> item.from_history, item.corrected, item == Suggestion("weather in boston", 0.0014,
+        ...     "history+fixed")
+        (True, True, True)
+    """
 
     text: str
     score: float
@@ -42,7 +49,7 @@ class Attention:
 
     `weights` is [layers, heads, K, K], rows attending; `queries` the K kept queries as the
     model read them (normalised, a slip corrected), oldest first; `positions` their 0-based
-    places in the session asked about."""
+    places in the session asked about (`Suggester.attention` has an example)."""
 
     weights: np.ndarray
     queries: tuple[str, ...]
@@ -57,7 +64,16 @@ class Answer(list):
     what the model read: `source_tokens` (the kept queries' words, [S'][n], "" for padding
     within a query), `positions` (their 0-based places in the session), `history` (the earlier
     queries it kept) with `history_attention` (how much each counted), and `attention` (the
-    session attention, when the signature answers it with the suggestions)."""
+    session attention, when the signature answers it with the suggestions).
+
+    Example:
+        >>> answer = Answer([Suggestion("rome hotels", 0.01)], session=["cheap flights"])
+        >>> answer == [Suggestion("rome hotels", 0.01)], answer.why, answer.session
+        (True, '', ('cheap flights',))
+        >>> empty = Answer(why="No known query starts like “zzq”.", prefix="zzq")
+        >>> len(empty), empty.why
+        (0, 'No known query starts like “zzq”.')
+    """
 
     def __init__(self, items=(), why="", *, session=(), prefix="", **details):
         super().__init__(items)

@@ -5,7 +5,8 @@
 from pathlib import Path
 
 from mtn_keras.base.quiet import import_tensorflow
-from mtn_keras.client.suggester import Suggester, SuggestError
+from mtn_keras.client.inputs import SuggestError
+from mtn_keras.client.suggester import Suggester
 from mtn_keras.serving import savedmodel
 from mtn_keras.serving.savedmodel import SavedModelError
 

@@ -19,7 +19,7 @@ import threading
 import time
 from urllib.parse import unquote, urlsplit
 
-from mtn_keras.client.suggester import SuggestError
+from mtn_keras.client.inputs import SuggestError
 
 MODEL_URL = re.compile(
     r"^(https?://[^/?#]+(?:/[^?#]*)?/v1/models/[^/:?#]+(?:/versions/\d+)?)(?::predict)?/?$"

@@ -10,18 +10,11 @@ person could get wrong is checked here, once, for every backend.
 
 from __future__ import annotations
 
-from mtn_keras.client.answer import Answer, kept_attention, read_rows
+from mtn_keras.client.answer import Answer, Attention, kept_attention, read_rows
+from mtn_keras.client.inputs import Session, SuggestError, asked, sessions_of
 from mtn_keras.client.reasons import why_empty
 from mtn_keras.data.padding import front_padded
-from mtn_keras.serving.requests import MAX_QUERY_CHARS, MAX_ROW, MAX_SESSIONS
 from mtn_keras.serving.savedmodel import SavedModelError
-
-
-class SuggestError(SavedModelError):
-    """Anything `mtn_keras.load` or a suggester refuses or fails at: bad input, a path that is
-    no model, an unreachable server, a failed call. The message says what and where.
-
-    A SavedModelError, so that callers that catch those catch it too."""
 
 
 class Suggester:
@@ -51,19 +44,71 @@ class Suggester:
         # How many suggestions a list holds at most: the export's k, or as answered.
         self.list_size = self.settings.get("k")
 
-    def suggest(self, session, history=None, details=False):
-        """The suggestions for the query after `session`: an Answer (a list of Suggestion,
-        best first, saying in `why` why it is empty when it is), or a list of them for a
-        batch. `history`: the searcher's earlier queries, oldest first (a list of lists for a
-        batch), for a model that reads them. `details`: the Answer says what the model read
-        too (its copy and session attention, the history it kept)."""
+    def suggest(
+        self, session: Session, history: Session | None = None, details: bool = False
+    ) -> Answer | list[Answer]:
+        """The suggestions for the query after `session`, nothing typed of it yet.
+
+        Args:
+            session: the queries so far, oldest first; or a batch, a list of such lists.
+            history: the searcher's earlier queries, oldest first (for a batch, one list per
+                session), for a model that reads them (`reads_history`); None: none.
+            details: whether the Answer also says what the model read (each suggestion's
+                copy attention, the queries' words, the session attention, the history kept).
+
+        Returns:
+            An Answer (a list of Suggestion, best first, whose `why` says why it is empty
+            when it is); a list of them, in order, for a batch.
+
+        Raises:
+            SuggestError: bad input, a history for a model that reads none, or a failed call.
+
+        Example:
+            >>> import mtn_keras
+            >>> model = mtn_keras.load("default")
+            >>> lists = model.suggest([["weather boston"], ["pizza hut", "dominos pizza"]])
+            >>> len(lists), all(len(answer) <= 5 for answer in lists)
+            (2, True)
+            >>> answer = model.suggest(["weather boston"], ["seattle weather"], details=True)
+            >>> answer[0].text, answer[0].from_history, answer.history
+            ('seattle weather', True, ['seattle weather'])
+        """
         return self.complete(session, "", history, details)
 
-    def complete(self, session, prefix, history=None, details=False):
-        """As `suggest`, every suggestion starting with the words of `prefix` (what has been
-        typed of the next query: a string, or for a batch one string for all or a list of one
-        per session)."""
-        sessions, prefixes, histories, batched = _asked(session, prefix, history)
+    def complete(
+        self,
+        session: Session,
+        prefix: str | list[str],
+        history: Session | None = None,
+        details: bool = False,
+    ) -> Answer | list[Answer]:
+        """As `suggest`, every suggestion starting with the words of `prefix`.
+
+        Args:
+            session: the queries so far, oldest first; or a batch, a list of such lists.
+            prefix: what has been typed of the next query; for a batch, one string for all
+                or a list of one per session.
+            history: as `suggest`'s.
+            details: as `suggest`'s.
+
+        Returns:
+            An Answer, or a list of them for a batch, as `suggest`'s.
+
+        Raises:
+            SuggestError: as `suggest`'s.
+
+        Example:
+            >>> import mtn_keras
+            >>> model = mtn_keras.load("default")
+            >>> answer = model.complete(["cheap flights", "rome hotels"], "hotel", details=True)
+            >>> all(item.text.startswith("hotel") for item in answer), answer.prefix
+            (True, 'hotel')
+            >>> answer.source_tokens[1][:2], answer.positions, answer[0].copy_attention.shape
+            (['rome', 'hotels'], [0, 1], (2, 10))
+            >>> model.complete(["cheap flights"], "zzzzqqq").why
+            'No known query starts like “zzzzqqq”.'
+        """
+        sessions, prefixes, histories, batched = asked(session, prefix, history)
         out = self._call(sessions, prefixes, histories)
         try:
             rows = read_rows(out, sessions, self.explicit_shown, details)
@@ -91,15 +136,54 @@ class Suggester:
         ]
         return answers if batched else answers[0]
 
-    def why(self, session, prefix, answered, history=None):
-        """Why the list of `session` and `prefix` is empty, the model having `answered` those
-        texts (reasons.py)."""
+    def why(
+        self,
+        session: list[str],
+        prefix: str,
+        answered: list[str],
+        history: list[str] | None = None,
+    ) -> str:
+        """Why the list of one `session` and `prefix` is empty, in one sentence (reasons.py).
+
+        Args:
+            session: the queries asked about, oldest first.
+            prefix: what was typed of the next query.
+            answered: the texts the model answered for them ("" for an empty slot).
+            history: the earlier queries sent with them; None: none.
+
+        Returns:
+            The reason, most specific first (an Answer's `why`).
+
+        Example:
+            >>> import mtn_keras
+            >>> mtn_keras.load("default").why([], "", [])
+            'The session holds no query with words and nothing was typed.'
+        """
         return why_empty(session, prefix, answered, self.settings, history)
 
-    def attention(self, session):
-        """The session encoder's attention (an Attention; a list of them for a batch): from
-        the suggestions' signature when it answers it, else from `session_attention`."""
-        sessions, batched = _sessions(session)
+    def attention(self, session: Session) -> Attention | list[Attention]:
+        """The session encoder's attention over the queries the model kept.
+
+        From the suggestions' signature when it answers it (`answers_attention`), else from
+        the `session_attention` signature.
+
+        Args:
+            session: the queries so far, oldest first; or a batch, a list of such lists.
+
+        Returns:
+            An Attention (weights [layers, heads, K, K], the K queries as read, their
+            places in the session); a list of them for a batch.
+
+        Raises:
+            SuggestError: bad input, a failed call, or an answer that cannot be read.
+
+        Example:
+            >>> import mtn_keras
+            >>> attention = mtn_keras.load("default").attention(["cheap flights", "??", "rome"])
+            >>> attention.queries, attention.positions, attention.weights.shape
+            (('cheap flights', 'rome'), (0, 2), (2, 4, 2, 2))
+        """
+        sessions, batched = sessions_of(session)
         if self.answers_attention:
             out = self._call(sessions, [""] * len(sessions), None)
             weights = out["session_attention"]
@@ -119,9 +203,16 @@ class Suggester:
             ) from None
         return answers if batched else answers[0]
 
-    def check_history(self):
-        """A SuggestError unless the model reads a history: a caller with many calls to make
-        asks before the first."""
+    def check_history(self) -> None:
+        """Asks, before many calls, whether the model reads a history.
+
+        Raises:
+            SuggestError: the model reads none (no `complete_with_history` signature).
+
+        Example:
+            >>> import mtn_keras
+            >>> mtn_keras.load("default").check_history()  # the bundled model reads one
+        """
         if not self.reads_history:
             raise SuggestError(
                 f"{self.where} does not read a history (no complete_with_history signature): "
@@ -147,81 +238,3 @@ class Suggester:
             raise
         except SavedModelError as error:
             raise SuggestError(str(error)) from error
-
-
-def _cut(queries):
-    """The last MAX_ROW queries, each cut to MAX_QUERY_CHARS characters, as the REST server
-    takes them: no call in this process, however long its input, costs more than one it
-    would accept (the model reads the last few queries and their first words)."""
-    return [query[:MAX_QUERY_CHARS] for query in queries[-MAX_ROW:]]
-
-
-def _sessions(session):
-    """(the sessions as lists of str, cut as `_cut` says, whether a batch was given); a
-    SuggestError naming the first thing that is neither."""
-    if not isinstance(session, (list, tuple)):
-        raise SuggestError(
-            f"a session is a list of query strings (or a batch, a list of such lists), "
-            f"not a {type(session).__name__}"
-        )
-    lists = [isinstance(row, (list, tuple)) for row in session]
-    if not any(lists):
-        return [_cut(_strings(session, "session"))], False
-    if not all(lists):
-        odd = lists.index(not lists[0])
-        raise SuggestError(
-            f"session item {odd} is a {type(session[odd]).__name__} and item 0 a "
-            f"{type(session[0]).__name__}: give one session (a list of strings) or a batch "
-            "(a list of lists of strings), not a mix"
-        )
-    if len(session) > MAX_SESSIONS:
-        raise SuggestError(f"a batch of {len(session)} sessions; at most {MAX_SESSIONS}")
-    return [_cut(_strings(row, f"session {i}")) for i, row in enumerate(session)], True
-
-
-def _asked(session, prefix, history):
-    """(the sessions, their prefixes, their histories or None, whether a batch was given),
-    checked as `_sessions`, `_prefixes` and `_histories` say."""
-    sessions, batched = _sessions(session)
-    count = len(sessions)
-    return sessions, _prefixes(prefix, count, batched), _histories(history, count, batched), batched
-
-
-def _strings(values, what):
-    """`values` unless one of them is not a string; then a SuggestError naming it."""
-    for j, value in enumerate(values):
-        if not isinstance(value, str):
-            raise SuggestError(
-                f"{what}, item {j}: {value!r} is a {type(value).__name__}, not a string"
-            )
-    return values
-
-
-def _prefixes(prefix, count, batched):
-    """One prefix per session: a string for all, or for a batch a list of `count` strings."""
-    if isinstance(prefix, str):
-        return [prefix[:MAX_QUERY_CHARS]] * count
-    if batched and isinstance(prefix, (list, tuple)):
-        if len(prefix) != count:
-            raise SuggestError(f"{len(prefix)} prefixes for a batch of {count} sessions")
-        return [text[:MAX_QUERY_CHARS] for text in _strings(prefix, "prefix")]
-    raise SuggestError(
-        f"prefix is a {type(prefix).__name__}: give a string (or a list of one per session "
-        "of a batch)"
-    )
-
-
-def _histories(history, count, batched):
-    """One history per session (None for no history): a list of strings for one session, a
-    list of `count` such lists for a batch."""
-    if history is None:
-        return None
-    if not isinstance(history, (list, tuple)):
-        raise SuggestError(f"history is a {type(history).__name__}, not a list of strings")
-    if not batched:
-        return [_cut(_strings(history, "history"))]
-    if len(history) != count or not all(isinstance(row, (list, tuple)) for row in history):
-        raise SuggestError(
-            f"for a batch of {count} sessions, history is a list of {count} lists of strings"
-        )
-    return [_cut(_strings(row, f"history {i}")) for i, row in enumerate(history)]
