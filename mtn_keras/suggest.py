@@ -58,7 +58,7 @@ def answerer(model, exported, decoding, history=None):
     def answer(sessions, prefix):
         histories = None if history is None else [history] * len(sessions)
         answers = client.complete(sessions, [prefix] * len(sessions), histories)
-        given = client.list_size
+        given = answers[0].slots
         if decoding.k != DecodeConfig().k and decoding.k > given:  # an export without export.json
             raise SavedModelError(
                 f"--k {decoding.k} is more than the {given} suggestions the SavedModel gives"

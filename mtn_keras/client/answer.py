@@ -60,7 +60,8 @@ class Answer(list):
     """One session's answer: its Suggestions, best first (equal to the plain list), and `why`:
     "" when it holds any, else one sentence saying why it is empty (reasons.py).
 
-    `session` and `prefix` are what was asked. With details (`complete(..., details=True)`),
+    `session` and `prefix` are what was asked, `slots` how many suggestions the model's list
+    holds at most (its k; 0 when not said). With details (`complete(..., details=True)`),
     what the model read: `source_tokens` (the kept queries' words, [S'][n], "" for padding
     within a query), `positions` (their 0-based places in the session), `history` (the earlier
     queries it kept) with `history_attention` (how much each counted), and `attention` (the
@@ -75,9 +76,9 @@ class Answer(list):
         (0, 'No known query starts like “zzq”.')
     """
 
-    def __init__(self, items=(), why="", *, session=(), prefix="", **details):
+    def __init__(self, items=(), why="", *, session=(), prefix="", slots=0, **details):
         super().__init__(items)
-        self.why, self.session, self.prefix = why, tuple(session), prefix
+        self.why, self.session, self.prefix, self.slots = why, tuple(session), prefix, slots
         self.source_tokens = details.get("source_tokens", [])
         self.positions = details.get("positions", [])
         self.history = details.get("history", [])
@@ -133,9 +134,8 @@ def kept_attention(weights, queries, session):
     S queries with words)."""
     weights = np.asarray(weights, np.float32)
     if queries is None:
-        texts = [normalise(query) for query in session if normalise(query)]
-        texts = texts[len(texts) - weights.shape[-1] :]
-        return Attention(weights, tuple(texts), tuple(used_queries(session, len(texts))))
+        positions = used_queries(session, weights.shape[-1])
+        return Attention(weights, tuple(normalise(session[i]) for i in positions), tuple(positions))
     texts = [text_of(query) for query in queries]
     kept = [i for i, text in enumerate(texts) if text]
     weights = weights[:, :, kept][:, :, :, kept]

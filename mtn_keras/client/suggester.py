@@ -41,8 +41,6 @@ class Suggester:
         self.answers_attention = "session_attention" in runner.signatures[self.answering]
         # k, max_query_tokens, history_size...: export.json's; none from a server
         self.settings = getattr(runner, "settings", {})
-        # How many suggestions a list holds at most: the export's k, or as answered.
-        self.list_size = self.settings.get("k")
 
     def suggest(
         self, session: Session, history: Session | None = None, details: bool = False
@@ -117,7 +115,6 @@ class Suggester:
                 f"{self.where} answered outputs that are not suggestions "
                 f"({type(error).__name__}: {str(error)[:200]})"
             ) from None
-        self.list_size = len(rows[0][1]) if rows else self.list_size
         if len(rows) != len(sessions):
             raise SuggestError(
                 f"{self.where} answered {len(rows)} lists for {len(sessions)} sessions"
@@ -125,12 +122,13 @@ class Suggester:
         answers = [
             Answer(
                 items,
-                "" if items else self.why(asked, typed, texts, earlier),
-                session=asked,
+                "" if items else self.why(one, typed, texts, earlier),
+                session=one,
                 prefix=typed,
+                slots=len(texts),
                 **found,
             )
-            for (items, texts, found), asked, typed, earlier in zip(
+            for (items, texts, found), one, typed, earlier in zip(
                 rows, sessions, prefixes, histories or [None] * len(sessions)
             )
         ]
