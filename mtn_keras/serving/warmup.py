@@ -1,13 +1,13 @@
 """An export's warm-up records, `assets.extra/tf_serving_warmup_requests`: one predict request
 for each signature a search box calls, which TensorFlow Serving runs when it loads the model
 (`--enable_model_warmup`, on by default), so that preparing and compiling each graph does not
-fall on the first real request."""
+fall on the first real request. Each is TensorFlow Serving's own `PredictionLog` message
+(tensorflow-serving-api)."""
 
 import os
 
 import tensorflow as tf
-
-from mtn_keras.serving.prediction_log import prediction_log
+from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_log_pb2
 
 FOLDER, FILE = "assets.extra", "tf_serving_warmup_requests"
 # Those a search box calls; `session_attention` and `serving_default` are left to their callers.
@@ -27,10 +27,18 @@ def write_warmup(directory, model, signatures):
     with tf.io.TFRecordWriter(os.path.join(directory, FOLDER, FILE)) as writer:
         for name in (name for name in SIGNATURES if name in signatures):
             specs = signatures[name].input_signature
-            inputs = {spec.name: serialized(EXAMPLE[spec.name]) for spec in specs}
-            writer.write(prediction_log(model, name, inputs))
+            inputs = {spec.name: EXAMPLE[spec.name] for spec in specs}
+            writer.write(prediction_log(model, name, inputs).SerializeToString())
 
 
-def serialized(rows):
-    """`rows` of strings as the bytes of a TensorProto (DT_STRING, their shape)."""
-    return tf.make_tensor_proto(rows, tf.string).SerializeToString()
+def prediction_log(model, signature, inputs):
+    """A PredictionLog of a predict request for `signature` of `model` with `inputs` (rows of
+    strings by input name), as TensorFlow Serving reads its warm-up records."""
+    request = predict_pb2.PredictRequest(
+        model_spec=model_pb2.ModelSpec(name=model, signature_name=signature)
+    )
+    for key, rows in inputs.items():
+        request.inputs[key].CopyFrom(tf.make_tensor_proto(rows, tf.string))
+    return prediction_log_pb2.PredictionLog(
+        predict_log=prediction_log_pb2.PredictLog(request=request)
+    )
