@@ -8,8 +8,8 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
                                  answers {"predictions": [...]} or {"outputs": {...}}
   GET  /v1/models/NAME           the model's status
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
-  GET  /monitoring/prometheus/metrics  requests and errors by signature and code, latency
-                                 and the sessions of each model call (Prometheus text)
+  GET  /monitoring/prometheus/metrics  requests by status and latency under TensorFlow
+                                 Serving's names, the sessions of each model call
 (`/versions/1` may follow NAME, as in TensorFlow Serving.)
 
 Requests that arrive within --batch-wait-ms of each other share one model call of up to

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from mtn_keras.serving.batching import Batcher
-from mtn_keras.serving.metrics import CONTENT_TYPE, Metrics
+from mtn_keras.serving.metrics import CONTENT_TYPE, HTTP_STATUS, Metrics
 from mtn_keras.serving.requests import (
     INPUT_RANKS,
     MAX_SESSIONS,
@@ -239,12 +239,11 @@ class ServedModel:
         when given) for the request's sessions, in the request's form (rows or columns); HTTP
         400 (413 for a body too large, 504 past --request-timeout-s) with the reason
         otherwise. A client that hangs up before its answer is dropped. Counted in the
-        metrics by signature and code."""
+        metrics by signature and status."""
         began, found = time.perf_counter(), {}
         answer = await self.predicted(request, found)
-        self.metrics.request(
-            found.get("signature", ""), answer.status_code, time.perf_counter() - began
-        )
+        status = HTTP_STATUS.get(answer.status_code, "UNKNOWN")
+        self.metrics.request(found.get("signature", ""), status, time.perf_counter() - began)
         return answer
 
     async def predicted(self, request, found):

@@ -105,17 +105,18 @@ def test_a_slow_request_gets_504_and_every_request_is_counted(small_model):
     text = page.text
     for line in text.splitlines():
         assert line.startswith("# ") or re.fullmatch(
-            r'[a-z_]+\{([a-z]+="[^"]*",?)+\} [0-9.e+-]+', line
-        )
-    labels = 'model="small",signature="complete"'
-    assert f'mtn_serving_requests_total{{{labels},code="200"}} 1' in text
-    assert f'mtn_serving_requests_total{{{labels},code="504"}} 1' in text
-    assert f'mtn_serving_request_errors_total{{{labels},code="504"}} 1' in text
-    assert (
-        'mtn_serving_request_errors_total{model="small",signature="unknown",code="400"} 1' in text
-    )
-    assert f'mtn_serving_request_latency_seconds_bucket{{{labels},le="+Inf"}} 2' in text
-    assert re.search(rf"mtn_serving_batch_sessions_count\{{{labels}\}} [12]\n", text)
+            r'[a-z_:]+\{([A-Za-z_]+="[^"]*",?)+\} [0-9.e+-]+', line
+        ), line
+    count = ":tensorflow:serving:request_count_total"
+    labels = 'entrypoint="REST",model_name="small",signature="complete"'
+    assert f'{count}{{{labels},status="OK"}} 1.0' in text
+    assert f'{count}{{{labels},status="DEADLINE_EXCEEDED"}} 1.0' in text
+    unknown = 'entrypoint="REST",model_name="small",signature="unknown"'
+    assert f'{count}{{{unknown},status="INVALID_ARGUMENT"}} 1.0' in text
+    latency = 'API="Predict",entrypoint="REST",le="+Inf",model_name="small",signature="complete"'
+    assert f":tensorflow:serving:request_latency_bucket{{{latency}}} 2.0" in text
+    batch = 'model="small",signature="complete"'
+    assert re.search(rf"mtn_serving_batch_sessions_count\{{{batch}\}} [12].0\n", text)
 
 
 def test_the_options_are_read():
