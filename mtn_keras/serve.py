@@ -10,7 +10,11 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
   GET  /monitoring/prometheus/metrics  requests by status and latency under TensorFlow
                                  Serving's names, the sessions of each model call
-(`/versions/1` may follow NAME, as in TensorFlow Serving.)
+(`/versions/1` may follow NAME, as in TensorFlow Serving.) On --grpc-port (default 8500; 0:
+none), TensorFlow Serving's gRPC API (tensorflow-serving-api's services): PredictionService's
+Predict and GetModelMetadata, ModelService's GetModelStatus; the same checks, batches and
+bounds, its errors as gRPC status codes (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED,
+DEADLINE_EXCEEDED).
 
 Requests that arrive within --batch-wait-ms of each other share one model call of up to
 --max-batch sessions (rows padded with "" in front to one width; each answer cut back to its
@@ -25,10 +29,12 @@ before it is computed. "output_filter": ["suggestions", "scores"] in a request a
 those outputs. SIGTERM (or Ctrl-C) stops it
 within 10 s whatever the clients do. It listens on 127.0.0.1 (this machine only) unless
 --host says otherwise: it has no authentication, and the history in a request is a person's.
-The options are checked, and the port taken, before the model loads (exit 2 if one cannot be).
+The options are checked, and the ports taken, before the model loads (exit 2 if one cannot be).
 """
 
 import argparse
+import asyncio
+import signal
 import socket
 import sys
 from urllib.parse import urlsplit
@@ -94,6 +100,12 @@ def arguments(argv):
         "--port", type=bounded(int, 1, 65535), default=8501, help="TensorFlow Serving's REST port"
     )
     parser.add_argument(
+        "--grpc-port",
+        type=bounded(int, 0, 65535),
+        default=8500,
+        help="TensorFlow Serving's gRPC port (default 8500; 0: no gRPC)",
+    )
+    parser.add_argument(
         "--batch-wait-ms",
         type=bounded(float, 0, 1000),
         default=5.0,
@@ -151,19 +163,24 @@ def listening(host, port):
     return sock
 
 
+def grpc_address(host, port):
+    """`host`:`port` as gRPC writes an address (an IPv6 host in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def main(argv=None):
     args = arguments(argv)
     path = resolve(args.model)
     try:
         check(path)
         sock = listening(args.host, args.port)
+        if args.grpc_port:  # taken for a moment: an address in use is known before the load
+            listening(args.host, args.grpc_port).close()
     except (SavedModelError, OSError) as error:
         return fail("serve", error, args.verbose)
     set_up_xla()  # before TensorFlow is imported: compilations kept on disk
     if code := needs_tensorflow("serve", args.verbose):
         return code
-    import uvicorn
-
     from mtn_keras.serving.savedmodel import load
 
     try:
@@ -186,15 +203,46 @@ def main(argv=None):
     sizes = [size for size in BATCH_SIZES if size <= args.max_batch]
     for key, batcher in app.state.batchers.items():
         batcher.warm_up(sizes if key == "suggest" else (1,))
-    print(
-        f"serving {path} as {name} on http://{args.host}:{args.port}/v1/models/{name}",
-        file=sys.stderr,
-    )
+    try:
+        return asyncio.run(serving(app, sock, args, f"{path} as {name}"))
+    except OSError as error:
+        return fail("serve", error, args.verbose)
+
+
+async def serving(app, sock, args, what):
+    """Serve `app` on `sock` (REST) and its model on --grpc-port (gRPC) in one event loop,
+    whose batchers both share, until SIGTERM or Ctrl-C; then both stop within GRACE_S."""
+    import uvicorn
+
+    from mtn_keras.serving.grpc_service import grpc_server
+
     config = guarded_config(
         stopping_answered(app), log_level="warning", timeout_graceful_shutdown=GRACE_S
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    doors = f"http://{args.host}:{args.port}/v1/models/{app.state.served.name}"
+    grpc = None
+    if args.grpc_port:
+        address = grpc_address(args.host, args.grpc_port)
+        grpc = grpc_server(app.state.served, address, int(args.max_body_mb * 2**20))
+        await grpc.start()
+        doors += f" and grpc {address}"
+    print(f"serving {what} on {doors}", file=sys.stderr)
+    stopped = asyncio.create_task(stop_with(server, grpc))
+    for kind in (signal.SIGTERM, signal.SIGINT):  # uvicorn raises it again once REST stopped
+        signal.signal(kind, lambda *_: None)  # and gRPC's grace is not cut short by it
+    await server.serve(sockets=[sock])
+    await stopped
     return 0
+
+
+async def stop_with(server, grpc):
+    """Once the REST server is told to stop, stop the gRPC server too, in the same grace:
+    requests in flight answered, those still running then cancelled."""
+    while not server.should_exit:
+        await asyncio.sleep(0.1)
+    if grpc is not None:
+        await grpc.stop(GRACE_S)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ import asyncio
 import json
 import time
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from mtn_keras.serving.requests import (
     read_json,
     shown,
 )
+from mtn_keras.serving.savedmodel import signature_defs
 
 MAX_BODY_MB = 8  # a request's body: 1,000 sessions with 200-query histories fit in it
 VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers them
@@ -33,6 +33,11 @@ class TooLarge(Exception):
 
 class TooSlow(Exception):
     """A request not answered within the server's --request-timeout-s; HTTP 504."""
+
+
+def too_slow(timeout):
+    """The TooSlow of a request not answered within `timeout` seconds, saying what to do."""
+    return TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
 
 
 def as_json(value):
@@ -59,21 +64,15 @@ def response(outputs, form):
     return {"outputs": {key: as_json(value) for key, value in outputs.items()}}
 
 
-def metadata(path, name):
-    """GET .../metadata: the SignatureDefs of saved_model.pb as TensorFlow Serving gives them."""
+def metadata(defs, name):
+    """GET .../metadata: the SignatureDefs `defs` (by name) as TensorFlow Serving gives them."""
     from google.protobuf.json_format import MessageToDict
-    from tensorflow.core.protobuf import saved_model_pb2
 
-    model = saved_model_pb2.SavedModel()
-    model.ParseFromString((Path(path) / "saved_model.pb").read_bytes())
-    defs = {
-        key: MessageToDict(value)
-        for key, value in model.meta_graphs[0].signature_def.items()
-        if not key.startswith("__")
-    }
     return {
-        "model_spec": {"name": name, "signature_name": "", "version": "1"},
-        "metadata": {"signature_def": {"signature_def": defs}},
+        "model_spec": {"name": name, "signature_name": "", "version": VERSION},
+        "metadata": {
+            "signature_def": {"signature_def": {k: MessageToDict(v) for k, v in defs.items()}}
+        },
     }
 
 
@@ -109,6 +108,7 @@ def make_app(
         exception_handlers={404: no_such_path, 405: no_such_path},
     )
     app.state.batchers = served.batchers  # one per signature, to look at in tests
+    app.state.served = served  # the gRPC API serves it too (grpc_service.py)
     return app
 
 
@@ -181,7 +181,8 @@ class ServedModel:
             )
             for key, names in self.signatures.items()
         }
-        self.described = metadata(path, name)
+        self.signature_defs = signature_defs(path)
+        self.described = metadata(self.signature_defs, name)
 
     def routes(self):
         """The routes of TensorFlow Serving's REST API for this model."""
@@ -295,7 +296,7 @@ class ServedModel:
             if not answer.done():
                 answer.cancel()
         if not done:
-            raise TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
+            raise too_slow(timeout)
         return answer.result() if answer.done() and not answer.cancelled() else None
 
 

@@ -108,6 +108,16 @@ def load(path: Path, signatures=SIGNATURES):
     return loaded, time.perf_counter() - start
 
 
+def signature_defs(path: Path) -> dict:
+    """The SignatureDefs of the SavedModel at `path` by name, as `saved_model_cli show` lists
+    them (TensorFlow's internal `__saved_model_init_op` left out); read from saved_model.pb."""
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    model = saved_model_pb2.SavedModel.FromString((Path(path) / "saved_model.pb").read_bytes())
+    defs = model.meta_graphs[0].signature_def
+    return {key: value for key, value in defs.items() if not key.startswith("__")}
+
+
 def call(loaded, path: Path, name: str, **inputs) -> dict:
     """The outputs of signature `name` as numpy arrays; any failure as a SavedModelError."""
     try:

@@ -297,12 +297,15 @@ def test_sigterm_stops_within_the_grace_whatever_a_client_does(exported):
 
     from mtn_keras.serve import GRACE_S
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    ports = []
+    for _ in range(2):  # REST's, gRPC's: both stop within the grace
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+    port = ports[0]
     server = subprocess.Popen(
         [sys.executable, "-m", "mtn_keras.serve", "--model", str(exported), "--name", "tiny"]
-        + ["--port", str(port)],
+        + ["--port", str(port), "--grpc-port", str(ports[1])],
         stderr=subprocess.PIPE,
         text=True,
     )

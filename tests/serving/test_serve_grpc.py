@@ -1,0 +1,223 @@
+"""`python -m mtn_keras.serve`'s gRPC API, called as a TensorFlow Serving user calls it: with
+tensorflow-serving-api's stubs. Its answers equal REST's on the bundled model; metadata,
+status and errors as TensorFlow Serving gives them; both doors counted in the metrics."""
+
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from mtn_keras.serve import arguments
+from mtn_keras.serving.requests import BadRequest
+
+SESSION = ["cheap flights", "rome hotels"]
+HISTORY = ["weather rome", "rome museums"]
+TWO = {"session": [SESSION, ["", "used cars"]], "history": [HISTORY] * 2}  # rectangular
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def tensor(value):
+    import tensorflow as tf
+
+    return tf.make_tensor_proto(value)
+
+
+def test_a_tensor_of_strings_reads_as_rows_and_anything_else_is_named():
+    from mtn_keras.serving.grpc_service import rows
+
+    assert rows(tensor([SESSION, ["", "x"]]), "session") == [SESSION, ["", "x"]]
+    assert rows(tensor(["rome "]), "prefix") == ["rome "]
+    assert rows(tensor(np.zeros([0, 0], dtype=object)), "session") == []
+    for value, words in (
+        ([[1, 2]], r"session: a tensor of strings \(DT_STRING\) is wanted, not DT_INT32"),
+        ([[["a"]]], r"session: shape \[1, 1, 1\]; the inputs have rank 1 \(prefix\) or 2"),
+    ):
+        with pytest.raises(BadRequest, match=words):
+            rows(tensor(value), "session")
+    cut = tensor([["a", "b"]])
+    del cut.string_val[1]
+    with pytest.raises(BadRequest, match=r"1 strings for the shape \[1, 2\]"):
+        rows(cut, "session")
+    bad = tensor([[b"\xff"]])
+    with pytest.raises(BadRequest, match="not UTF-8 text"):
+        rows(bad, "session")
+
+
+def test_the_grpc_port_is_8500_and_0_turns_it_off():
+    assert arguments([]).grpc_port == 8500
+    assert arguments(["--grpc-port", "0"]).grpc_port == 0
+
+
+def test_a_grpc_port_in_use_is_one_line_before_the_model_loads():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "mtn_keras.serve", "--port", str(free_port())]
+            + ["--grpc-port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"
+
+
+@pytest.fixture(scope="module")
+def doors():
+    """(REST base URL, gRPC channel) of the bundled model served as `mtn`: batches of up to 8
+    (fewer compilations at start), 5 s per request, 64 KiB per message."""
+    import grpc
+    import httpx
+
+    rest, grpc_port = free_port(), free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mtn_keras.serve", "--model", "default", "--name", "mtn"]
+        + ["--port", str(rest), "--grpc-port", str(grpc_port), "--max-batch", "8"]
+        + ["--request-timeout-s", "5", "--max-body-mb", "0.0625"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{rest}"
+    try:
+        until = time.monotonic() + 300
+        while server.poll() is None and time.monotonic() < until:
+            try:
+                if httpx.get(f"{url}/v1/models/mtn", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        assert server.poll() is None, server.stderr.read()
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            yield url, channel
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def predict_request(signature, **inputs):
+    from tensorflow_serving.apis import predict_pb2
+
+    request = predict_pb2.PredictRequest()
+    request.model_spec.name = "mtn"
+    request.model_spec.signature_name = signature
+    for key, value in inputs.items():
+        request.inputs[key].CopyFrom(tensor(value))
+    return request
+
+
+def refused(call, request):
+    """The (status code, details) of a call that must fail."""
+    import grpc
+
+    with pytest.raises(grpc.RpcError) as error:
+        call(request, timeout=60)
+    return error.value.code(), error.value.details()
+
+
+@pytest.mark.slow
+def test_grpc_answers_as_rest_does(doors):
+    import httpx
+    import tensorflow as tf
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    url, channel = doors
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+    for signature, inputs in (
+        ("complete", {"session": [SESSION], "prefix": ["rome "]}),
+        ("suggest_with_history", TWO),
+    ):
+        answer = stub.Predict(predict_request(signature, **inputs), timeout=60)
+        assert answer.model_spec.name == "mtn" and answer.model_spec.version.value == 1
+        body = {"signature_name": signature, "inputs": inputs}
+        rest = httpx.post(f"{url}/v1/models/mtn:predict", json=body, timeout=60).json()["outputs"]
+        assert set(answer.outputs) == set(rest)
+        suggestions = tf.make_ndarray(answer.outputs["suggestions"]).astype(str).tolist()
+        assert suggestions == rest["suggestions"], signature
+        np.testing.assert_allclose(tf.make_ndarray(answer.outputs["scores"]), rest["scores"])
+    request = predict_request("complete", session=[SESSION], prefix=["rome "])
+    request.output_filter.extend(["scores", "suggestions"])
+    assert set(stub.Predict(request, timeout=60).outputs) == {"scores", "suggestions"}
+
+
+@pytest.mark.slow
+def test_metadata_and_status_answer_as_tensorflow_servings(doors):
+    import grpc
+    import httpx
+    from google.protobuf.json_format import MessageToDict
+    from tensorflow_serving.apis import (
+        get_model_metadata_pb2,
+        get_model_status_pb2,
+        model_service_pb2_grpc,
+        prediction_service_pb2_grpc,
+    )
+
+    url, channel = doors
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+    request = get_model_metadata_pb2.GetModelMetadataRequest()
+    request.model_spec.name = "mtn"
+    request.metadata_field.append("signature_def")
+    answer = stub.GetModelMetadata(request, timeout=30)
+    defs = get_model_metadata_pb2.SignatureDefMap()
+    assert answer.metadata["signature_def"].Unpack(defs)
+    rest = httpx.get(f"{url}/v1/models/mtn/metadata").json()["metadata"]["signature_def"]
+    got = {key: MessageToDict(value) for key, value in defs.signature_def.items()}
+    assert got == rest["signature_def"]
+    assert defs.signature_def["complete"].inputs["prefix"].dtype == 7  # DT_STRING
+    del request.metadata_field[:]
+    assert refused(stub.GetModelMetadata, request)[0] == grpc.StatusCode.INVALID_ARGUMENT
+
+    models = model_service_pb2_grpc.ModelServiceStub(channel)
+    status = models.GetModelStatus(
+        get_model_status_pb2.GetModelStatusRequest(model_spec={"name": "mtn"}), timeout=30
+    )
+    [version] = status.model_version_status
+    assert version.version == 1 and version.state == version.AVAILABLE
+    for spec in ({"name": "other"}, {"name": "mtn", "version": {"value": 2}}):
+        asked = get_model_status_pb2.GetModelStatusRequest(model_spec=spec)
+        code, details = refused(models.GetModelStatus, asked)
+        assert code == grpc.StatusCode.NOT_FOUND and "Servable not found" in details
+
+
+@pytest.mark.slow
+def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(doors):
+    import httpx
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    url, channel = doors
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+    other = predict_request("suggest", session=[SESSION])
+    other.model_spec.name = "other"
+    long = ["cheap flights to rome in may"] * 4
+    for request, code, words in (
+        (predict_request("nope", session=[SESSION]), "INVALID_ARGUMENT", "no signature 'nope'"),
+        (predict_request("suggest", session=[[1]]), "INVALID_ARGUMENT", "not DT_INT32"),
+        (predict_request("suggest", session=[["a" * 513]]), "INVALID_ARGUMENT", "at most 512"),
+        (predict_request("suggest", session=[SESSION] * 1001), "INVALID_ARGUMENT", "at most 1000"),
+        (predict_request("suggest", prefix=["a"]), "INVALID_ARGUMENT", "missing: session"),
+        (other, "NOT_FOUND", "Latest(other)"),
+        (predict_request("suggest", session=[long] * 600), "RESOURCE_EXHAUSTED", "larger than"),
+        (predict_request("suggest", session=[SESSION] * 1000), "DEADLINE_EXCEEDED", "within 5 s"),
+    ):
+        got, details = refused(stub.Predict, request)
+        assert (got.name, "\n" in details) == (code, False), details
+        assert words in details, details
+    assert stub.Predict(predict_request("suggest", session=[SESSION]), timeout=60).outputs
+    metrics = httpx.get(f"{url}/monitoring/prometheus/metrics").text
+    counted = [
+        line
+        for line in metrics.splitlines()
+        if line.startswith(":tensorflow:serving:request_count_total") and "GRPC" in line
+    ]
+    # RESOURCE_EXHAUSTED is gRPC's own answer, before the handler: not counted
+    for status in ("OK", "INVALID_ARGUMENT", "NOT_FOUND", "DEADLINE_EXCEEDED"):
+        assert any(f'status="{status}"' in line for line in counted), status
