@@ -4,12 +4,17 @@ app's own `start_seconds`) and one `python -m mtn_keras.suggest` command, each w
 XLA cache (an empty folder) and then a warm one.
 
 Run: python benchmarks/bench_start.py [--model default] [--reference PATH]
-[--reference-code DIR] [--rounds 3] [--server]. With --reference (another SavedModel) or
+[--reference-code DIR] [--rounds 3] [--server | --serve]. With --reference (another SavedModel) or
 --reference-code (another checkout of this repository, e.g. `git archive main | tar -x -C
 DIR`, run on the same model), the two alternate round by round, so the ratio holds on a
 noisy machine; the medians are printed. With --server, the app's backend in process (warm
 XLA cache) alternates instead with the app on a warm local `python -m mtn_keras.serve` of the
 same model (`mtn-tui --server`: its metadata read and a first `complete` answered).
+
+With --serve (issue 60, item 4): `python -m mtn_keras.serve` from its start to its status's
+first answer (LOADING), to AVAILABLE and to the first `suggest` answered, with a cold XLA cache
+and then a warm one, beside a fresh process that only imports TensorFlow and loads the
+SavedModel (`baseline`), round by round; the medians and warm / baseline are printed.
 """
 
 import argparse
@@ -25,6 +30,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mtn_keras.serving.savedmodel import resolve  # noqa: E402
+
 BACKEND = """
 import json, sys, time
 began = time.perf_counter()
@@ -42,6 +51,11 @@ ready = time.perf_counter() - began
 print(json.dumps({"ready": ready, "tensorflow": float("tensorflow" in sys.modules)}))
 """
 WHAT = ("app cold", "app warm", "suggest cold", "suggest warm")
+BASELINE = """
+import sys
+import tensorflow as tf
+tf.saved_model.load(sys.argv[1])
+"""
 
 
 def environment(cache):
@@ -115,6 +129,65 @@ def against_server(model, rounds):
     return 0
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve_start(model, cache):
+    """Seconds from starting `python -m mtn_keras.serve` to its status's first answer, to
+    AVAILABLE and to the first `suggest` answered (polled every 0.1 s), in a fresh process."""
+    port = free_port()
+    command = [sys.executable, "-m", "mtn_keras.serve", "--model", model, "--name", "bench"]
+    command += ["--port", str(port), "--grpc-port", str(free_port())]
+    url = f"http://127.0.0.1:{port}/v1/models/bench"
+    body = json.dumps({"signature_name": "suggest", "instances": [["cheap flights"]]}).encode()
+    began, times = time.perf_counter(), {}
+    server = subprocess.Popen(command, cwd=ROOT, env=environment(cache), stderr=subprocess.DEVNULL)
+    try:
+        while "answer" not in times and server.poll() is None:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as status:
+                    state = json.load(status)["model_version_status"][0]["state"]
+                times.setdefault("listening", time.perf_counter() - began)
+                if state == "AVAILABLE":
+                    times.setdefault("available", time.perf_counter() - began)
+                    urllib.request.urlopen(f"{url}:predict", body, timeout=60).close()
+                    times["answer"] = time.perf_counter() - began
+            except OSError:  # not yet listening, or 503 while loading
+                time.sleep(0.1)
+        if server.poll() is not None:
+            raise SystemExit(f"python -m mtn_keras.serve --model {model} stopped")
+        return times
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def against_baseline(model, rounds):
+    """The server's start, cold and warm, beside importing TensorFlow and loading the
+    SavedModel in a fresh process, alternately: medians, and warm / baseline."""
+    path = str(resolve(model))
+    times = {"serve cold": [], "serve warm": [], "baseline": []}
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as cache:
+            times["serve cold"].append(serve_start(model, cache))
+            times["serve warm"].append(serve_start(model, cache))
+            began = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-c", BASELINE, path], env=environment(cache), check=True
+            )
+            times["baseline"].append({"loaded": time.perf_counter() - began})
+    medians = {}
+    for what, found in times.items():
+        medians[what] = {key: statistics.median(run[key] for run in found) for key in found[0]}
+        print(f"{what}: " + ", ".join(f"{k} {v:.1f} s" for k, v in medians[what].items()))
+    ratio = medians["serve warm"]["answer"] / medians["baseline"]["loaded"]
+    print(f"first answer, warm / baseline (import tensorflow + load the SavedModel): {ratio:.2f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default=str(ROOT / "saved_models" / "default"))
@@ -126,7 +199,14 @@ def main() -> int:
     parser.add_argument(
         "--server", action="store_true", help="time the app in process against a local server"
     )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="time python -m mtn_keras.serve's start against import tensorflow + load",
+    )
     args = parser.parse_args()
+    if args.serve:
+        return against_baseline(args.model, args.rounds)
     if args.server:
         return against_server(args.model, args.rounds)
     if args.reference_code and not (Path(args.reference_code) / "app" / "model.py").is_file():

@@ -6,7 +6,8 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
   POST /v1/models/NAME:predict   {"signature_name": ..., "instances": [...]} (row form) or
                                  {"signature_name": ..., "inputs": {...}} (columnar form);
                                  answers {"predictions": [...]} or {"outputs": {...}}
-  GET  /v1/models/NAME           the model's status
+  GET  /v1/models/NAME           the model's status: LOADING (the ports open at once, the
+                                 model loads behind them; predict answers 503), AVAILABLE
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
   GET  /monitoring/prometheus/metrics  requests by status and latency under TensorFlow
                                  Serving's names, the sessions of each model call
@@ -34,18 +35,16 @@ The options are checked, and the ports taken, before the model loads (exit 2 if 
 
 import argparse
 import asyncio
-import signal
 import socket
-import sys
+from functools import partial
 from urllib.parse import urlsplit
 
 from mtn_keras.base.xla_setup import set_up_xla
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
-from mtn_keras.serving.batching import BATCH_SIZES
-from mtn_keras.serving.connections import guarded_config
 from mtn_keras.serving.requests import MAX_SESSIONS
-from mtn_keras.serving.rest import MAX_BODY_MB, make_app, stopping_answered
+from mtn_keras.serving.rest import MAX_BODY_MB, make_app
 from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_name, resolve
+from mtn_keras.serving.startup import serve
 
 GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
 
@@ -148,7 +147,7 @@ def arguments(argv):
 
 
 def listening(host, port):
-    """A socket bound to host:port, taken before the model loads; OSError names why not."""
+    """A socket listening on host:port, taken before the model loads; OSError names why not."""
     try:
         family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except socket.gaierror as error:
@@ -160,12 +159,8 @@ def listening(host, port):
     except OSError as error:
         sock.close()
         raise OSError(f"{host}:{port}: {error.strerror}") from None
+    sock.listen(2048)  # connections wait in the backlog, not refused, until uvicorn accepts
     return sock
-
-
-def grpc_address(host, port):
-    """`host`:`port` as gRPC writes an address (an IPv6 host in brackets)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def main(argv=None):
@@ -174,24 +169,15 @@ def main(argv=None):
     try:
         check(path)
         sock = listening(args.host, args.port)
-        if args.grpc_port:  # taken for a moment: an address in use is known before the load
+        if args.grpc_port:  # taken for a moment: an address in use is known at once
             listening(args.host, args.grpc_port).close()
     except (SavedModelError, OSError) as error:
         return fail("serve", error, args.verbose)
     set_up_xla()  # before TensorFlow is imported: compilations kept on disk
-    if code := needs_tensorflow("serve", args.verbose):
-        return code
-    from mtn_keras.serving.savedmodel import load
-
-    try:
-        loaded, _ = load(path, ("suggest",))
-    except SavedModelError as error:
-        return fail("serve", error, args.verbose)
-    name = args.name or model_name(args.model)
     app = make_app(
-        loaded,
+        None,  # LOADING: startup.py loads it behind the open ports
         path,
-        name,
+        args.name or model_name(args.model),
         args.batch_wait_ms / 1000,
         args.max_batch,
         args.max_sessions,
@@ -199,50 +185,11 @@ def main(argv=None):
         args.allow_origin,
         args.request_timeout_s,
     )
-    print("preparing the signatures and compiling the search's batch sizes...", file=sys.stderr)
-    sizes = [size for size in BATCH_SIZES if size <= args.max_batch]
-    for key, batcher in app.state.batchers.items():
-        batcher.warm_up(sizes if key == "suggest" else (1,))
+    prepare = partial(needs_tensorflow, "serve", args.verbose)
     try:
-        return asyncio.run(serving(app, sock, args, f"{path} as {name}"))
-    except OSError as error:
+        return asyncio.run(serve(app, sock, args, prepare, GRACE_S))
+    except (SavedModelError, OSError) as error:
         return fail("serve", error, args.verbose)
-
-
-async def serving(app, sock, args, what):
-    """Serve `app` on `sock` (REST) and its model on --grpc-port (gRPC) in one event loop,
-    whose batchers both share, until SIGTERM or Ctrl-C; then both stop within GRACE_S."""
-    import uvicorn
-
-    from mtn_keras.serving.grpc_service import grpc_server
-
-    config = guarded_config(
-        stopping_answered(app), log_level="warning", timeout_graceful_shutdown=GRACE_S
-    )
-    server = uvicorn.Server(config)
-    doors = f"http://{args.host}:{args.port}/v1/models/{app.state.served.name}"
-    grpc = None
-    if args.grpc_port:
-        address = grpc_address(args.host, args.grpc_port)
-        grpc = grpc_server(app.state.served, address, int(args.max_body_mb * 2**20))
-        await grpc.start()
-        doors += f" and grpc {address}"
-    print(f"serving {what} on {doors}", file=sys.stderr)
-    stopped = asyncio.create_task(stop_with(server, grpc))
-    for kind in (signal.SIGTERM, signal.SIGINT):  # uvicorn raises it again once REST stopped
-        signal.signal(kind, lambda *_: None)  # and gRPC's grace is not cut short by it
-    await server.serve(sockets=[sock])
-    await stopped
-    return 0
-
-
-async def stop_with(server, grpc):
-    """Once the REST server is told to stop, stop the gRPC server too, in the same grace:
-    requests in flight answered, those still running then cancelled."""
-    while not server.should_exit:
-        await asyncio.sleep(0.1)
-    if grpc is not None:
-        await grpc.stop(GRACE_S)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from tensorflow_serving.apis import (
 )
 
 from mtn_keras.serving.requests import BadRequest, output_filter, parse_fields
-from mtn_keras.serving.rest import VERSION, too_slow
+from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, too_slow
 
 MAX_RANK = 2  # the inputs' largest rank (session, history); a deeper tensor is refused first
 MAX_DIM = 100_000  # a dimension's size: --max-sessions' bound (an empty [10**9, 0] costs too)
@@ -77,10 +77,13 @@ class Service(
     def __init__(self, served):
         self.served = served
 
-    def found(self, spec):
-        """Refused (NOT_FOUND, in TensorFlow Serving's words) unless `spec` names this model."""
+    def found(self, spec, loaded=True):
+        """Refused (NOT_FOUND, in TensorFlow Serving's words) unless `spec` names this model;
+        with `loaded`, UNAVAILABLE while it loads."""
         if message := self.served.not_found(spec.name, version_of(spec)):
             raise Refused(grpc.StatusCode.NOT_FOUND, message)
+        if loaded and self.served.state != AVAILABLE:
+            raise Refused(grpc.StatusCode.UNAVAILABLE, LOADING_MESSAGE)
 
     def answered_spec(self, target, signature):
         """Fill the ModelSpec `target` of an answer: this model, version 1, `signature`."""
@@ -157,14 +160,14 @@ class Service(
         return response
 
     async def GetModelStatus(self, request, context):
-        """The model's one version and its state, as TensorFlow Serving reports it."""
+        """The model's one version and its state (LOADING, then AVAILABLE), as TensorFlow
+        Serving reports it."""
         try:
-            self.found(request.model_spec)
+            self.found(request.model_spec, loaded=False)
         except Refused as refused:
             await context.abort(refused.code, str(refused))
-        status = get_model_status_pb2.ModelVersionStatus(
-            version=int(VERSION), state=get_model_status_pb2.ModelVersionStatus.AVAILABLE
-        )
+        state = get_model_status_pb2.ModelVersionStatus.State.Value(self.served.state)
+        status = get_model_status_pb2.ModelVersionStatus(version=int(VERSION), state=state)
         return get_model_status_pb2.GetModelStatusResponse(model_version_status=[status])
 
 

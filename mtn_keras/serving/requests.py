@@ -17,6 +17,25 @@ class BadRequest(Exception):
     """A request the model cannot answer; the message (one line) goes back with HTTP 400."""
 
 
+class TooLarge(Exception):
+    """A body over the server's bound; answered with HTTP 413."""
+
+
+async def read_body(request, limit):
+    """The request's body, refused (TooLarge) as soon as it is known to pass `limit` bytes:
+    by its Content-Length before any of it is read, else while it streams in."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"the body has {int(declared):,} bytes; at most {limit:,} (--max-body-mb)")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"the body passes {limit:,} bytes (--max-body-mb)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def shown(text):
     """`text` as an error message may repeat it: lone surrogates and control characters
     escaped (a JSON answer must encode it, on one line), cut to SHOWN_CHARS."""

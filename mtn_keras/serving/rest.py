@@ -16,8 +16,10 @@ from mtn_keras.serving.requests import (
     INPUT_RANKS,
     MAX_SESSIONS,
     BadRequest,
+    TooLarge,
     output_filter,
     parse_fields,
+    read_body,
     read_json,
     shown,
 )
@@ -25,10 +27,8 @@ from mtn_keras.serving.savedmodel import signature_defs
 
 MAX_BODY_MB = 8  # a request's body: 1,000 sessions with 200-query histories fit in it
 VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers them
-
-
-class TooLarge(Exception):
-    """A body over the server's bound; answered with HTTP 413."""
+AVAILABLE = "AVAILABLE"  # a version's state once it answers (LOADING before)
+LOADING_MESSAGE = "the model is loading: try again in a few seconds"
 
 
 class TooSlow(Exception):
@@ -87,15 +87,19 @@ def make_app(
     allow_origins=(),
     timeout=None,
 ):
-    """The Starlette app serving the loaded SavedModel at `path` as model `name`. Browsers
+    """The Starlette app serving the loaded SavedModel at `path` as model `name` (`loaded`
+    None: LOADING until app.state.served is made ready and AVAILABLE). Browsers
     on `allow_origins` may call it (CORS, preflight answered); a request not answered within
     `timeout` seconds (None: no bound) gets HTTP 504."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
 
-    served = ServedModel(loaded, path, name, wait, max_batch, max_sessions, max_body_mb)
+    served = ServedModel(path, name, wait, max_batch, max_sessions, max_body_mb)
     served.timeout = timeout
+    if loaded is not None:
+        served.ready(loaded)
+        served.state = AVAILABLE
     cors = Middleware(
         CORSMiddleware,
         allow_origins=list(allow_origins),
@@ -137,21 +141,6 @@ async def no_such_path(request, exc):
     return error(f"no such path: {request.url.path} (see GET /v1/models/NAME/metadata)", 404)
 
 
-async def read_body(request, limit):
-    """The request's body, refused (TooLarge) as soon as it is known to pass `limit` bytes:
-    by its Content-Length before any of it is read, else while it streams in."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise TooLarge(f"the body has {int(declared):,} bytes; at most {limit:,} (--max-body-mb)")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(f"the body passes {limit:,} bytes (--max-body-mb)")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 async def client_gone(request):
     """Returns when the client of `request` (whose body is read) hangs up."""
     while (await request.receive())["type"] != "http.disconnect":
@@ -159,30 +148,39 @@ async def client_gone(request):
 
 
 class ServedModel:
-    """The REST endpoints of one loaded SavedModel served as model `name`: its status, its
-    metadata and `:predict`, each signature's requests batched (Batcher)."""
+    """The REST endpoints of one SavedModel served as model `name`: its status, its metadata
+    and `:predict`, each signature's requests batched (Batcher); 503 until it is loaded."""
 
-    def __init__(self, loaded, path, name, wait, max_batch, max_sessions, max_body_mb):
-        self.name, self.max_sessions, self.timeout = name, max_sessions, None
+    def __init__(self, path, name, wait, max_batch, max_sessions, max_body_mb):
+        self.path, self.name, self.max_sessions, self.timeout = path, name, max_sessions, None
+        self.wait, self.max_batch = wait, max_batch
         self.max_body = int(max_body_mb * 2**20)
+        self.metrics = Metrics(name)
+        self.state = "LOADING"  # then AVAILABLE, as TensorFlow Serving reports a version
+        self.batchers = {}
+
+    def ready(self, loaded):
+        """Take the loaded SavedModel: its signatures, each with its Batcher, and their
+        SignatureDefs (the state stays LOADING until the caller says AVAILABLE)."""
         self.signatures = {
             key: sorted(fn.structured_input_signature[1], key=list(INPUT_RANKS).index)
             for key, fn in loaded.signatures.items()
         }
         self.outputs = {key: list(fn.structured_outputs) for key, fn in loaded.signatures.items()}
-        self.metrics = Metrics(name)
-        self.batchers = {
-            key: Batcher(
-                loaded.signatures[key],
-                names,
-                wait,
-                max_batch,
-                observe=partial(self.metrics.batch, key),
-            )
-            for key, names in self.signatures.items()
-        }
-        self.signature_defs = signature_defs(path)
-        self.described = metadata(self.signature_defs, name)
+        self.batchers.update(
+            {
+                key: Batcher(
+                    loaded.signatures[key],
+                    names,
+                    self.wait,
+                    self.max_batch,
+                    observe=partial(self.metrics.batch, key),
+                )
+                for key, names in self.signatures.items()
+            }
+        )
+        self.signature_defs = signature_defs(self.path)
+        self.described = metadata(self.signature_defs, self.name)
 
     def routes(self):
         """The routes of TensorFlow Serving's REST API for this model."""
@@ -216,13 +214,13 @@ class ServedModel:
         return f"Servable not found for request: {wanted}; this server has {self.name} version 1"
 
     async def status(self, request):
-        """GET /v1/models/NAME: the model is available (version 1)."""
+        """GET /v1/models/NAME: the state of version 1, LOADING then AVAILABLE."""
         params = request.path_params
         if message := self.not_found(params["name"], params.get("version")):
             return error(message, 404)
         from starlette.responses import JSONResponse
 
-        state = {"version": VERSION, "state": "AVAILABLE"}
+        state = {"version": VERSION, "state": self.state}
         state["status"] = {"error_code": "OK", "error_message": ""}
         return JSONResponse({"model_version_status": [state]})
 
@@ -231,6 +229,8 @@ class ServedModel:
         params = request.path_params
         if message := self.not_found(params["name"], params.get("version")):
             return error(message, 404)
+        if self.state != AVAILABLE:
+            return error(LOADING_MESSAGE, 503)
         from starlette.responses import JSONResponse
 
         return JSONResponse(self.described)
@@ -260,6 +260,8 @@ class ServedModel:
         version = version.removesuffix(":predict") if version is not None else None
         if message := self.not_found(model.removesuffix(":predict"), version):
             return error(message, 404)
+        if self.state != AVAILABLE:
+            return error(LOADING_MESSAGE, 503)
         try:
             fields = read_json(await read_body(request, self.max_body))
             signature, columns, form = parse_fields(fields, self.signatures, self.max_sessions)

@@ -72,10 +72,48 @@ def test_a_grpc_port_in_use_is_one_line_before_the_model_loads():
     assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"
 
 
+def loading_answers(url, channel, seen):
+    """Add to `seen` what each door answers now: REST's status and predict, gRPC's status and
+    predict codes (gRPC's port opens once TensorFlow is imported)."""
+    import grpc
+    import httpx
+    from tensorflow_serving.apis import get_model_status_pb2, model_service_pb2_grpc
+
+    state = httpx.get(f"{url}/v1/models/mtn", timeout=5).json()["model_version_status"][0]
+    seen.setdefault("rest status", []).append(state["state"])
+    if state["state"] == "LOADING":
+        answer = httpx.post(f"{url}/v1/models/mtn:predict", json={"instances": [SESSION]})
+        seen.setdefault("rest predict", []).append((answer.status_code, answer.text))
+    models = model_service_pb2_grpc.ModelServiceStub(channel)
+    request = get_model_status_pb2.GetModelStatusRequest(model_spec={"name": "mtn"})
+    try:
+        [status] = models.GetModelStatus(request, timeout=1).model_version_status
+    except grpc.RpcError:  # not open yet
+        return
+    name = get_model_status_pb2.ModelVersionStatus.State.Name(status.state)
+    seen.setdefault("grpc status", []).append(name)
+    if name == "LOADING":
+        seen.setdefault("grpc predict", []).append(refused_predict(channel))
+
+
+def refused_predict(channel):
+    """(code name, details) of a predict refused while the model loads."""
+    import grpc
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+    try:
+        stub.Predict(predict_request("suggest", session=[SESSION]), timeout=5)
+    except grpc.RpcError as error:
+        return error.code().name, error.details()
+    return "OK", ""
+
+
 @pytest.fixture(scope="module")
 def doors():
-    """(REST base URL, gRPC channel) of the bundled model served as `mtn`: batches of up to 8
-    (fewer compilations at start), 5 s per request, 64 KiB per message."""
+    """(REST base URL, gRPC channel, what each door answered while the model loaded) of the
+    bundled model served as `mtn`: batches of up to 8, 15 s per request (a signature's first
+    call prepares its graph, while the batch sizes compile), 64 KiB a message."""
     import grpc
     import httpx
 
@@ -83,22 +121,24 @@ def doors():
     server = subprocess.Popen(
         [sys.executable, "-m", "mtn_keras.serve", "--model", "default", "--name", "mtn"]
         + ["--port", str(rest), "--grpc-port", str(grpc_port), "--max-batch", "8"]
-        + ["--request-timeout-s", "5", "--max-body-mb", "0.0625"],
+        + ["--request-timeout-s", "15", "--max-body-mb", "0.0625"],
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{rest}"
+    url, seen = f"http://127.0.0.1:{rest}", {"began": time.monotonic()}
     try:
-        until = time.monotonic() + 300
-        while server.poll() is None and time.monotonic() < until:
-            try:
-                if httpx.get(f"{url}/v1/models/mtn", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        assert server.poll() is None, server.stderr.read()
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
-            yield url, channel
+            until = time.monotonic() + 300
+            while server.poll() is None and time.monotonic() < until:
+                try:
+                    loading_answers(url, channel, seen)
+                except httpx.HTTPError:  # the process is starting
+                    pass
+                if seen.get("rest status", [""])[-1] == "AVAILABLE":
+                    break
+                time.sleep(0.2)
+            assert server.poll() is None, server.stderr.read()
+            yield url, channel, seen
     finally:
         server.terminate()
         server.wait(30)
@@ -130,7 +170,7 @@ def test_grpc_answers_as_rest_does(doors):
     import tensorflow as tf
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    url, channel = doors
+    url, channel, _ = doors
     stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
     for signature, inputs in (
         ("complete", {"session": [SESSION], "prefix": ["rome "]}),
@@ -161,7 +201,7 @@ def test_metadata_and_status_answer_as_tensorflow_servings(doors):
         prediction_service_pb2_grpc,
     )
 
-    url, channel = doors
+    url, channel, _ = doors
     stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
     request = get_model_metadata_pb2.GetModelMetadataRequest()
     request.model_spec.name = "mtn"
@@ -193,7 +233,7 @@ def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(
     import httpx
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    url, channel = doors
+    url, channel, _ = doors
     stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
     other = predict_request("suggest", session=[SESSION])
     other.model_spec.name = "other"
@@ -206,7 +246,7 @@ def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(
         (predict_request("suggest", prefix=["a"]), "INVALID_ARGUMENT", "missing: session"),
         (other, "NOT_FOUND", "Latest(other)"),
         (predict_request("suggest", session=[long] * 600), "RESOURCE_EXHAUSTED", "larger than"),
-        (predict_request("suggest", session=[SESSION] * 1000), "DEADLINE_EXCEEDED", "within 5 s"),
+        (predict_request("suggest", session=[SESSION] * 1000), "DEADLINE_EXCEEDED", "within 15 s"),
     ):
         got, details = refused(stub.Predict, request)
         assert (got.name, "\n" in details) == (code, False), details
@@ -221,3 +261,14 @@ def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(
     # RESOURCE_EXHAUSTED is gRPC's own answer, before the handler: not counted
     for status in ("OK", "INVALID_ARGUMENT", "NOT_FOUND", "DEADLINE_EXCEEDED"):
         assert any(f'status="{status}"' in line for line in counted), status
+
+
+@pytest.mark.slow
+def test_both_doors_say_loading_then_available_and_refuse_predict_in_one_line(doors):
+    _, _, seen = doors
+    assert seen["rest status"][0] == "LOADING" and seen["rest status"][-1] == "AVAILABLE"
+    loading = '{"error": "the model is loading: try again in a few seconds"}'
+    assert set(seen["rest predict"]) == {(503, loading)}
+    assert seen["grpc status"][0] == "LOADING" and seen["grpc status"][-1] == "AVAILABLE"
+    refusals = set(seen["grpc predict"])
+    assert refusals == {("UNAVAILABLE", "the model is loading: try again in a few seconds")}

@@ -172,7 +172,7 @@ async def test_a_call_cut_off_by_the_servers_stop_is_answered_503_json():
     served.name, served.max_sessions, served.max_body = "tiny", 64, 2**20
     served.signatures = {"serving_default": ["session"]}
     served.outputs, served.timeout = {"serving_default": ["scores"]}, None
-    served.metrics = Metrics("tiny")
+    served.metrics, served.state = Metrics("tiny"), "AVAILABLE"
     batcher = Batcher(long_call, ["session"], wait=0.001, max_batch=64)
     served.batchers = {"serving_default": batcher}
     app = stopping_answered(Starlette(routes=served.routes()))

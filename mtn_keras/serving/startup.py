@@ -1,0 +1,129 @@
+"""`python -m mtn_keras.serve`'s run, ready in seconds as TensorFlow Serving is: REST answers
+at once (the model LOADING, predict 503), TensorFlow is imported and the model loaded behind
+it in a thread, gRPC opens beside REST once TensorFlow is in (UNAVAILABLE until the model is
+AVAILABLE); the batch sizes are compiled after, while requests are answered. SIGTERM or
+Ctrl-C stops both doors within the same grace, even during the load."""
+
+import asyncio
+import contextlib
+import signal
+import sys
+import threading
+import time
+
+from mtn_keras.serving.batching import BATCH_SIZES
+from mtn_keras.serving.connections import guarded_config
+from mtn_keras.serving.rest import AVAILABLE, stopping_answered
+
+
+def in_thread(function, *args):
+    """An awaitable of `function(*args)` run in a daemon thread, which the process does not
+    wait for at exit: a stop during the load is not held up by it."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(result, error):
+        if future.done():  # cancelled: the server stopped
+            return
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    def run():
+        try:
+            result, error = function(*args), None
+        except Exception as failure:  # handed to the awaiting coroutine
+            result, error = None, failure
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, daemon=True).start()
+    return future
+
+
+def grpc_address(host, port):
+    """`host`:`port` as gRPC writes an address (an IPv6 host in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def serve(app, sock, args, prepare, grace):
+    """Serve `app` (rest.make_app of no model yet) on `sock` and on --grpc-port while the
+    model loads, until SIGTERM or Ctrl-C; then both stop within `grace` seconds. `prepare()`
+    imports TensorFlow (an exit code if it cannot serve). Returns the exit code; raises the
+    load's SavedModelError or gRPC's OSError after stopping."""
+    import uvicorn
+
+    config = guarded_config(
+        stopping_answered(app), log_level="warning", timeout_graceful_shutdown=grace
+    )
+    server = uvicorn.Server(config)
+    grpcs = []  # the gRPC server, once TensorFlow is imported
+    stopped = asyncio.create_task(stop_with(server, grpcs, grace))
+    loading = asyncio.create_task(load_behind(server, app.state.served, args, prepare, grpcs))
+    for kind in (signal.SIGTERM, signal.SIGINT):  # uvicorn raises it again once REST stopped
+        signal.signal(kind, lambda *_: None)  # and gRPC's grace is not cut short by it
+    await server.serve(sockets=[sock])
+    await stopped
+    if not loading.done():  # stopped during the load, whose thread the exit leaves
+        loading.cancel()
+        return 0
+    return loading.result()
+
+
+async def load_behind(server, served, args, prepare, grpcs):
+    """Import TensorFlow, open gRPC, load the model and warm its first signature; then mark
+    it AVAILABLE and compile the rest in the background. The exit code; on an error, the
+    server told to stop and the error raised."""
+    began = time.perf_counter()
+    where = f"http://{args.host}:{args.port}/v1/models/{served.name}"
+    print(f"serve: {served.name} LOADING on {where}", file=sys.stderr)
+    try:
+        if code := await in_thread(prepare):
+            server.should_exit = True
+            return code
+        if args.grpc_port:
+            from mtn_keras.serving.grpc_service import grpc_server
+
+            address = grpc_address(args.host, args.grpc_port)
+            grpcs.append(grpc_server(served, address, served.max_body))
+            await grpcs[0].start()
+            where += f" and grpc {address}"
+        await in_thread(load_first, served)
+    except Exception:
+        server.should_exit = True
+        raise
+    served.state = AVAILABLE
+    seconds = time.perf_counter() - began
+    print(f"serving {served.path} as {served.name} on {where} ({seconds:.1f} s)", file=sys.stderr)
+    sizes = [size for size in BATCH_SIZES if size <= served.max_batch]
+    threading.Thread(target=warm_up, args=(served, sizes), daemon=True).start()
+    return 0
+
+
+def load_first(served):
+    """Load the SavedModel into `served` and call `suggest` once: its graph prepared (and its
+    search compiled for one session) before the first request."""
+    from mtn_keras.serving.savedmodel import load
+
+    loaded, _ = load(served.path, ("suggest",))
+    served.ready(loaded)
+    served.batchers["suggest"].warm_up((1,))
+
+
+def warm_up(served, sizes):
+    """Prepare every other signature and compile `suggest`'s batch sizes `sizes`, so that
+    no client waits for them later (each 1 to 2.5 s of compiling on a CPU)."""
+    for key, batcher in served.batchers.items():
+        if key != "suggest":
+            batcher.warm_up((1,))
+    served.batchers["suggest"].warm_up([size for size in sizes if size > 1])
+
+
+async def stop_with(server, grpcs, grace):
+    """Once the REST server is told to stop, stop the gRPC server too, in the same grace:
+    requests in flight answered, those still running then cancelled."""
+    while not server.should_exit:
+        await asyncio.sleep(0.1)
+    for grpc in grpcs:
+        await grpc.stop(grace)
