@@ -25,9 +25,6 @@ import argparse
 import asyncio
 import itertools
 import json
-import socket
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,63 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_serving import made_up_sessions, percentile  # noqa: E402
-
-HOST = "127.0.0.1"  # never another address: the load stays on this machine
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
-
-
-def start_server(model, port):
-    """The server's process, once its status answers (it loads and compiles first)."""
-    import httpx
-
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mtn_keras.serve", "--model", model, "--name", "mtn"]
-        + ["--host", HOST, "--port", str(port)],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    until = time.monotonic() + 300
-    while time.monotonic() < until:
-        if server.poll() is not None:
-            raise SystemExit(f"bench_http: the server stopped: {server.stderr.read()[-1500:]}")
-        try:
-            if httpx.get(f"http://{HOST}:{port}/v1/models/mtn", timeout=1).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    server.kill()
-    raise SystemExit("bench_http: the server did not answer within 300 s")
-
-
-async def load(url, clients, requests, sessions):
-    """(latencies in seconds, wall seconds) of `clients` clients sending `requests` each."""
-    import httpx
-
-    pool = itertools.cycle(sessions)
-    latencies = []
-
-    async def client(http):
-        for _ in range(requests):
-            body = json.dumps({"signature_name": "suggest", "instances": [next(pool)]})
-            began = time.perf_counter()
-            answer = await http.post(url, content=body)
-            latencies.append(time.perf_counter() - began)
-            if answer.status_code != 200:
-                raise SystemExit(f"bench_http: HTTP {answer.status_code}: {answer.text[:300]}")
-
-    limits = httpx.Limits(max_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=600) as http:
-        began = time.perf_counter()
-        await asyncio.gather(*(client(http) for _ in range(clients)))
-        return latencies, time.perf_counter() - began
+from bench_serving import made_up_sessions  # noqa: E402
+from serve_load import HOST, free_port, rest_load, start_server, summary  # noqa: E402
 
 
 async def behind_a_large_one(url, sessions):
@@ -185,20 +127,15 @@ def main(argv=None):
     server = start_server(args.model, port)
     try:
         if args.isolation:
-            asyncio.run(load(url, 8, 1, sessions))
+            asyncio.run(rest_load(url, 8, 1, sessions))
             return isolation(url, sessions, args.requests)
         # Warm up: the batch sizes the clients can make it compile (one compilation each).
-        asyncio.run(load(url, max(counts), 1, sessions))
-        asyncio.run(load(url, 1, 2, sessions))
+        asyncio.run(rest_load(url, max(counts), 1, sessions))
+        asyncio.run(rest_load(url, 1, 2, sessions))
         print(f"server on {HOST}:{port}; {len(sessions)} made-up sessions, cycled")
         for count in counts:
-            latencies, wall = asyncio.run(load(url, count, args.requests, sessions))
-            print(
-                f"{count:3d} clients x {args.requests} requests: p50 "
-                f"{1000 * statistics.median(latencies):.0f} ms, p99 "
-                f"{1000 * percentile(latencies, 0.99):.0f} ms; "
-                f"{len(latencies) / wall:.0f} sessions/s"
-            )
+            latencies, wall = asyncio.run(rest_load(url, count, args.requests, sessions))
+            print(f"{count:3d} clients x {args.requests} requests: {summary(latencies, wall)}")
     finally:
         server.terminate()
         server.wait(30)

@@ -1,0 +1,34 @@
+"""benchmarks/bench_grpc.py: its refusals and a short run through both doors of one server."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_grpc.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_grpc", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("clients", ["1,x", "0,8", ""])
+def test_bad_client_counts_are_refused_with_a_message(bench, clients, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--clients", clients])
+    assert exit_.value.code == 2
+    assert f"--clients {clients}" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_short_run_prints_both_doors_for_each_count(bench, capsys):
+    assert bench.main(["--clients", "1,2", "--requests", "2", "--rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    for door in ("REST", "gRPC"):
+        for count in (1, 2):
+            assert f"{door:4s} {count:3d} clients x 2 requests x 2 rounds: p50 " in out
+    assert out.count("sessions/s") == 4
