@@ -2,7 +2,8 @@
 the model the REST API serves (rest.ServedModel): `PredictionService.Predict` and
 `GetModelMetadata`, `ModelService.GetModelStatus`. A request is checked as REST checks it
 (requests.py) and batched with REST's requests (batching.py); its errors get the gRPC status
-codes TensorFlow Serving gives."""
+codes TensorFlow Serving gives. Imported once TensorFlow is: grpc_door.py holds the port
+until then."""
 
 import asyncio
 import math
@@ -18,6 +19,7 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
+from mtn_keras.serving.grpc_door import Handlers
 from mtn_keras.serving.requests import BadRequest, output_filter, parse_fields
 from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, too_slow
 
@@ -171,21 +173,9 @@ class Service(
         return get_model_status_pb2.GetModelStatusResponse(model_version_status=[status])
 
 
-def grpc_server(served, address, max_bytes):
-    """A gRPC server (grpc.aio; to start in the REST server's event loop, whose batchers it
-    shares) of the Service over `served`, bound to `address` ("host:port"; OSError if it
-    cannot be), refusing messages over `max_bytes` (RESOURCE_EXHAUSTED)."""
-    server = grpc.aio.server(
-        options=[
-            ("grpc.so_reuseport", 0),  # an address in use is an error, not a second listener
-            ("grpc.max_receive_message_length", max_bytes),
-        ]
-    )
-    service = Service(served)
-    prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(service, server)
-    model_service_pb2_grpc.add_ModelServiceServicer_to_server(service, server)
-    try:
-        server.add_insecure_port(address)
-    except RuntimeError:
-        raise OSError(f"{address}: cannot listen there (in use, or no such address)") from None
-    return server
+def handlers(served):
+    """The generic handlers of the Service over `served`, for grpc_door.Door.open."""
+    found, service = Handlers(), Service(served)
+    prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(service, found)
+    model_service_pb2_grpc.add_ModelServiceServicer_to_server(service, found)
+    return found

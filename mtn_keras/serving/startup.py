@@ -1,8 +1,8 @@
-"""`python -m mtn_keras.serve`'s run, ready in seconds as TensorFlow Serving is: REST answers
-at once (the model LOADING, predict 503), TensorFlow is imported and the model loaded behind
-it in a thread, gRPC opens beside REST once TensorFlow is in (UNAVAILABLE until the model is
-AVAILABLE); the batch sizes are compiled after, while requests are answered. SIGTERM or
-Ctrl-C stops both doors within the same grace, even during the load."""
+"""`python -m mtn_keras.serve`'s run, ready in seconds as TensorFlow Serving is: REST and gRPC
+answer at once (the model LOADING, predict 503 / UNAVAILABLE), TensorFlow is imported and the
+model loaded behind them in a thread, gRPC's services open once TensorFlow is in; the batch
+sizes are compiled after, while requests are answered. SIGTERM or Ctrl-C stops both doors
+within the same grace, even during the load."""
 
 import asyncio
 import contextlib
@@ -13,6 +13,7 @@ import time
 
 from mtn_keras.serving.batching import BATCH_SIZES
 from mtn_keras.serving.connections import guarded_config
+from mtn_keras.serving.grpc_door import grpc_server
 from mtn_keras.serving.rest import AVAILABLE, stopping_answered
 
 
@@ -51,16 +52,22 @@ async def serve(app, sock, args, prepare, grace):
     """Serve `app` (rest.make_app of no model yet) on `sock` and on --grpc-port while the
     model loads, until SIGTERM or Ctrl-C; then both stop within `grace` seconds. `prepare()`
     imports TensorFlow (an exit code if it cannot serve). Returns the exit code; raises the
-    load's SavedModelError or gRPC's OSError after stopping."""
+    load's SavedModelError, or gRPC's OSError before serving."""
     import uvicorn
 
+    served, grpc, door = app.state.served, None, None
+    where = f"http://{args.host}:{args.port}/v1/models/{served.name}"
+    if args.grpc_port:
+        address = grpc_address(args.host, args.grpc_port)
+        grpc, door = grpc_server(served.metrics, address, served.max_body)
+        await grpc.start()
+        where += f" and grpc {address}"
     config = guarded_config(
         stopping_answered(app), log_level="warning", timeout_graceful_shutdown=grace
     )
     server = uvicorn.Server(config)
-    grpcs = []  # the gRPC server, once TensorFlow is imported
-    stopped = asyncio.create_task(stop_with(server, grpcs, grace))
-    loading = asyncio.create_task(load_behind(server, app.state.served, args, prepare, grpcs))
+    stopped = asyncio.create_task(stop_with(server, grpc, grace))
+    loading = asyncio.create_task(load_behind(server, served, where, prepare, door))
     for kind in (signal.SIGTERM, signal.SIGINT):  # uvicorn raises it again once REST stopped
         signal.signal(kind, lambda *_: None)  # and gRPC's grace is not cut short by it
     await server.serve(sockets=[sock])
@@ -71,24 +78,20 @@ async def serve(app, sock, args, prepare, grace):
     return loading.result()
 
 
-async def load_behind(server, served, args, prepare, grpcs):
-    """Import TensorFlow, open gRPC, load the model and warm its first signature; then mark
-    it AVAILABLE and compile the rest in the background. The exit code; on an error, the
-    server told to stop and the error raised."""
+async def load_behind(server, served, where, prepare, door):
+    """Import TensorFlow, open gRPC's services on `door` (None: no gRPC), load the model and
+    warm its first signature; then mark it AVAILABLE and compile the rest in the background.
+    The exit code; on an error, the server told to stop and the error raised."""
     began = time.perf_counter()
-    where = f"http://{args.host}:{args.port}/v1/models/{served.name}"
     print(f"serve: {served.name} LOADING on {where}", file=sys.stderr)
     try:
         if code := await in_thread(prepare):
             server.should_exit = True
             return code
-        if args.grpc_port:
-            from mtn_keras.serving.grpc_service import grpc_server
+        if door is not None:
+            from mtn_keras.serving.grpc_service import handlers
 
-            address = grpc_address(args.host, args.grpc_port)
-            grpcs.append(grpc_server(served, address, served.max_body))
-            await grpcs[0].start()
-            where += f" and grpc {address}"
+            door.open(handlers(served))
         await in_thread(load_first, served)
     except Exception:
         server.should_exit = True
@@ -120,10 +123,10 @@ def warm_up(served, sizes):
     served.batchers["suggest"].warm_up([size for size in sizes if size > 1])
 
 
-async def stop_with(server, grpcs, grace):
-    """Once the REST server is told to stop, stop the gRPC server too, in the same grace:
-    requests in flight answered, those still running then cancelled."""
+async def stop_with(server, grpc, grace):
+    """Once the REST server is told to stop, stop the gRPC server (None: none) too, in the
+    same grace: requests in flight answered, those still running then cancelled."""
     while not server.should_exit:
         await asyncio.sleep(0.1)
-    for grpc in grpcs:
+    if grpc is not None:
         await grpc.stop(grace)

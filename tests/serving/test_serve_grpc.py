@@ -73,8 +73,8 @@ def test_a_grpc_port_in_use_is_one_line_before_the_model_loads():
 
 
 def loading_answers(url, channel, seen):
-    """Add to `seen` what each door answers now: REST's status and predict, gRPC's status and
-    predict codes (gRPC's port opens once TensorFlow is imported)."""
+    """Add to `seen` what each door answers now: REST's status and predict, gRPC's status (a
+    state, or the refusal's code and words) and predict codes."""
     import grpc
     import httpx
     from tensorflow_serving.apis import get_model_status_pb2, model_service_pb2_grpc
@@ -87,12 +87,12 @@ def loading_answers(url, channel, seen):
     models = model_service_pb2_grpc.ModelServiceStub(channel)
     request = get_model_status_pb2.GetModelStatusRequest(model_spec={"name": "mtn"})
     try:
-        [status] = models.GetModelStatus(request, timeout=1).model_version_status
-    except grpc.RpcError:  # not open yet
-        return
-    name = get_model_status_pb2.ModelVersionStatus.State.Name(status.state)
+        [status] = models.GetModelStatus(request, timeout=5).model_version_status
+        name = get_model_status_pb2.ModelVersionStatus.State.Name(status.state)
+    except grpc.RpcError as error:  # while TensorFlow is imported
+        name = f"{error.code().name}: {error.details()}"
     seen.setdefault("grpc status", []).append(name)
-    if name == "LOADING":
+    if name != "AVAILABLE":
         seen.setdefault("grpc predict", []).append(refused_predict(channel))
 
 
@@ -267,8 +267,11 @@ def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(
 def test_both_doors_say_loading_then_available_and_refuse_predict_in_one_line(doors):
     _, _, seen = doors
     assert seen["rest status"][0] == "LOADING" and seen["rest status"][-1] == "AVAILABLE"
-    loading = '{"error": "the model is loading: try again in a few seconds"}'
-    assert set(seen["rest predict"]) == {(503, loading)}
-    assert seen["grpc status"][0] == "LOADING" and seen["grpc status"][-1] == "AVAILABLE"
-    refusals = set(seen["grpc predict"])
-    assert refusals == {("UNAVAILABLE", "the model is loading: try again in a few seconds")}
+    loading = "the model is loading: try again in a few seconds"
+    assert set(seen["rest predict"]) == {(503, f'{{"error": "{loading}"}}')}
+    # gRPC answers from REST's first answer on, before TensorFlow (its protos) is imported:
+    # every method UNAVAILABLE, then GetModelStatus LOADING, then AVAILABLE
+    statuses, order = seen["grpc status"], [f"UNAVAILABLE: {loading}", "LOADING", "AVAILABLE"]
+    assert statuses[0] == order[0] and "LOADING" in statuses and statuses[-1] == "AVAILABLE"
+    assert sorted(statuses, key=order.index) == statuses, statuses
+    assert set(seen["grpc predict"]) == {("UNAVAILABLE", loading)}

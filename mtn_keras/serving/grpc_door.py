@@ -1,0 +1,72 @@
+"""The gRPC port of `python -m mtn_keras.serve`, bound at start as REST's is: until TensorFlow
+is imported (TensorFlow Serving's protos import it), every method is answered UNAVAILABLE
+"the model is loading" with no message read; then the services of grpc_service.py answer."""
+
+import grpc
+
+from mtn_keras.serving.rest import LOADING_MESSAGE
+
+PREDICT = "/tensorflow.serving.PredictionService/Predict"  # counted in the metrics as REST's
+
+
+class Door(grpc.GenericRpcHandler):
+    """Every method refused UNAVAILABLE (its request left as bytes) until `open(handlers)`
+    hands it the services' own handlers; a predict refused is counted in `metrics`."""
+
+    def __init__(self, metrics):
+        self.metrics = metrics
+        self.handlers = None  # the services' generic handlers, once their protos are imported
+        self.refusal = grpc.unary_unary_rpc_method_handler(self.refuse)
+        self.predict_refusal = grpc.unary_unary_rpc_method_handler(self.refuse_predict)
+
+    def open(self, handlers):
+        """Serve the methods of `handlers` (grpc.GenericRpcHandler) from now on."""
+        self.handlers = list(handlers)
+
+    def service(self, handler_call_details):
+        """The handler of a call's method: the services' once open, else the refusal."""
+        if self.handlers is None:
+            return self.predict_refusal if handler_call_details.method == PREDICT else self.refusal
+        for handler in self.handlers:
+            found = handler.service(handler_call_details)
+            if found is not None:
+                return found
+        return None  # a method no service has: gRPC answers UNIMPLEMENTED
+
+    async def refuse(self, request, context):
+        """UNAVAILABLE in one line, as TensorFlow Serving answers while a model loads."""
+        await context.abort(grpc.StatusCode.UNAVAILABLE, LOADING_MESSAGE)
+
+    async def refuse_predict(self, request, context):
+        """A predict refused as `refuse` does, counted as REST counts its 503 (its request
+        unread: signature "unknown", no time spent)."""
+        self.metrics.request("", "UNAVAILABLE", 0.0, "GRPC")
+        await self.refuse(request, context)
+
+
+class Handlers(list):
+    """What a generated add_...Servicer_to_server(servicer, server) gives a server: its
+    generic handlers, kept here for Door.open."""
+
+    def add_generic_rpc_handlers(self, handlers):
+        """Keep `handlers`, as a server would serve them."""
+        self.extend(handlers)
+
+
+def grpc_server(metrics, address, max_bytes):
+    """(A gRPC server (grpc.aio; to start in the REST server's event loop), its Door) bound
+    to `address` ("host:port"; OSError if it cannot be), refusing messages over `max_bytes`
+    (RESOURCE_EXHAUSTED); predicts refused while loading counted in `metrics`."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 0),  # an address in use is an error, not a second listener
+            ("grpc.max_receive_message_length", max_bytes),
+        ]
+    )
+    door = Door(metrics)
+    server.add_generic_rpc_handlers((door,))
+    try:
+        server.add_insecure_port(address)
+    except RuntimeError:
+        raise OSError(f"{address}: cannot listen there (in use, or no such address)") from None
+    return server, door
