@@ -87,6 +87,10 @@ class PrefixLookup(tf.Module):
         ids = tf.pad(ids, [[0, 0], [0, self.top]], constant_values=past)[:, : self.top]
         return tf.where(ids < past, ids, -1)
 
+    def total(self, ids):
+        """[B]: how often the log's queries `ids` [B, N] (-1: none) were typed, together."""
+        return tf.reduce_sum(tf.where(ids >= 0, tf.gather(self.counts, tf.maximum(ids, 0)), 0.0), 1)
+
     def texts(self, ids):
         """The query texts of ids (any shape; "" for -1)."""
         return tf.gather(self.queries, tf.where(ids >= 0, ids, self.size))

@@ -111,3 +111,19 @@ def near_prefix(texts, typed, forgive=None):
     near &= (a[:, :, 0] == b[:, :, 0]) & (first[:, :, 0] > 0)
     forgive = length >= MIN_CHARS if forgive is None else forgive
     return near & forgive[:, None] & (texts != "")
+
+
+def keeps_own_words(texts, typed, own):
+    """[B, M]: the texts [B, M] hold each finished word of what was `typed` [B] (normalised,
+    a finished last word followed by a space) that is among the row's `own` words [B, X] (the
+    session's): a word the person typed in the session is no slip ("rome h" after "cheap
+    flights to rome" is not "rom hip", issue 58)."""
+    split = tf.strings.split(typed).to_tensor("")
+    count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+    open_word = ~tf.strings.regex_full_match(typed, r".* ")
+    last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+    finished = tf.where(last & open_word[:, None], "", split)  # [B, W]
+    mine = tf.reduce_any(finished[:, :, None] == own[:, None, :], axis=-1) & (finished != "")
+    words = tf.strings.split(texts).to_tensor("")  # [B, M, L]
+    held = tf.reduce_any(words[:, :, None, :] == finished[:, None, :, None], axis=-1)
+    return tf.reduce_all(held | ~mine[:, None, :], axis=-1)

@@ -11,7 +11,7 @@ tf = pytest.importorskip("tensorflow")
 from mtn_keras.base.config import DecodeConfig  # noqa: E402
 from mtn_keras.ranking.features import FEATURES, without_history  # noqa: E402
 from mtn_keras.ranking.filters import related  # noqa: E402
-from mtn_keras.ranking.hybrid import RESERVED, capped, placed  # noqa: E402
+from mtn_keras.ranking.hybrid import RESERVED, alone, capped, placed  # noqa: E402
 
 NEG_INF = float("-inf")
 # candidates: 3 of the session (beam, log), 2 earlier queries that relate, 3 that do not
@@ -93,3 +93,12 @@ def test_ranked_places_unrelated_history_by_score_up_to_the_cap():
     assert shown(unrelated=5, last=False) == [3, 5, 6, 7, 4]  # the best related one first
     assert shown(unrelated=1, last=False) == [3, 5, 4, 0, 1]
     assert shown(unrelated=0, last=False) == [3, 4, 0, 1, 2]
+
+
+def test_a_word_alone_is_shown_only_where_someone_typed_it_alone():
+    texts = tf.constant([["progress", "progressive", "progress energy", "geico", "progr", ""]])
+    size = tf.constant([[1, 1, 2, 1, 1, 0]])
+    logged = tf.constant([[False, True, True, False, False, False]])
+    own = tf.constant([[False, False, False, True, False, False]])
+    found = alone(texts, size, logged, own, tf.constant(["progr "]))
+    assert found.numpy().tolist() == [[True, False, False, False, False, False]]

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtn_keras.data.text import completes
-from mtn_keras.ranking.typos import edit_variants, near_prefix
+from mtn_keras.ranking.typos import edit_variants, keeps_own_words, near_prefix
 
 
 def variants(text, whole=False, alphabet="abcdefghijklmnopqrstuvwxyz0123456789 ", min_chars=5):
@@ -73,3 +73,16 @@ def test_near_prefix_is_the_rule(typed, texts):
         for text in texts
     ]
     assert near(texts, typed) == expected
+
+
+def test_a_word_of_the_session_typed_is_no_slip():
+    """ "rome h" after "cheap flights to rome" keeps "rome": "rom hip" is no reading of it;
+    the word being typed, and a finished word the session lacks, may still be a slip."""
+    texts = tf.constant([["rom hip", "rome hotels", "rose hills"]] * 3)
+    typed = tf.constant(["rome h", "rome", "rpme h"])
+    own = tf.constant([["cheap", "flights", "to", "rome"]] * 3)
+    assert keeps_own_words(texts, typed, own).numpy().tolist() == [
+        [False, True, False],
+        [True, True, True],
+        [True, True, True],
+    ]
