@@ -146,7 +146,7 @@ def serve_start(model, cache):
     began, times = time.perf_counter(), {}
     server = subprocess.Popen(command, cwd=ROOT, env=environment(cache), stderr=subprocess.DEVNULL)
     try:
-        while "answer" not in times and server.poll() is None:
+        while server.poll() is None:
             try:
                 with urllib.request.urlopen(url, timeout=5) as status:
                     state = json.load(status)["model_version_status"][0]["state"]
@@ -155,8 +155,10 @@ def serve_start(model, cache):
                     times.setdefault("available", time.perf_counter() - began)
                     urllib.request.urlopen(f"{url}:predict", body, timeout=60).close()
                     times["answer"] = time.perf_counter() - began
-            except OSError:  # not yet listening, or 503 while loading
-                time.sleep(0.1)
+                    break
+            except OSError:  # not yet listening
+                pass
+            time.sleep(0.1)  # not in a busy loop: the server's load shares the CPU with it
         if server.poll() is not None:
             raise SystemExit(f"python -m mtn_keras.serve --model {model} stopped")
         return times
