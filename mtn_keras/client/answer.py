@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mtn_keras.data.safety import shown
 from mtn_keras.data.text import normalise
@@ -86,7 +88,9 @@ class Answer(list):
         self.attention = details.get("attention")
 
 
-def read_rows(out, sessions, explicit_shown=False, details=False):
+def read_rows(
+    out: dict, sessions: list[list[str]], explicit_shown: bool = False, details: bool = False
+) -> list[tuple[list[Suggestion], list[str], dict]]:
     """[(the Suggestions shown, every text answered, the details)] for each row of a
     signature's outputs `out`, `sessions` the sessions asked: what may not be shown is left
     out (data/safety.py). Raises KeyError, TypeError, ValueError or IndexError when `out` is
@@ -98,7 +102,8 @@ def read_rows(out, sessions, explicit_shown=False, details=False):
     sources = out.get("sources", np.full(scores.shape, ""))
     rows = []
     for i, (row, row_scores, row_sources) in enumerate(zip(texts, scores, sources)):
-        found, copies = {}, [None] * len(row)
+        found: dict = {}
+        copies: list[None] | np.ndarray = [None] * len(row)
         if details:
             found = _details(out, i, sessions[i])
             copies = np.asarray(out["copy_attention"][i], np.float32)[:, found.pop("kept")]
@@ -128,7 +133,7 @@ def _details(out, i, session):
     return found
 
 
-def kept_attention(weights, queries, session):
+def kept_attention(weights: ArrayLike, queries: Iterable | None, session: list[str]) -> Attention:
     """An Attention of `weights` [layers, heads, S, S] over `session` without the padding slots
     (an empty entry in `queries`; when the model does not say, none was dropped: the last
     S queries with words)."""
@@ -143,7 +148,7 @@ def kept_attention(weights, queries, session):
     return Attention(weights, read, tuple(used_queries(session, len(read))))
 
 
-def used_queries(session, kept: int) -> list[int]:
+def used_queries(session: list[str], kept: int) -> list[int]:
     """The 0-based session positions of the `kept` queries the model used: it drops queries
     without words and keeps the last ones of the rest (the graph says which readings it kept,
     not where they stand in the session)."""
@@ -151,6 +156,6 @@ def used_queries(session, kept: int) -> list[int]:
     return with_words[len(with_words) - kept :] if kept else []
 
 
-def text_of(value) -> str:
+def text_of(value: object) -> str:
     """A string output as text: TensorFlow answers bytes, a REST server strings."""
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)

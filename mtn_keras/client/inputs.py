@@ -33,7 +33,7 @@ def _cut(queries):
     return [query[:MAX_QUERY_CHARS] for query in queries[-MAX_ROW:]]
 
 
-def sessions_of(session):
+def sessions_of(session: object) -> tuple[list[list[str]], bool]:
     """(the sessions as lists of str, cut as `_cut` says, whether a batch was given); a
     SuggestError naming the first thing that is neither."""
     if not isinstance(session, (list, tuple)):
@@ -56,7 +56,9 @@ def sessions_of(session):
     return [_cut(_strings(row, f"session {i}")) for i, row in enumerate(session)], True
 
 
-def asked(session, prefix, history):
+def asked(
+    session: object, prefix: object, history: object
+) -> tuple[list[list[str]], list[str], list[list[str]] | None, bool]:
     """(the sessions, their prefixes, their histories or None, whether a batch was given),
     checked as `sessions_of`, `_prefixes` and `_histories` say."""
     sessions, batched = sessions_of(session)

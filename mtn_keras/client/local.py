@@ -2,7 +2,11 @@
 `train` (its SuggestionService). TensorFlow is imported when one of them is opened, not before.
 """
 
+from __future__ import annotations
+
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.client.inputs import SuggestError
@@ -10,12 +14,19 @@ from mtn_keras.client.suggester import Suggester
 from mtn_keras.serving import savedmodel
 from mtn_keras.serving.savedmodel import SavedModelError
 
+if TYPE_CHECKING:
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.training.artifacts import TrainedModel
 
-def open_local(model, decoding=None):
+
+def open_local(
+    model: str | os.PathLike, decoding: DecodeConfig | None = None
+) -> tuple[SavedModel | RunFolder, str]:
     """(the runner of `model`, the path the messages name): a run folder, a SavedModel
     directory, a folder holding `savedmodel/`, or `default`, the bundled model."""
     try:
-        if savedmodel.kind(model) == "trained":
+        # kind and resolve read any os.PathLike (through str and Path), though hinted str | Path
+        if savedmodel.kind(model) == "trained":  # type: ignore[arg-type]
             from mtn_keras.training.artifacts import ModelDirError, load_trained
 
             try:
@@ -23,7 +34,7 @@ def open_local(model, decoding=None):
             except ModelDirError as error:
                 raise SuggestError(str(error)) from error
             return RunFolder(trained, decoding), str(model)
-        path = savedmodel.resolve(model)
+        path = savedmodel.resolve(model)  # type: ignore[arg-type]
         return SavedModel(path), str(path)
     except SuggestError:
         raise
@@ -45,12 +56,12 @@ class SavedModel:
             for name, function in self._loaded.signatures.items()
         }
 
-    def run(self, name, inputs):
+    def run(self, name: str, inputs: dict[str, list]) -> dict:
         tensors = {key: self._tf.constant(value, self._tf.string) for key, value in inputs.items()}
         return savedmodel.call(self._loaded, self.path, name, **tensors)
 
 
-def run_folder(trained, decoding=None) -> Suggester:
+def run_folder(trained: TrainedModel, decoding: DecodeConfig | None = None) -> Suggester:
     """The Suggester of a run folder already loaded (`training.artifacts.load_trained`), for
     a command that reads the folder itself too."""
     return Suggester(RunFolder(trained, decoding), str(trained.path))
@@ -61,7 +72,7 @@ class RunFolder:
     SuggestionService with `decoding` (DecodeConfig(), the defaults, when None). `settings`:
     as an export's."""
 
-    def __init__(self, trained, decoding=None):
+    def __init__(self, trained: TrainedModel, decoding: DecodeConfig | None = None):
         from mtn_keras.base.config import DecodeConfig
         from mtn_keras.serving.outputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
         from mtn_keras.serving.service import SuggestionService
@@ -81,7 +92,7 @@ class RunFolder:
         if self._service.hybrid is not None or trained.config.history_queries:
             self.signatures["complete_with_history"] = set(SUGGEST_OUTPUTS) | set(HISTORY_OUTPUTS)
 
-    def run(self, name, inputs):
+    def run(self, name: str, inputs: dict[str, list]) -> dict:
         tensors = {key: self._tf.constant(value, self._tf.string) for key, value in inputs.items()}
         try:
             outputs = getattr(self._service, name)(**tensors)

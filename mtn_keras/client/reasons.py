@@ -6,7 +6,13 @@ from mtn_keras.data.safety import child_unsafe
 from mtn_keras.data.text import normalise
 
 
-def why_empty(session, prefix, answered, settings=None, history=None):
+def why_empty(
+    session: list[str],
+    prefix: str,
+    answered: list[str],
+    settings: dict | None = None,
+    history: list[str] | None = None,
+) -> str:
     """Why no suggestion is shown for `session` (its queries, oldest first) and the typed
     `prefix`, most specific reason first. `answered`: the model's suggestion texts for it ("" for
     a slot it left empty; the others were all withheld by the safety rule, data/safety.py);

@@ -17,6 +17,7 @@ import re
 import socket
 import threading
 import time
+from typing import TypeGuard
 from urllib.parse import unquote, urlsplit
 
 from mtn_keras.client.inputs import SuggestError
@@ -28,7 +29,7 @@ MAX_ANSWER_BYTES = 16 << 20  # 1,000 sessions' suggestions and attention fit in 
 READ_BYTES = 1 << 16
 
 
-def is_url(model) -> bool:
+def is_url(model: object) -> TypeGuard[str]:
     """Whether `model` names a server rather than a path."""
     return isinstance(model, str) and model.startswith(("http://", "https://"))
 
@@ -70,7 +71,7 @@ class Rest:
         except (KeyError, TypeError, AttributeError):
             raise SuggestError(f"{self.url}/metadata did not list the model's signatures") from None
 
-    def run(self, name, inputs):
+    def run(self, name: str, inputs: dict[str, list]) -> dict:
         body = {"signature_name": name, "inputs": inputs}
         answer = self._request(":predict", body)
         outputs = answer.get("outputs") if isinstance(answer, dict) else None

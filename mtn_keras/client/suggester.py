@@ -10,6 +10,8 @@ person could get wrong is checked here, once, for every backend.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mtn_keras.client.answer import Answer, Attention, kept_attention, read_rows
 from mtn_keras.client.inputs import Session, SuggestError, asked, sessions_of
 from mtn_keras.client.reasons import why_empty
@@ -119,6 +121,7 @@ class Suggester:
             raise SuggestError(
                 f"{self.where} answered {len(rows)} lists for {len(sessions)} sessions"
             )
+        earliers: Sequence[list[str] | None] = histories or [None] * len(sessions)
         answers = [
             Answer(
                 items,
@@ -129,7 +132,7 @@ class Suggester:
                 **found,
             )
             for (items, texts, found), one, typed, earlier in zip(
-                rows, sessions, prefixes, histories or [None] * len(sessions)
+                rows, sessions, prefixes, earliers
             )
         ]
         return answers if batched else answers[0]
