@@ -2,7 +2,9 @@
 
 import dataclasses
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mtn_keras.base.parsing import non_negative_float, non_negative_int, positive_int, probability
 
@@ -63,14 +65,14 @@ class TrainConfig:
     seed: int = 0
 
 
-def option(flag, help, read=None, **argparse):
+def option(flag: str, help: str, read: Callable | None = None, **argparse: object) -> dict:
     """A DecodeConfig field's command-line option, written once: its flag, its help ("{default}"
     reads the field's default; the commands may add to its end), `read` to turn the parsed
     value into the field's (when they differ) and argparse's other keywords."""
     return {"flag": flag, "help": help, "read": read, "argparse": argparse}
 
 
-def filters_on(switched_off):
+def filters_on(switched_off: Iterable[str]) -> tuple[str, ...]:
     """The filters left on when `switched_off` are (`--no-filter`, repeatable)."""
     return tuple(f for f in FILTERS if f not in switched_off)
 
@@ -187,7 +189,7 @@ class DecodeConfig:
         ),
     )
 
-    def length_alpha(self, ranked):
+    def length_alpha(self, ranked: bool) -> float:
         """alpha, or when unset 1.0 if the ranker orders the lists, else 2.0 (BLEU's)."""
         if self.alpha is not None:
             return self.alpha
@@ -216,7 +218,7 @@ SELECT = ("loss", "bleu")  # TrainConfig.select: the validation column that pick
 HISTORY_ENCODERS = ("pooled", "query")  # ModelConfig.history_encoder
 
 
-def check_configs(model_config, train_config):
+def check_configs(model_config: ModelConfig, train_config: TrainConfig) -> None:
     """Raises ValueError naming the first field whose value no model can train with."""
     values = {**dataclasses.asdict(model_config), **dataclasses.asdict(train_config)}
     for key in POSITIVE:
@@ -246,7 +248,7 @@ PRESET_FIELDS = (
     "embed_dim d_model ff_dim num_heads query_layers session_layers decoder_layers rnn_units "
     "dropout label_smoothing"
 ).split()
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     name: dict(zip(PRESET_FIELDS, values))
     for name, values in {
         "paper": (300, 512, 1024, 8, 3, 2, 3, 256, 0.1, 0.05),
@@ -254,21 +256,23 @@ PRESETS = {
         "tiny": (16, 16, 32, 2, 1, 1, 1, 16, 0.0, 0.0),
     }.items()
 }
-TRAIN_PRESETS = {
+TRAIN_PRESETS: dict[str, dict[str, Any]] = {
     "paper": dict(warmup_steps=4000, batch_size=128, epochs=5),
     "small": dict(warmup_steps=1000, batch_size=64, epochs=8),
     "tiny": dict(warmup_steps=50, batch_size=16, epochs=2),
 }
 
 
-def preset(name):
+def preset(name: str) -> tuple[ModelConfig, TrainConfig]:
     """The (ModelConfig, TrainConfig) of a named preset."""
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
     return ModelConfig(**PRESETS[name]), TrainConfig(**TRAIN_PRESETS[name])
 
 
-def apply_overrides(configs, assignments):
+def apply_overrides(
+    configs: Sequence[ModelConfig | TrainConfig], assignments: Iterable[str]
+) -> None:
     """Set `key=value` strings on whichever dataclass in `configs` has the field."""
     for item in assignments:
         key, sep, raw = item.partition("=")
@@ -297,14 +301,21 @@ def _parse(raw, kind, key):
         raise ValueError(f"--set {key}: {raw!r} is not a valid {kind}") from None
 
 
-def model_config_from_dict(values):
+def model_config_from_dict(values: dict) -> ModelConfig:
     known = {f.name for f in dataclasses.fields(ModelConfig)}
     return ModelConfig(**{k: v for k, v in values.items() if k in known})
 
 
 def configure(
-    preset_name, stats, vocab_size, *, epochs=None, batch_size=None, seed=None, overrides=()
-):
+    preset_name: str,
+    stats: dict,
+    vocab_size: int,
+    *,
+    epochs: int | None = None,
+    batch_size: int | None = None,
+    seed: int | None = None,
+    overrides: Iterable[str] = (),
+) -> tuple[ModelConfig, TrainConfig]:
     """The model and training configs: the preset, then the data's sizes (`stats` of the
     prepared dataset), then `epochs`, `batch_size` and `seed` where given, then the
     `key=value` overrides."""

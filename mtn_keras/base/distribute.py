@@ -15,6 +15,11 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import tensorflow as tf
 
 STRATEGIES = ("auto", "one", "mirrored", "multi-worker")
 # Each worker builds the same seeded dataset and keeps its share of every global batch:
@@ -37,7 +42,7 @@ class Cluster:
     peers: tuple = dataclasses.field(default=(), compare=False)
 
 
-def read_cluster(environ=None):
+def read_cluster(environ: Mapping[str, str] | None = None) -> Cluster:
     """The cluster named by TF_CONFIG (a one-worker cluster when it is unset or blank).
     Raises StrategyError, saying what is wrong, for one TensorFlow could not use."""
     text = (os.environ if environ is None else environ).get("TF_CONFIG", "").strip()
@@ -77,12 +82,12 @@ def read_cluster(environ=None):
     return Cluster(workers, chief, f"{task_type} {task_index}", peers)
 
 
-def on_cluster(requested, cluster):
+def on_cluster(requested: str, cluster: Cluster) -> bool:
     """Whether `requested` trains as one worker of the TF_CONFIG cluster."""
     return requested == "multi-worker" or (requested == "auto" and cluster.workers > 1)
 
 
-def resolve(requested, cluster, gpus):
+def resolve(requested: str, cluster: Cluster, gpus: int) -> str:
     """The strategy to use: `auto` is multi-worker when TF_CONFIG names more than one
     worker, mirrored when more than one GPU is visible, else one."""
     import keras
@@ -114,11 +119,11 @@ class OneDevice:
 
     num_replicas_in_sync = 1
 
-    def scope(self):
+    def scope(self) -> contextlib.nullcontext:
         return contextlib.nullcontext()
 
 
-def make_strategy(name):
+def make_strategy(name: str) -> "tf.distribute.Strategy | OneDevice":
     """The tf.distribute strategy called `name` (see `resolve`); OneDevice under another
     backend, where `resolve` allows only `one`. Create it before any other TensorFlow work:
     the collective ops of multi-worker training are set up at start."""
@@ -137,7 +142,7 @@ def make_strategy(name):
     return tf.distribute.get_strategy()  # the default: one device, no distribution
 
 
-def local_gpus():
+def local_gpus() -> int:
     """How many GPUs TensorFlow sees, when Keras runs on it; 0 under another backend, which
     `resolve` gives one device whatever it sees."""
     import keras
@@ -149,7 +154,7 @@ def local_gpus():
     return len(tf.config.list_physical_devices("GPU"))
 
 
-def shard(dataset):
+def shard(dataset: "tf.data.Dataset") -> "tf.data.Dataset":
     """`dataset` with the auto-shard policy stated, for a strategy to split across workers."""
     import tensorflow as tf
 
@@ -160,14 +165,14 @@ def shard(dataset):
     return dataset.with_options(options)
 
 
-def warmup_for(warmup_steps, replicas):
+def warmup_for(warmup_steps: int, replicas: int) -> int:
     """Warm-up steps at a global batch `replicas` times larger: the same number of sessions.
     With the Transformer schedule this also raises the rate by sqrt(replicas) at every point
     counted in sessions: the square-root scaling rule for Adam."""
     return max(1, round(warmup_steps / replicas))
 
 
-def replica_loss(loss_sum, tokens):
+def replica_loss(loss_sum: Any, tokens: Any) -> Any:
     """This replica's part of the mean loss per target token of the global batch, from its
     own sum and token count, as Keras expects under tf.distribute: the replicas' gradients,
     summed, are those of the global mean, and the value is that mean divided by the number
@@ -187,7 +192,7 @@ def replica_loss(loss_sum, tokens):
     return share + tf.stop_gradient(mean / context.num_replicas_in_sync - share)
 
 
-def reducible_logs(logs):
+def reducible_logs(logs: dict[str, Any]) -> dict[str, Any]:
     """A training step's logs as Keras can reduce them across workers: Keras 3 takes the
     mean of each along axis 0 under MultiWorkerMirroredStrategy, which a scalar lacks
     (tensorflow/tensorflow#72388), so there they become vectors of one value. The epoch's
@@ -203,13 +208,13 @@ def reducible_logs(logs):
     return {name: tf.reshape(value, (1,)) for name, value in logs.items()}
 
 
-def write_dir(out, chief):
+def write_dir(out: str, chief: bool) -> str:
     """Where this worker writes its artifacts: `out` for the chief, a fresh temporary
     directory for every other worker (removed by `finish`)."""
     return out if chief else tempfile.mkdtemp(prefix="mtn-keras-worker-")
 
 
-def finish(directory, out):
+def finish(directory: str, out: str) -> None:
     """Removes a non-chief worker's temporary directory once training is done."""
     if os.path.abspath(directory) != os.path.abspath(out):
         shutil.rmtree(directory, ignore_errors=True)

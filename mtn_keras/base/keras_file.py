@@ -1,9 +1,14 @@
 """Loading a .keras file with an error that names the file, for models and rankers alike."""
 
+import os
 import zipfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import keras
 
 
-def load_keras(path):
+def load_keras(path: str | os.PathLike) -> "keras.Model":
     """The Keras model in the .keras file `path`, uncompiled. Raises ValueError naming the
     file and what is wrong (Keras says "File not found" of a file that is only truncated)."""
     import keras

@@ -15,6 +15,8 @@ import re
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
+from typing import TextIO
 
 _STAGING = re.compile(r"\.(?:prepare|export|write|ranking)-(\d+)-")
 LOCK = ".lock"
@@ -46,7 +48,7 @@ def check_writable(path: str, flag: str) -> None:
         raise OutputError(f"{flag} {path}: not writable")
 
 
-def try_lock(path: str, note: str = ""):
+def try_lock(path: str, note: str = "") -> TextIO | None:
     """An open file holding an exclusive flock on `path` (created if need be) with `note`
     written in it, or None when another process holds it. Closing the file releases it."""
     handle = open(path, "a+", encoding="utf-8")
@@ -90,7 +92,8 @@ def remove_stale_staging(parent: str) -> None:
     for name in names:
         # No lock file: left by an older version; its pid is all there is to go by.
         if not any(name.startswith(stem) for stem in stems) and not name.endswith(".old"):
-            if not _alive(int(_STAGING.match(name).group(1))):
+            # (the ignore: every name in `names` matched _STAGING)
+            if not _alive(int(_STAGING.match(name).group(1))):  # type: ignore[union-attr]
                 _remove(os.path.join(parent, name))
 
 
@@ -139,7 +142,7 @@ def _staging_lock(parent: str, kind: str, target: str):
             yield lock_path[: -len(LOCK)]
         finally:
             _remove(lock_path)
-            lock.close()
+            lock.close()  # type: ignore[union-attr]  # a fresh file: no one else holds it
     except OSError as error:
         staged = os.path.join(parent, prefix)
         if not str(error.filename or "").startswith(staged):
@@ -153,7 +156,7 @@ written: list[str] = []
 
 
 @contextlib.contextmanager
-def staged_directory(out: str, kind: str):
+def staged_directory(out: str, kind: str) -> Iterator[str]:
     """Yields a temporary sibling of `out` to fill; on success it replaces `out` (whose old
     content is removed only then), on failure it is removed and `out` is left as it was."""
     parent = os.path.dirname(os.path.abspath(out))
@@ -177,7 +180,7 @@ def staged_directory(out: str, kind: str):
 
 
 @contextlib.contextmanager
-def staged_file(path: str):
+def staged_file(path: str) -> Iterator[str]:
     """Yields a temporary name beside `path` to write; on success it is renamed to `path`,
     readable by all as the other outputs are (0644 under the usual umask)."""
     parent = os.path.dirname(os.path.abspath(path))

@@ -7,7 +7,9 @@ descriptor 2, some of them before any log level is read; only `--verbose` shows 
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
 _lock = threading.Lock()  # guards the two below: the app imports TensorFlow in a worker thread
 _users = 0  # the blocks inside native_stderr_silenced now, in any thread
@@ -16,7 +18,7 @@ _show_logs = False  # a command's --verbose
 
 
 @contextmanager
-def native_stderr_silenced(log_path=None):
+def native_stderr_silenced(log_path: str | os.PathLike | None = None) -> Iterator[None]:
     """Send what native code writes to file descriptor 2 to `log_path` (appended; for a
     long-lived program such as the app, so that a native abort leaves its words there) or
     else to /dev/null (TensorFlow's import), meanwhile.
@@ -37,7 +39,7 @@ def native_stderr_silenced(log_path=None):
         with _lock:
             _users -= 1
             if _users == 0:
-                _restore()
+                _restore()  # type: ignore[misc]  # set by the first block in, never None here
                 _restore = None
 
 
@@ -55,11 +57,11 @@ def _redirect(log_path):
     os.dup2(target, 2)
     os.close(target)
     streams = sys.stderr, sys.__stderr__
-    sys.stderr = sys.__stderr__ = terminal
+    sys.stderr = sys.__stderr__ = terminal  # type: ignore[misc]  # typeshed: Final; it moves
 
     def restore():
         terminal.flush()
-        sys.stderr, sys.__stderr__ = streams
+        sys.stderr, sys.__stderr__ = streams  # type: ignore[misc]  # put back, as above
         os.dup2(saved, 2)
         os.close(saved)
         terminal.close()
@@ -73,7 +75,7 @@ def show_tensorflow_logs(show: bool) -> None:
     _show_logs = show
 
 
-def import_tensorflow(verbose: bool | None = None):
+def import_tensorflow(verbose: bool | None = None) -> ModuleType:
     """TensorFlow, imported silently unless `verbose` (default: as show_tensorflow_logs said);
     its later log lines below errors are off too."""
     if verbose is None:

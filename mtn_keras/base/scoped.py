@@ -3,10 +3,11 @@ fitting a ranker leaves no hidden effect on the process that called it."""
 
 import contextlib
 import random
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def seeded(seed):
+def seeded(seed: int) -> Iterator[None]:
     """keras.utils.set_random_seed(seed) inside the block; after it, Python's, NumPy's, Keras's
     and TensorFlow's global seeds as they were, and TensorFlow's op-seed sequence (the op seeds
     of random ops called without one) where it had got to.
@@ -59,7 +60,7 @@ def _set_tensorflow_seeds(seed, op_seed_state) -> None:
 
 
 @contextlib.contextmanager
-def precision_policy(name):
+def precision_policy(name: str | None) -> Iterator[None]:
     """Keras's global dtype policy `name` inside the block (None: unchanged), the previous
     one after it."""
     import keras

@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from types import ModuleType
 
 LEVEL = "--xla_backend_optimization_level=1"
 CACHE_FLAG = "--tf_xla_persistent_cache_directory"  # TF_XLA_FLAGS's: where compilations stay
@@ -74,7 +75,7 @@ def mark_compiled(model: Path, signature: str) -> None:
             pass  # an unwritable cache: the next start compiles, and says so
 
 
-def skip_graph_rewrites(tf) -> None:
+def skip_graph_rewrites(tf: ModuleType) -> None:
     """Run graphs as they were exported, without Grappler's rewriting; call it before the first
     call. Grappler's rewriting of the bundled model's signature made every process's first call
     slower, cache or not, and later calls no faster within the noise: a person waits on the
