@@ -49,7 +49,7 @@ class SessionBatches:
             raise ValueError("no session of 2 or more queries to make batches of")
         self.batch_size, self.shuffle, self.seed = batch_size, shuffle, seed
         self.history, self.limit, self.epoch = history, limit, 0
-        self._plan_epoch = None
+        self._plan_epoch: int | None = None
 
     def __len__(self):
         total = sum(-(-len(bucket["target"]) // self.batch_size) for bucket in self.buckets)
@@ -65,14 +65,14 @@ class SessionBatches:
             x["history_tokens"] = history_tokens(self.history, arrays["line"][rows])
         return x, arrays["target"][rows]
 
-    def plan(self):
+    def plan(self) -> list[tuple[int, np.ndarray]]:
         """This epoch's batches as (bucket, row indices), computed once per epoch."""
         if self._plan_epoch != self.epoch:
             self._plan, self._plan_epoch = batch_plan(self), self.epoch
         return self._plan
 
 
-def batch_plan(batches: SessionBatches):
+def batch_plan(batches: SessionBatches) -> list[tuple[int, np.ndarray]]:
     """The (bucket, row indices) of every batch of `batches`' current epoch, in order."""
     rng = np.random.default_rng([batches.seed, batches.epoch]) if batches.shuffle else None
     plan = []
@@ -85,7 +85,7 @@ def batch_plan(batches: SessionBatches):
     return plan
 
 
-def history_tokens(history: LineHistories, lines):
+def history_tokens(history: LineHistories, lines: np.ndarray) -> np.ndarray:
     """(B, H, n): rows hi-H .. hi-1 of the history matrix for each line, those before lo
     (another user's, or none) zeroed."""
     bounds = history.bounds[lines]

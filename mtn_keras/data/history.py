@@ -5,16 +5,19 @@ its session, is a slice of one list per user, never a copy per pair; for trainin
 of rows of one encoded matrix of every user's queries (`LineHistories`)."""
 
 import os
+from collections.abc import Iterable
 from datetime import datetime
 from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
 
+from mtn_keras.data.vocab import Vocabulary
+
 HISTORY_SIZE = 200  # the latest earlier queries a serving graph reads (HistoryLookup)
 
 
-def latest(history, size=HISTORY_SIZE, end=None):
+def latest(history: list[str], size: int = HISTORY_SIZE, end: int | None = None) -> list[str]:
     """The last `size` entries of `history` (of those before position `end` when given),
     oldest first: what a model and a ranker read of a user's history (a slice, no copy of
     a numpy array). Its graph form is ranking.history_lookup.latest."""
@@ -87,7 +90,8 @@ class PairHistories:
         if histories is None or starts is None:
             return None
         users = load_users(directory, name)
-        for number, user in enumerate(users, 1):
+        # (the ignore: `starts` came from the .users file, so `users` did too)
+        for number, user in enumerate(users, 1):  # type: ignore[arg-type]
             if user not in histories:
                 raise ValueError(
                     f"{os.path.join(directory, 'history.tsv')} holds no query of user {user} "
@@ -168,7 +172,9 @@ class LineHistories(NamedTuple):
     size: int
 
 
-def encode_histories(histories: dict[str, list[str]], vocab, max_tokens: int):
+def encode_histories(
+    histories: dict[str, list[str]], vocab: Vocabulary, max_tokens: int
+) -> tuple[np.ndarray, dict[str, int]]:
     """Every user's queries as token ids (R, n) int32, 0-padded (each query cut to
     `max_tokens` tokens, unknown words `<unk>`), and the row each user's queries start at."""
     queries = [query for user_queries in histories.values() for query in user_queries]
@@ -182,7 +188,9 @@ def encode_histories(histories: dict[str, list[str]], vocab, max_tokens: int):
     return tokens, dict(zip(histories, first_rows[:-1].tolist()))
 
 
-def split_histories(directory: str, names, vocab, max_tokens: int, size: int):
+def split_histories(
+    directory: str, names: Iterable[str], vocab: Vocabulary, max_tokens: int, size: int
+) -> dict[str, LineHistories]:
     """The `LineHistories` of each named split of a prepared directory, sharing one encoded
     matrix. Raises ValueError when the dataset was prepared before histories were kept."""
     from mtn_keras.data.prepared import load_users

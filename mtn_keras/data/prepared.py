@@ -27,7 +27,7 @@ def load_users(directory: str, name: str) -> list[str] | None:
     return users
 
 
-def read_sessions(path: str) -> list[list[str]]:
+def read_sessions(path: str | os.PathLike) -> list[list[str]]:
     """The sessions of a split file: one a line, queries TAB-separated. Raises ValueError
     naming the file and line of a line that is not UTF-8."""
     sessions = []

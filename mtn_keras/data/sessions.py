@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from mtn_keras.data.logs import Row, Tally, read_log
 from mtn_keras.data.safety import child_unsafe
@@ -65,7 +65,7 @@ class Protocol:
             )
 
     @classmethod
-    def named(cls, name: str = "paper", **fields) -> "Protocol":
+    def named(cls, name: str = "paper", **fields: Any) -> "Protocol":
         """The protocol `name` with its own default min_queries (3 for paper, 2 for all)."""
         fields.setdefault("min_queries", 3 if name == "paper" else 2)
         return cls(name=name, **fields)
