@@ -20,7 +20,7 @@ from ..widgets.heat_map import HeatMap
 from ..widgets.history_panel import HistoryPanel
 from ..widgets.query_input import QueryInput, typed_prefix
 from ..widgets.session_panel import SessionPanel
-from ..widgets.suggestion_list import SuggestionList, are_confidences
+from ..widgets.suggestion_list import SuggestionList
 
 CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
 PANEL_TOOLTIP = "show or hide the panel of attention, history and copied words"
@@ -85,20 +85,21 @@ class MainScreen(Screen):
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield SessionPanel(id="session-box")
+                yield SessionPanel(id="session-box").data_bind(queries=MainScreen.session)
                 yield QueryInput(placeholder="Type a query; enter adds it", id="query")
                 suggestions = SuggestionList(id="suggestions")
                 suggestions.border_title = "Suggestions"
                 yield suggestions
             with Vertical(id="attention-panel"):
-                layer_and_head = (MainScreen.attention_layer, MainScreen.attention_head)
-                yield HeatMap(id="heatmap").data_bind(*layer_and_head)
+                yield HeatMap(id="heatmap").data_bind(
+                    MainScreen.attention, MainScreen.attention_layer, MainScreen.attention_head
+                )
                 history_read = HistoryPanel(id="history-read").data_bind(
-                    why_none=MainScreen.history_note
+                    answer=MainScreen.suggestions, why_none=MainScreen.history_note
                 )
                 history_read.display = False  # until a model that reads history is in
                 yield history_read
-                yield CopyPanel(id="copy")
+                yield CopyPanel(id="copy").data_bind(answer=MainScreen.suggestions)
         yield Footer(show_command_palette=False)  # ctrl+p: in F1 help; every key fits at 80
 
     def use(self, backend: Backend) -> None:
@@ -110,8 +111,7 @@ class MainScreen(Screen):
 
     # The session
 
-    def watch_session(self, session: tuple[str, ...]) -> None:
-        self.query_one(SessionPanel).queries = session
+    def watch_session(self) -> None:
         # The list on screen answers the session before (often the query just added): clear
         # it at once rather than leave it up until the model answers.
         self.query_one(SuggestionList).show_message("Suggestions for the new session…")
@@ -185,10 +185,6 @@ class MainScreen(Screen):
 
     def watch_suggestions(self, suggestions: Answer | None) -> None:
         options = self.query_one(SuggestionList)
-        copy = self.query_one(CopyPanel)
-        self.query_one(HistoryPanel).read = (
-            (suggestions.history, suggestions.history_attention) if suggestions else ([], None)
-        )
         if suggestions is None:
             message = (
                 "Type a query, or add one to the session, to get suggestions."
@@ -200,10 +196,7 @@ class MainScreen(Screen):
             options.show_none(suggestions.prefix, suggestions.why)
         else:
             options.show(suggestions)
-            copy.confidences = are_confidences([item.score for item in suggestions])
-            copy.tokens = suggestions.source_tokens
-            copy.numbers = [index + 1 for index in suggestions.positions]
-        copy.suggestion = None
+        self.query_one(CopyPanel).suggestion = None
 
     @on(SuggestionList.OptionHighlighted, "#suggestions")
     def show_copy(self, event: SuggestionList.OptionHighlighted) -> None:
@@ -240,10 +233,7 @@ class MainScreen(Screen):
     # The attention
 
     def watch_attention(self, attention: Attention | None) -> None:
-        heat_map = self.query_one(HeatMap)
         positions = attention.positions if attention is not None else []
-        heat_map.numbers = [index + 1 for index in positions]
-        heat_map.attention = attention
         panel = self.query_one(SessionPanel)
         panel.ignored = ignored_reasons(self.session, positions) if attention is not None else {}
         panel.read_as = read_as(attention, self.session) if attention is not None else {}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 from rich.table import Table
 from rich.text import Text
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widgets import Static
 
-from mtn_keras.client import Suggestion
+from mtn_keras.client import Answer, Suggestion
 
 from .cells import bar, weight_label
-from .suggestion_list import score_label
+from .suggestion_list import are_confidences, score_label
 
 ROWS = 8  # words listed
 
@@ -50,9 +50,7 @@ class CopyPanel(Static):
 
     # (rank, suggestion)
     suggestion: reactive[tuple[int, Suggestion] | None] = reactive(None, always_update=True)
-    confidences = reactive(False)  # whether the scores are a ranker's probabilities
-    tokens: reactive[list[list[str]]] = reactive(list)  # the model's words per kept query
-    numbers: reactive[list[int]] = reactive(list)  # the session numbers of those queries
+    answer: var[Answer | None] = var(None)  # the suggestions listed, with what the model read
 
     def watch_suggestion(self) -> None:
         if self.suggestion is None:
@@ -63,8 +61,11 @@ class CopyPanel(Static):
         rank, item = self.suggestion
         self.border_title = f"Copied by suggestion {rank}"
         source = f" · from {item.source}" if item.source else ""
-        self.border_subtitle = score_label(item.score, self.confidences) + source
+        confidences = are_confidences([listed.score for listed in self.answer])
+        self.border_subtitle = score_label(item.score, confidences) + source
+        tokens = self.answer.source_tokens  # the model's words per kept query
+        numbers = [index + 1 for index in self.answer.positions]  # their session numbers
         words = []
-        if item.copy_attention is not None and self.tokens:
-            words = copied_words(item.text, item.copy_attention, self.tokens, self.numbers)
+        if item.copy_attention is not None and tokens:
+            words = copied_words(item.text, item.copy_attention, tokens, numbers)
         self.update(copy_table(words) if words else Text("Nothing copied.", style="dim"))

@@ -43,24 +43,13 @@ class HeatMap(Static):
     numbers."""
 
     attention: reactive[Attention | None] = reactive(None, always_update=True)
-    numbers: reactive[list[int]] = reactive(list)  # session numbers of the model's K queries
     attention_layer = reactive(0)
     attention_head = reactive(0)
 
     def on_mount(self) -> None:
         self.border_subtitle = "rows attend to columns"
-
-    def watch_attention(self) -> None:
-        self._update()
-
-    def watch_numbers(self) -> None:
-        self._update()
-
-    def watch_attention_layer(self) -> None:
-        self._update()
-
-    def watch_attention_head(self) -> None:
-        self._update()
+        for name in ("attention", "attention_layer", "attention_head"):
+            self.watch(self, name, self._update)  # one redraw, whichever changed
 
     def on_resize(self) -> None:
         self._update()  # the labels are cut to the width
@@ -73,9 +62,8 @@ class HeatMap(Static):
         layers, heads = self.attention.weights.shape[:2]
         layer, head = min(self.attention_layer, layers - 1), min(self.attention_head, heads - 1)
         self.border_title = f"Attention · layer {layer + 1}/{layers} · head {head + 1}/{heads}"
+        numbers = [index + 1 for index in self.attention.positions]
         width = self.content_size.width or 40
         self.update(
-            heat_map(
-                self.attention.weights[layer, head], self.numbers, self.attention.queries, width
-            )
+            heat_map(self.attention.weights[layer, head], numbers, self.attention.queries, width)
         )

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from mtn_keras.client import Answer
+
 from .cells import bar, short, weight_label
 
 ROWS = 6  # earlier queries listed, those that counted most first
@@ -40,25 +42,22 @@ def history_table(queries: list[str], weights: np.ndarray, width: int) -> Table:
 
 
 class HistoryPanel(Static):
-    """The earlier queries the model read, or why it read none."""
+    """The earlier queries the model read for an answer, or why it read none."""
 
-    read: reactive[tuple[list[str], np.ndarray | None]] = reactive(
-        lambda: ([], None), always_update=True
-    )
+    answer: reactive[Answer | None] = reactive(None, always_update=True)
     EMPTY = "No earlier queries read: they come from your sessions before this one."
     why_none = reactive(EMPTY)
 
-    def watch_read(self) -> None:
-        self._update()
-
-    def watch_why_none(self) -> None:
-        self._update()
+    def on_mount(self) -> None:
+        for name in ("answer", "why_none"):
+            self.watch(self, name, self._update)  # one redraw, whichever changed
 
     def on_resize(self) -> None:
         self._update()
 
     def _update(self) -> None:
-        queries, weights = self.read
+        queries = self.answer.history if self.answer else []
+        weights = self.answer.history_attention if self.answer else None
         self.border_title = f"History read ({len(queries)})" if queries else "History"
         if not queries or weights is None:
             self.update(Text(self.why_none, style="dim"))

@@ -12,25 +12,17 @@ from textual.widgets import Static
 class SessionPanel(VerticalScroll, can_focus=False):
     """The session's queries as typed, numbered from 1; the numbers every panel uses."""
 
-    # init=False: the watchers write into #session, there once composed (on_mount)
-    queries: reactive[tuple[str, ...]] = reactive(tuple, init=False)
-    ignored: reactive[dict[int, str]] = reactive(dict, init=False)  # 0-based position -> reason
-    read_as: reactive[dict[int, str]] = reactive(dict, init=False)  # position -> corrected reading
+    queries: reactive[tuple[str, ...]] = reactive(tuple)
+    ignored: reactive[dict[int, str]] = reactive(dict)  # 0-based position -> reason
+    read_as: reactive[dict[int, str]] = reactive(dict)  # position -> corrected reading
 
     def compose(self):
         yield Static(id="session")
 
     def on_mount(self) -> None:
-        self._update()
-
-    def watch_queries(self) -> None:
-        self._update()
-
-    def watch_ignored(self) -> None:
-        self._update()
-
-    def watch_read_as(self) -> None:
-        self._update()
+        # watched from here, once #session, which the redraw writes into, is composed
+        for name in ("queries", "ignored", "read_as"):
+            self.watch(self, name, self._update)
 
     def _update(self) -> None:
         self.border_title = f"Session ({len(self.queries)})"
