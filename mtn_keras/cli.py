@@ -15,13 +15,15 @@ import dataclasses
 import os
 import sys
 import traceback
+from collections.abc import Callable
+from typing import NoReturn
 
 from mtn_keras.base.config import DecodeConfig
 
 NOTHING_TO_SHOW, BAD_INPUT = 1, 2
 
 
-def fail(prefix, error, verbose=False):
+def fail(prefix: str, error: BaseException, verbose: bool = False) -> int:
     """Prints `error` as the one line of the convention, `prefix: message` (after its
     traceback if verbose); returns the exit code of bad input, 2."""
     if verbose:
@@ -30,12 +32,12 @@ def fail(prefix, error, verbose=False):
     return BAD_INPUT
 
 
-def run(main, prog):
+def run(main: Callable[[], int | None], prog: str) -> NoReturn:
     """Exits with `guarded(main, prog)`."""
     sys.exit(guarded(main, prog))
 
 
-def guarded(main, prog):
+def guarded(main: Callable[[], int | None], prog: str) -> int | None:
     """`main()`'s exit code; Ctrl-C is one line and 130 (staged outputs are removed on the
     way; those already in place are named, whole), and a closed pipe on stdout (`| head -1`)
     ends quietly with 141."""
@@ -58,7 +60,7 @@ def guarded(main, prog):
     return code
 
 
-def describe(error):
+def describe(error: BaseException) -> str:
     """An error as one line: an OSError as `FILE: reason`, anything else as its message."""
     if isinstance(error, OSError) and error.strerror:
         return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
@@ -67,7 +69,7 @@ def describe(error):
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def add_verbose(parser):
+def add_verbose(parser: argparse.ArgumentParser) -> None:
     """--verbose: show TensorFlow's log lines and the traceback of an error (for a bug report)."""
     parser.add_argument(
         "--verbose",
@@ -76,7 +78,7 @@ def add_verbose(parser):
     )
 
 
-def add_decode_arguments(parser, fixed=False):
+def add_decode_arguments(parser: argparse.ArgumentParser, fixed: bool = False) -> None:
     """One option per DecodeConfig field (--k, --beam, ... --explicit), as the field's metadata
     writes it, defaulting to the field's default; `fixed`: say that an export fixes it."""
     when = " (fixed at export)" if fixed else ""
@@ -87,7 +89,7 @@ def add_decode_arguments(parser, fixed=False):
         parser.add_argument(option["flag"], dest=field.name, help=help, **keywords)
 
 
-def decode_config(args):
+def decode_config(args: argparse.Namespace) -> DecodeConfig:
     """The DecodeConfig of arguments parsed with `add_decode_arguments`."""
     values = {}
     for field in dataclasses.fields(DecodeConfig):
@@ -97,7 +99,7 @@ def decode_config(args):
     return DecodeConfig(**values)
 
 
-def file_name(text):
+def file_name(text: str) -> str:
     """A file or folder name, for argparse: an empty one is refused (given, it is no name, and
     taken as "not given" it would do something else)."""
     if not text.strip():
@@ -105,7 +107,7 @@ def file_name(text):
     return text
 
 
-def needs_tensorflow(prog, verbose=False):
+def needs_tensorflow(prog: str, verbose: bool = False) -> int | None:
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
     TensorFlow's own log lines show only when `verbose`."""
@@ -139,7 +141,7 @@ FIXED = {
 }
 
 
-def unfit_option(decoding, settings):
+def unfit_option(decoding: DecodeConfig, settings: dict) -> str | None:
     """Why a SavedModel exported with `settings` (its export.json) cannot decode as `decoding`
     asks, in one line; None when it can. Options left at their defaults are not checked; a
     --k given may be smaller than the export's (the list is cut), not larger."""

@@ -17,10 +17,10 @@ from mtn_keras.cli import (
     needs_tensorflow,
     run,
 )
-from mtn_keras.training.artifacts import ModelDirError, load_trained
+from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_trained
 
 
-def export(trained, out, decoding=DecodeConfig()):
+def export(trained: TrainedModel, out: str, decoding: DecodeConfig = DecodeConfig()) -> None:
     """Write the SavedModel of a loaded `TrainedModel` to `out`, replacing it. It is written
     beside `out` and renamed into place, so a killed export leaves no half of one."""
     import tensorflow as tf
@@ -42,7 +42,7 @@ def export(trained, out, decoding=DecodeConfig()):
     ranking = None
     if service.hybrid is not None:
         ranking = {
-            **trained.ranking.info,
+            **trained.ranking.info,  # type: ignore[union-attr]  # a hybrid comes of a ranking
             "threshold": service.hybrid.threshold,
             "history_threshold": service.hybrid.history_threshold,
         }
@@ -77,7 +77,7 @@ SAVEDMODEL_FILES = {
 }
 
 
-def check_out(out, model, force):
+def check_out(out: str, model: str, force: bool) -> None:
     """Raises OutputError if `out` cannot be written: a file, the model's own folder or one
     that holds it, not empty without `force`, or (with force) holding anything but a
     SavedModel (a training run, notes): --force never deletes what an export did not write.
@@ -100,7 +100,7 @@ def check_out(out, model, force):
         )
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.export", description=__doc__)
     parser.add_argument(
         "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"

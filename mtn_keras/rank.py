@@ -2,18 +2,32 @@
 ranking (the query-log index of the training split, the ranker fitted on the validation split, the
 confidence threshold) into DIR/ranking/, used by suggest, evaluate, export and the app."""
 
+from __future__ import annotations
+
 import argparse
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError
 from mtn_keras.base.parsing import non_negative_int
 from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
 from mtn_keras.data.logs import InputError
-from mtn_keras.training.artifacts import ModelDirError, load_trained
+from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_trained
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking import Ranking
+    from mtn_keras.ranking.build import RankingData
 
 
-def rank(trained, data, decoding, hidden=16, progress=print):
+def rank(
+    trained: TrainedModel,
+    data: RankingData,
+    decoding: DecodeConfig,
+    hidden: int = 16,
+    progress: Callable[[str], object] = print,
+) -> Ranking:
     """The `Ranking` of a loaded `TrainedModel` fitted on `data` (a ranking.build.RankingData),
     its candidates scored by the serving graph itself (ranking.build.fit_ranking)."""
     from mtn_keras.ranking import Ranking
@@ -26,7 +40,7 @@ def rank(trained, data, decoding, hidden=16, progress=print):
     return fit_ranking(steps_for, data, decoding, hidden, progress)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
     parser.add_argument(
         "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"

@@ -5,12 +5,18 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mtn_keras.base.config import ModelConfig, model_config_from_dict
 from mtn_keras.base.keras_file import load_keras
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.serving.savedmodel import DEFAULT, bundled_model
+
+if TYPE_CHECKING:
+    import keras
+
+    from mtn_keras.ranking import Ranking
 
 CONFIG = "config.json"
 
@@ -55,12 +61,12 @@ def write_run_config(directory, config):
 @dataclass
 class TrainedModel:
     name: str
-    model: object
+    model: "keras.Model"
     vocab: Vocabulary
     config: ModelConfig
     path: str
     data_dir: str | None = None
-    ranking: object = None  # a mtn_keras.ranking.Ranking, when the directory has one
+    ranking: "Ranking | None" = None  # when the directory has one
 
 
 def load_trained(path, ranking=True):
