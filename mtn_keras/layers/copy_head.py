@@ -3,9 +3,11 @@
 import keras
 from keras import ops
 
+from mtn_keras.layers.arguments_config import ArgumentsConfig
+
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class CopyHead(keras.layers.Layer):
+class CopyHead(ArgumentsConfig, keras.layers.Layer):
     """Copy attention from decoder states over source token codes, and the gate g.
 
     The next-word distribution is g * p_vocab + (1 - g) * copy, where copy puts each
@@ -56,8 +58,3 @@ class CopyHead(keras.layers.Layer):
         any_source = ops.any(mask, axis=-1, keepdims=True)
         gate = ops.where(any_source, gate, 1.0)
         return attention, gate
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(units=self.units)
-        return config

@@ -3,9 +3,11 @@
 import keras
 from keras import ops
 
+from mtn_keras.layers.arguments_config import ArgumentsConfig
+
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class HistoryReader(keras.layers.Layer):
+class HistoryReader(ArgumentsConfig, keras.layers.Layer):
     """Multi-head attention from each session query vector over the encoded history, then
     add & norm. A row whose history is empty keeps its vectors as they are (no NaN).
 
@@ -53,16 +55,6 @@ class HistoryReader(keras.layers.Layer):
         added = self.norm(vectors + self.output_dropout(read, training=training))
         any_entry = ops.any(history_mask, axis=-1)[:, None, None]
         return ops.where(any_entry, added, vectors), scores
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            d_model=self.d_model,
-            num_heads=self.num_heads,
-            dropout=self.dropout,
-            epsilon=self.epsilon,
-        )
-        return config
 
 
 def last_query_weights(scores):

@@ -4,6 +4,8 @@ import keras
 import keras_hub
 from keras import ops
 
+from mtn_keras.layers.arguments_config import ArgumentsConfig
+
 
 def causal_query_mask(query_mask):
     """(B, S) bool -> (B, S, S): query i may attend to real queries j <= i (and itself)."""
@@ -14,7 +16,7 @@ def causal_query_mask(query_mask):
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class MaskedSessionEncoder(keras.layers.Layer):
+class MaskedSessionEncoder(ArgumentsConfig, keras.layers.Layer):
     """Causal self-attention over a session's query vectors, `num_layers` deep.
 
     Query t sees queries 1..t only, so one pass gives the context of every prefix.
@@ -54,19 +56,9 @@ class MaskedSessionEncoder(keras.layers.Layer):
             weights.append(scores)
         return x, weights
 
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            num_layers=self.num_layers,
-            intermediate_dim=self.intermediate_dim,
-            num_heads=self.num_heads,
-            dropout=self.dropout,
-        )
-        return config
-
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
-class SessionAddNorm(keras.layers.Layer):
+class SessionAddNorm(ArgumentsConfig, keras.layers.Layer):
     """Adds query t's session vector to every token code of query t, then layer norm.
 
     Call args:
@@ -84,8 +76,3 @@ class SessionAddNorm(keras.layers.Layer):
 
     def call(self, token_codes, session_vectors):
         return self.norm(token_codes + session_vectors[:, :, None, :])
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(epsilon=self.epsilon)
-        return config

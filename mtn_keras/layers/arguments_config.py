@@ -1,0 +1,15 @@
+"""get_config written once for the layers whose config is their constructor's arguments."""
+
+import inspect
+
+
+class ArgumentsConfig:
+    """Mixin before keras.layers.Layer: get_config adds each named argument of __init__, read
+    from the attribute of the same name, so the default from_config rebuilds the layer."""
+
+    def get_config(self):
+        config = super().get_config()
+        for name, parameter in inspect.signature(type(self).__init__).parameters.items():
+            if name != "self" and parameter.kind is not parameter.VAR_KEYWORD:
+                config[name] = getattr(self, name)
+        return config
