@@ -5,6 +5,7 @@ Training costs seconds of tracing, so the model is trained once per test session
 shared; tests that change it work on a copy.
 """
 
+import json
 import os
 import random
 import shutil
@@ -50,15 +51,17 @@ def port():
 @pytest.fixture(scope="session")
 def serve():
     """A function that serves a SavedModel under `python -m mtn_keras.serve` as `name` on a
-    free port of 127.0.0.1 and, once it answers, returns (its REST address, its process);
-    every server still running stops at the end of the test run."""
+    free port of 127.0.0.1 (gRPC off unless the options open it) and, once its status says
+    AVAILABLE, returns (its REST address, its process); every server still running stops at
+    the end of the test run."""
     servers = []
 
     def start(path, name, *options):
         port = free_port()
+        grpc = [] if "--grpc-port" in options else ["--grpc-port", "0"]
         server = subprocess.Popen(
             [sys.executable, "-m", "mtn_keras.serve", "--model", str(path), "--name", name]
-            + ["--port", str(port), *options],
+            + ["--port", str(port), *grpc, *options],
             cwd=ROOT,
             stderr=subprocess.PIPE,
             text=True,
@@ -70,10 +73,13 @@ def serve():
             assert server.poll() is None, server.stderr.read()[-2000:]
             assert time.monotonic() < until, "the server did not answer within 300 s"
             try:
-                urllib.request.urlopen(url, timeout=1).close()
-                return url, server
+                with urllib.request.urlopen(url, timeout=1) as answer:
+                    status = json.load(answer)["model_version_status"][0]["state"]
+                if status == "AVAILABLE":
+                    return url, server
             except OSError:
-                time.sleep(0.5)
+                pass
+            time.sleep(0.5)
 
     yield start
     for server in servers:
