@@ -20,7 +20,6 @@ SavedModel (`baseline`), round by round; the medians and warm / baseline are pri
 import argparse
 import contextlib
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from serve_load import HOST, free_port, start_server  # noqa: E402
 
 from mtn_keras.serving.savedmodel import resolve  # noqa: E402
 
@@ -93,23 +94,11 @@ def suggest_command(model, code, cache):
 @contextlib.contextmanager
 def warm_server(model):
     """The REST address of `model` under `python -m mtn_keras.serve` on a free local port,
-    once it answers; stopped on leaving."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "mtn_keras.serve", "--model", model, "--name", "bench"]
-    server = subprocess.Popen(command + ["--port", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/v1/models/bench"
+    once its status says AVAILABLE (it answers LOADING at once); stopped on leaving."""
+    port = free_port()
+    server = start_server(model, port)
     try:
-        while server.poll() is None:
-            try:
-                urllib.request.urlopen(url, timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.5)
-        if server.poll() is not None:
-            raise SystemExit(f"python -m mtn_keras.serve --model {model} did not start")
-        yield url
+        yield f"http://{HOST}:{port}/v1/models/mtn"
     finally:
         server.terminate()
         server.wait(30)
@@ -127,12 +116,6 @@ def against_server(model, rounds):
         medians = {key: statistics.median(run[key] for run in found) for key in found[0]}
         print(f"{what}: " + ", ".join(f"{key} {value:.2f}" for key, value in medians.items()))
     return 0
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def serve_start(model, cache):
