@@ -25,6 +25,7 @@ from mtn_keras.client.inputs import SuggestError
 MODEL_URL = re.compile(
     r"^(https?://[^/?#]+(?:/[^?#]*)?/v1/models/[^/:?#]+(?:/versions/\d+)?)(?::predict)?/?$"
 )
+LOADING_POLL_S = 0.5  # how often a server that is still loading its model is asked again
 MAX_ANSWER_BYTES = 16 << 20  # 1,000 sessions' suggestions and attention fit in a few MiB
 READ_BYTES = 1 << 16
 
@@ -40,6 +41,10 @@ def redacted(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+class Unavailable(SuggestError):
+    """HTTP 503: the server is up, its model not (yet) ready."""
 
 
 class Rest:
@@ -64,7 +69,7 @@ class Rest:
             raise SuggestError(f"{redacted(url)}: the port is not a number") from None
         self.https, self.path = parts.scheme == "https", parts.path
         self.url, self.timeout = redacted(found.group(1)), timeout
-        metadata = self._request("/metadata")
+        metadata = self._metadata()
         try:
             found = metadata["metadata"]["signature_def"]["signature_def"]
             self.signatures = {name: set(sig.get("outputs", {})) for name, sig in found.items()}
@@ -78,6 +83,19 @@ class Rest:
         if not isinstance(outputs, dict):
             raise SuggestError(f"{self.url}:predict answered without the outputs of `{name}`")
         return outputs
+
+    def _metadata(self):
+        """The model's metadata. A server still loading the model (HTTP 503, as `python -m
+        mtn_keras.serve` answers from its start) is asked again every LOADING_POLL_S
+        seconds, within `timeout` in all."""
+        until = time.monotonic() + self.timeout
+        while True:
+            try:
+                return self._request("/metadata")
+            except Unavailable:
+                if time.monotonic() + LOADING_POLL_S > until:
+                    raise
+                time.sleep(LOADING_POLL_S)
 
     def _request(self, suffix, body=None):
         """The JSON answer of a GET (no body) or a POST of `body` to the model's address with
@@ -93,7 +111,8 @@ class Rest:
         except OSError as error:
             raise SuggestError(f"Cannot reach {url}: {_reason(error)}") from None
         if status != 200:
-            raise SuggestError(f"{url} answered HTTP {status}: {_said(text)}")
+            refusal = Unavailable if status == 503 else SuggestError
+            raise refusal(f"{url} answered HTTP {status}: {_said(text)}")
         try:
             return json.loads(text)
         except (ValueError, RecursionError) as error:

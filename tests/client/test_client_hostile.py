@@ -63,6 +63,8 @@ def trickle(connection):
 
 
 BAD["trickle"] = trickle
+# How many times the metadata answers 503, loading, before it answers, by model name.
+LOADING = {"loading": 2, "never-loaded": 10**9}
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +83,12 @@ def hostile():
                     request += connection.recv(65536).decode("latin-1")
                 path = request.split(" ", 2)[1]
                 case = path.split("/v1/models/")[1].split(":")[0].split("/")[0]
-                if path.endswith("/metadata"):
+                loading = LOADING.get(case, 0)
+                if path.endswith("/metadata") and loading:
+                    LOADING[case] = loading - 1
+                    body = b'{"error": "the model is loading: try again in a few seconds"}'
+                    connection.sendall(http_answer(body, "503 Service Unavailable"))
+                elif path.endswith("/metadata"):
                     connection.sendall(json_answer(METADATA))
                 else:
                     BAD.get(case, lambda c: c.sendall(json_answer(GOOD)))(connection)
@@ -157,3 +164,15 @@ def test_a_long_query_beside_a_long_session_is_cut_as_the_server_cuts_it(hostile
     assert len(model.suggest([["a" * 100_000], ["q"] * 5000])) == 2
     assert max(len(q) for row in sent[0]["session"] for q in row) == 512
     assert len(sent[0]["session"][1]) == 1000
+
+
+def test_a_server_still_loading_is_waited_for_within_the_timeout(hostile):
+    """`python -m mtn_keras.serve` answers 503 while its model loads: the client asks
+    again, and says so in one line when the model is not ready within its timeout."""
+    assert mtn_keras.load(hostile + "loading", timeout=5).suggest(["rome"])[0].text == (
+        "rome hotels"
+    )
+    began = time.monotonic()
+    with pytest.raises(mtn_keras.SuggestError, match="HTTP 503: the model is loading"):
+        mtn_keras.load(hostile + "never-loaded", timeout=1.5)
+    assert time.monotonic() - began < 3
