@@ -606,6 +606,13 @@ AFTER[8]["dss jobs va"] = N
 AFTER[20]["suntrust bank"] = N
 AFTER[24]["nfl standings"] = G
 
+# ... and those first shown in the round after (2026-11-28, fourth session): a session word
+# typed is no slip, a slip is read only where the channel model prefers it, a lone word
+# needs someone who typed it alone. Another program or safety query is no session's.
+AFTER[18].update({"programs for kids": N, "program for a real estate": J})
+AFTER[25]["fluke"] = N
+AFTER[31]["safety code"] = N
+
 JUDGED = {
     (i, text): label
     for i in range(40)

@@ -282,8 +282,8 @@ def alone(texts, size, logged, own, typed):
     """[B, M]: the candidates of one word (`size` [B, M] words) that nobody typed alone: no
     query of the log (`logged`), the session or the history (`own`), nor what was `typed`
     [B] whole. A word alone is a query only where someone typed it so: the beam's one-word
-    completions that no query is ("progress", "safes" while typing "progr", "safe") were 868
-    items for 9 hits at 5 characters on the validation users (issue 58)."""
+    completions that no query is ("progress", "programs" while typing "progr") were junk
+    (issue 58; what they found, docs/quality.md)."""
     return (size == 1) & ~logged & ~own & (texts != tf.strings.strip(typed)[:, None])
 
 
