@@ -21,7 +21,7 @@ from tensorflow_serving.apis import (
 
 from mtn_keras.serving.grpc_door import Handlers
 from mtn_keras.serving.requests import BadRequest, output_filter, parse_fields
-from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, too_slow
+from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, first_line, too_slow
 
 MAX_RANK = 2  # the inputs' largest rank (session, history); a deeper tensor is refused first
 MAX_DIM = 100_000  # a dimension's size: --max-sessions' bound (an empty [10**9, 0] costs too)
@@ -131,9 +131,7 @@ class Service(
                 grpc.StatusCode.DEADLINE_EXCEEDED, str(too_slow(served.timeout))
             ) from None
         except Exception as failure:  # TensorFlow's errors: say what, never a traceback
-            message = (getattr(failure, "message", None) or str(failure)).strip()
-            first = message.splitlines()[0] if message else repr(failure)
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, first) from None
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, first_line(failure)) from None
         response = predict_pb2.PredictResponse()
         self.answered_spec(response.model_spec, signature)
         for key in wanted:

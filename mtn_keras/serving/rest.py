@@ -40,6 +40,13 @@ def too_slow(timeout):
     return TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
 
 
+def first_line(failure):
+    """What a failed model call says, in one line (a TensorFlow error's `message`, its first
+    line), never a traceback: REST's 400 and gRPC's INVALID_ARGUMENT alike."""
+    message = (getattr(failure, "message", None) or str(failure)).strip()
+    return message.splitlines()[0] if message else repr(failure)
+
+
 def as_json(value):
     """A numpy output as JSON values: bytes as UTF-8 text, floats as floats (-inf as
     -Infinity, as TensorFlow Serving writes it)."""
@@ -280,8 +287,7 @@ class ServedModel:
         except ClientDisconnect:
             return error("the client hung up")  # nobody reads it
         except Exception as failure:  # TensorFlow's errors: say what, never a traceback
-            message = getattr(failure, "message", None) or str(failure)
-            return error(message.strip().splitlines()[0] if message.strip() else repr(failure))
+            return error(first_line(failure))
 
     @staticmethod
     async def answer(request, batcher, columns, timeout=None):
