@@ -207,12 +207,13 @@ class HybridRanker(tf.Module):
             history,
             prefix,
         )
-        generic = self.generic(texts, words, session_words, typed)
+        ids = lookup.ids(texts)
+        generic = self.generic(ids, words, session_words, typed)
         # The beam's phrases past GENERATED words ramble through common words ("type 2002
         # prices and floor plans for new jersey"), each triple of them attested.
         size = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
         rambling = (size > GENERATED) & ~from_log & ~from_history
-        lone = alone(texts, size, lookup.ids(texts) >= 0, from_history | from_session, typed)
+        lone = alone(texts, size, ids >= 0, from_history | from_session, typed)
         # The witness for `unrelated`: more than one person of the log went from a session
         # query to the candidate. One searcher's habit, however often repeated, is none
         # ("big soccer" five times after "bank of america", all one person's: issue 58).
@@ -234,12 +235,12 @@ class HybridRanker(tf.Module):
             related=related(words, session_words, followed, typed != ""),
         )
 
-    def generic(self, texts, words, session_words, typed):
-        """[B, M]: with nothing typed, the log's GENERIC most frequent queries ("google",
-        "ebay", "yahoo") where they share no word with the session: what people type after
+    def generic(self, ids, words, session_words, typed):
+        """[B, M]: of the candidates whose log ids are `ids` [B, M] (-1: none), with nothing
+        typed, the log's GENERIC most frequent queries ("google", "ebay", "yahoo") where they
+        share no word with the session: what people type after
         anything is no suggestion for this session (issue 58). The user's own habits come
         as history candidates, which this leaves alone."""
-        ids = self.pool.lookup.ids(texts)
         shares = shares_content(words, session_words)
         return (ids >= 0) & (ids < GENERIC) & ~shares & (typed == "")[:, None]
 

@@ -13,6 +13,7 @@ Damerau-Levenshtein distance 1).
 import tensorflow as tf
 
 from mtn_keras.data.text import SLIP_ALPHABET
+from mtn_keras.ranking.words import finished_words
 
 MIN_CHARS = 5  # the fewest typed characters in which one slip is forgiven
 LAST_RESORT_CHARS = 3  # ... where nothing completes what was typed as typed
@@ -118,11 +119,7 @@ def keeps_own_words(texts, typed, own):
     a finished last word followed by a space) that is among the row's `own` words [B, X] (the
     session's): a word the person typed in the session is no slip ("rome h" after "cheap
     flights to rome" is not "rom hip", issue 58)."""
-    split = tf.strings.split(typed).to_tensor("")
-    count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
-    open_word = ~tf.strings.regex_full_match(typed, r".* ")
-    last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-    finished = tf.where(last & open_word[:, None], "", split)  # [B, W]
+    _, finished = finished_words(typed, ~tf.strings.regex_full_match(typed, r".* "))
     mine = tf.reduce_any(finished[:, :, None] == own[:, None, :], axis=-1) & (finished != "")
     words = tf.strings.split(texts).to_tensor("")  # [B, M, L]
     held = tf.reduce_any(words[:, :, None, :] == finished[:, None, :, None], axis=-1)

@@ -12,3 +12,12 @@ def single_spaced(text):
 def joined(words):
     """Words [..., L] -> the strings they make, single-spaced."""
     return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
+
+
+def finished_words(text, open_word):
+    """Typed texts [B] (normalised) -> (how many words each holds [B], its finished words
+    [B, W]: every word but an unfinished last one (`open_word` [B]), "" in its place)."""
+    split = tf.strings.split(text).to_tensor("")
+    count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
+    last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
+    return count, tf.where(last & open_word[:, None], "", split)

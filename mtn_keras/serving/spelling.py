@@ -16,7 +16,7 @@ import tensorflow as tf
 from mtn_keras.data.vocab import SPECIALS, UNK
 from mtn_keras.ranking.log_lookup import fingerprints
 from mtn_keras.ranking.typos import LAST_RESORT_CHARS, MIN_CHARS, edit_variants
-from mtn_keras.ranking.words import joined
+from mtn_keras.ranking.words import finished_words, joined
 from mtn_keras.serving.grounding import word_keys
 
 
@@ -83,10 +83,7 @@ class Spelling(tf.Module):
         )
         if typed is None:
             return tf.reduce_all(self.known(words) | in_rows(words, own), axis=-1)
-        split = tf.strings.split(typed.text).to_tensor("")
-        count = tf.reduce_sum(tf.cast(split != "", tf.int32), axis=1)
-        last = tf.range(tf.shape(split)[1])[None, :] == count[:, None] - 1
-        finished = tf.where(last & typed.open[:, None], "", split)
+        count, finished = finished_words(typed.text, typed.open)
         new = self.names(finished, own)
         mine = in_rows(words, tf.concat([own, tf.where(new, finished, "")], axis=1))
         known = tf.reduce_all(self.known(words) | mine, axis=-1)
