@@ -272,23 +272,6 @@ def test_start_up_options_are_checked_before_the_model_loads(option, words):
     assert "Traceback" not in done.stderr
 
 
-def test_a_port_in_use_is_one_line_before_the_model_loads():
-    import socket
-
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        done = subprocess.run(
-            [sys.executable, "-m", "mtn_keras.serve", "--port", str(port)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"
-
-
 @pytest.mark.slow
 def test_sigterm_stops_within_the_grace_whatever_a_client_does(exported):
     import signal

@@ -56,14 +56,17 @@ def test_the_grpc_port_is_8500_and_0_turns_it_off():
     assert arguments(["--grpc-port", "0"]).grpc_port == 0
 
 
-def test_a_grpc_port_in_use_is_one_line_before_the_model_loads():
+@pytest.mark.parametrize("door", ["--port", "--grpc-port"])
+def test_a_port_in_use_is_one_line_before_the_model_loads(door):
+    """REST's port or gRPC's: either taken is one line and exit 2, before any loading."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
+        ports = {"--port": free_port(), "--grpc-port": free_port(), door: port}
         done = subprocess.run(
-            [sys.executable, "-m", "mtn_keras.serve", "--port", str(free_port())]
-            + ["--grpc-port", str(port)],
+            [sys.executable, "-m", "mtn_keras.serve"]
+            + [str(part) for pair in ports.items() for part in pair],
             capture_output=True,
             text=True,
             timeout=60,
