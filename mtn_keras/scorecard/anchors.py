@@ -7,14 +7,37 @@ interface `suggest(session, k) -> [(text, score), ...]` (best first); `history` 
 the user's earlier queries: `suggest(session, history, k)`.
 """
 
+from __future__ import annotations
+
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from functools import reduce
+from typing import Protocol, cast
 
 import numpy as np
 
 from mtn_keras.data.text import completes
 
 ANCHORS = ("copy-last", "adj", "history")
+
+Scored = list[tuple[str, float]]  # one suggestion list: (text, score), best first
+Pair = tuple[list[str], str]  # (context: the session's queries so far, next query)
+# A batch suggester: contexts (and, for one marked `reads_history`, their histories) -> lists.
+BatchSuggester = Callable[..., list[Scored]]
+
+
+class SessionAnchor(Protocol):
+    """An anchor that suggests from the session alone."""
+
+    def suggest(self, session: list[str], k: int = ...) -> Scored: ...
+
+
+class HistoryAnchor(Protocol):
+    """An anchor that also reads the user's earlier queries (`reads_history`)."""
+
+    reads_history: bool
+
+    def suggest(self, session: list[str], history: list[str], k: int = ...) -> Scored: ...
 
 
 class CopyLast:
@@ -34,16 +57,16 @@ class Adj:
     (which breaks ties); a topped-up query scores its share alone, below every follower.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.followers: dict[str, list[str]] = {}
-        self.follower_counts: dict[str, Counter] = {}
+        self.follower_counts: dict[str, Counter[str]] = {}
         self.popular: list[str] = []
         self.share: dict[str, float] = {}
 
-    def fit(self, train_sessions: list[list[str]]) -> "Adj":
+    def fit(self, train_sessions: list[list[str]]) -> Adj:
         """Counts the consecutive (query, next query) pairs of the training sessions."""
-        counts: dict[str, Counter] = defaultdict(Counter)
-        next_counts: Counter = Counter()
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        next_counts: Counter[str] = Counter()
         for session in train_sessions:
             for prev, nxt in zip(session, session[1:]):
                 if prev != nxt:
@@ -84,11 +107,11 @@ class LogAnchor:
     word's queries are an array of ids in that order (an inverted index), so a last query's
     candidates are the intersection of its words' arrays, already ranked."""
 
-    def fit(self, train_sessions: list[list[str]]) -> "LogAnchor":
+    def fit(self, train_sessions: list[list[str]]) -> LogAnchor:
         """Counts the queries of the training sessions and indexes them by word."""
         self.counts = Counter(query for session in train_sessions for query in session)
         self.queries = sorted(self.counts, key=lambda q: (-self.counts[q], q))
-        ids = defaultdict(list)
+        ids: defaultdict[str, list[int]] = defaultdict(list)
         for i, query in enumerate(self.queries):
             for word in set(query.split()):
                 ids[word].append(i)
@@ -102,7 +125,7 @@ class LogAnchor:
             return []
         arrays = sorted((self.ids[word] for word in words), key=len)
         found = reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), arrays)
-        out = []
+        out: Scored = []
         for i in found:
             query = self.queries[i]
             if query not in session and completes(query, prefix):
@@ -138,14 +161,16 @@ class History:
         return [(query, float(k - i)) for i, query in enumerate(chosen)]
 
 
-def batched(anchor, k: int = 5):
+def batched(anchor: SessionAnchor | HistoryAnchor, k: int = 5) -> BatchSuggester:
     """Wraps an anchor as a batch suggester: contexts (and, for an anchor that reads them,
     histories) -> lists of (text, score)."""
     if getattr(anchor, "reads_history", False):
+        reader = cast(HistoryAnchor, anchor)
 
-        def suggest(contexts, histories):
-            return [anchor.suggest(c, h, k) for c, h in zip(contexts, histories)]
+        def suggest(contexts: list[list[str]], histories: list[list[str]]) -> list[Scored]:
+            return [reader.suggest(c, h, k) for c, h in zip(contexts, histories)]
 
-        suggest.reads_history = True
+        setattr(suggest, "reads_history", True)  # a function's attribute, read by getattr
         return suggest
-    return lambda contexts: [anchor.suggest(context, k) for context in contexts]
+    plain = cast(SessionAnchor, anchor)
+    return lambda contexts: [plain.suggest(context, k) for context in contexts]

@@ -14,9 +14,15 @@ number as calling `corpus_score` on the resample's pairs, without 1000 passes ov
 sacrebleu's paired bootstrap is not used: it resamples sentences (pairs), not users.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from sacrebleu.metrics import BLEU
 
+from mtn_keras.scorecard.anchors import Pair
 from mtn_keras.scorecard.metrics import BLEU_SETTINGS
 from mtn_keras.scorecard.quality import is_new
 
@@ -34,7 +40,7 @@ def bleu_statistics(hypotheses: list[str], references: list[str]) -> np.ndarray:
     return np.asarray(rows, dtype=np.int64).reshape(-1, 10)
 
 
-def bleu_of(statistics) -> tuple[float, list[float]]:
+def bleu_of(statistics: Sequence[int] | np.ndarray) -> tuple[float, list[float]]:
     """Corpus BLEU and p1..p4 (percent) of summed `bleu_statistics`, by sacrebleu."""
     stats = [int(x) for x in statistics]
     score = BLEU.compute_bleu(
@@ -47,10 +53,10 @@ def bleu_of(statistics) -> tuple[float, list[float]]:
     return score.score, list(score.precisions)
 
 
-def ratio_parts(lists: list[list[str]], pairs, k: int = 5) -> dict[str, np.ndarray]:
+def ratio_parts(lists: list[list[str]], pairs: list[Pair], k: int = 5) -> dict[str, np.ndarray]:
     """Per pair, the numerator and denominator (pairs, 2) of each figure of `RATIOS`: a
     figure is 100 * sum(numerators) / sum(denominators), as `evaluate_suggesters` has it."""
-    parts = {name: [] for name in RATIOS}
+    parts: dict[str, list[tuple[float, float]]] = {name: [] for name in RATIOS}
     for texts, (context, reference) in zip(lists, pairs):
         shown = texts[:k]
         hit = reference in shown
@@ -73,11 +79,11 @@ def resample_counts(units: int, resamples: int, seed: int = 0) -> np.ndarray:
 def intervals(
     hypotheses: list[str],
     lists: list[list[str]],
-    pairs,
-    groups: list,
+    pairs: list[Pair],
+    groups: Sequence[str] | None,
     resamples: int = 1000,
     seed: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """The 95% interval of each suggestion figure, resampling the units of `groups` (the
     user, or session, of each pair): `bleu_ci`, `precisions_ci` (one per n), and `NAME_ci`
     for each of `RATIOS`, each [low, high]."""
@@ -96,7 +102,13 @@ def intervals(
     }
 
 
-def ratio_intervals(lists, pairs, groups, resamples=1000, seed=0) -> dict:
+def ratio_intervals(
+    lists: list[list[str]],
+    pairs: list[Pair],
+    groups: Sequence[str | int],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, list[float] | None]:
     """The 95% interval `NAME_ci` of each figure of `RATIOS` (no BLEU), resampling the units
     of `groups` as `intervals` does (the same draws for the same units and seed)."""
     resampled = UserResamples(groups, resamples, seed)
@@ -110,7 +122,7 @@ class UserResamples:
     """The bootstrap draws of the units of `groups` (each pair's user, or session), the same
     for every figure resampled with the same units, `resamples` and `seed`."""
 
-    def __init__(self, groups, resamples, seed=0):
+    def __init__(self, groups: Sequence[str | int], resamples: int, seed: int = 0) -> None:
         _, self.unit_of = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
         self.units = int(self.unit_of.max()) + 1 if len(self.unit_of) else 0
         self.counts = (
@@ -123,7 +135,7 @@ class UserResamples:
         np.add.at(sums, self.unit_of, per_pair)
         return sums
 
-    def interval(self, numerators, denominators):
+    def interval(self, numerators: np.ndarray, denominators: np.ndarray) -> list[float] | None:
         """The 95% interval of 100 * sum(numerators) / sum(denominators) over the resamples
         (None without resamples)."""
         if self.counts is None:
@@ -133,7 +145,7 @@ class UserResamples:
         return _percentiles(np.divide(100.0 * num, den, out=np.zeros_like(num), where=den > 0))
 
 
-def _percentiles(values) -> list[float]:
+def _percentiles(values: Sequence[float] | np.ndarray) -> list[float]:
     """The 2.5th and 97.5th percentiles."""
     low, high = np.percentile(np.asarray(values, dtype=np.float64), [2.5, 97.5])
     return [float(low), float(high)]

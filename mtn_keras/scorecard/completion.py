@@ -4,13 +4,18 @@ them the most popular completion anchor (MPC) on the same pairs, with and withou
 session's own queries, with the users' histories also `complete_with_history` and the
 history-then-MPC anchor, and every figure's 95% interval from a bootstrap over users."""
 
+from __future__ import annotations
+
 import heapq
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Callable, Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
 from mtn_keras.data.text import completes
 from mtn_keras.ranking.rules import log_follows
+from mtn_keras.scorecard.anchors import Pair
 from mtn_keras.scorecard.bootstrap import ratio_intervals
 from mtn_keras.scorecard.list_measures import ListLog, add_list_measures, anchor_figures
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
@@ -22,9 +27,17 @@ from mtn_keras.scorecard.typos import (
     slipped_sessions,
 )
 
+if TYPE_CHECKING:
+    from mtn_keras.data.history import PairHistories
+
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
 LAST_CHAR = chr(0x10FFFF)
 NOT_CASES = ("bootstrap", "log_anchor")  # the report's entries that are not a case
+
+# A batch completer: (contexts, prefixes[, histories]) -> each row's list of texts, best first.
+Completer = Callable[..., list[list[str]]]
+# A case of `completion_cases`: (pairs, typed prefixes, units, histories or None).
+Case = tuple[list[Pair], list[str], list[str], list[list[str]] | None]
 
 
 class MostPopularCompletion:
@@ -33,13 +46,13 @@ class MostPopularCompletion:
     against the query followed by a space, so a finished word stands whole), the sorted keys'
     run of the prefix being exactly the queries it completes. Ties go by text."""
 
-    def fit(self, train_sessions):
+    def fit(self, train_sessions: list[list[str]]) -> MostPopularCompletion:
         """Counts the queries of the training sessions."""
         self.counts = Counter(query for session in train_sessions for query in session)
         self.keys = sorted(query + " " for query in self.counts)  # a prefix's run is one slice
         return self
 
-    def complete(self, prefix, k=5, exclude=()):
+    def complete(self, prefix: str, k: int = 5, exclude: Container[str] = ()) -> list[str]:
         """The k most frequent completions of `prefix` (none for ""), without `exclude`."""
         if not prefix:
             return []
@@ -53,10 +66,10 @@ class HistoryThenMPC:
     first, ties latest first), then MPC's completions: the model-free anchor of
     `complete_with_history`, matched as MPC matches."""
 
-    def __init__(self, mpc):
+    def __init__(self, mpc: MostPopularCompletion) -> None:
         self.mpc = mpc
 
-    def complete(self, prefix, history, k=5):
+    def complete(self, prefix: str, history: list[str], k: int = 5) -> list[str]:
         """Up to k completions of `prefix` for a user whose earlier queries are `history`."""
         if not prefix:
             return []
@@ -66,7 +79,13 @@ class HistoryThenMPC:
         return list(dict.fromkeys(own + self.mpc.complete(prefix, k)))[:k]
 
 
-def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typos=False):
+def completion_cases(
+    sessions: list[list[str]],
+    users: list[str] | None = None,
+    chars: Sequence[int] = (2, 4, 6),
+    histories: PairHistories | None = None,
+    typos: bool = False,
+) -> dict[str, Case]:
     """The cases of `evaluate --prefix`, name -> (pairs, typed prefixes, units, histories):
     every pair with the first `chars` characters of its next query typed (with `typos`, the
     same pairs again typed with one seeded slip, scorecard.typos, and the pairs with nothing
@@ -84,7 +103,7 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typo
         )
     groups = pair_groups(sessions, users)
     earlier = pair_histories(sessions, histories) if histories is not None else None
-    cases = {}
+    cases: dict[str, Case] = {}
     for size in chars:
         cases[f"{size} characters"] = (pairs, [q[:size] for _, q in pairs], groups, earlier)
         if typos and size >= 3:
@@ -100,7 +119,7 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typo
             earlier,
         )
     units = users if users is not None else [str(i) for i in range(len(sessions))]
-    firsts = [([], session[0]) for session in sessions]
+    firsts: list[Pair] = [([], session[0]) for session in sessions]
     cases[f"first query, {FIRST_QUERY_CHARS} characters, empty session"] = (
         firsts,
         [query[:FIRST_QUERY_CHARS] for _, query in firsts],
@@ -111,21 +130,21 @@ def completion_cases(sessions, users=None, chars=(2, 4, 6), histories=None, typo
 
 
 def completion_report(
-    complete,
-    name,
-    sessions,
-    train_sessions,
-    users=None,
-    chars=(2, 4, 6),
-    k=5,
-    batch_size=64,
-    resamples=1000,
-    seed=0,
-    histories=None,
-    complete_with_history=None,
-    typos=False,
-    every=1,
-):
+    complete: Completer,
+    name: str,
+    sessions: list[list[str]],
+    train_sessions: list[list[str]],
+    users: list[str] | None = None,
+    chars: Sequence[int] = (2, 4, 6),
+    k: int = 5,
+    batch_size: int = 64,
+    resamples: int = 1000,
+    seed: int = 0,
+    histories: PairHistories | None = None,
+    complete_with_history: Completer | None = None,
+    typos: bool = False,
+    every: int = 1,
+) -> dict[str, Any]:
     """Case -> suggester -> {pairs, sr@5, mrr@5, nonwords and with `resamples` the `_ci` of
     the first two} for the model's `complete(contexts, prefixes) -> lists of texts` (row
     `name`), MPC, MPC without the session's queries and fuzzy MPC, all on the same pairs;
@@ -141,14 +160,19 @@ def completion_report(
     log = ListLog(train_sessions)
     known = {word for query in mpc.counts for word in query.split()}
     follows = log_follows(train_sessions) if histories is not None else frozenset()
-    report, anchors = {}, {}
+    report: dict[str, dict[str, Any]] = {}
+    anchors: dict[str, dict[str, Any]] = {}
     cases = completion_cases(sessions, users, chars, histories, typos)
     for case, columns in cases.items():
-        pairs, prefixes, groups, earlier = (c if c is None else c[::every] for c in columns)
+        pairs, prefixes, groups, earlier = columns
+        pairs, prefixes, groups = pairs[::every], prefixes[::every], groups[::every]
+        earlier = earlier if earlier is None else earlier[::every]
         contexts = [context for context, _ in pairs]
         own = contexts if earlier is None else [c + e for c, e in zip(contexts, earlier)]
         lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
         if earlier is not None:
+            if complete_with_history is None:
+                raise ValueError("histories to score need a complete_with_history")
             lists[f"{name} + history"] = in_batches(
                 complete_with_history, batch_size, contexts, prefixes, earlier
             )
@@ -170,15 +194,22 @@ def completion_report(
     return report | {"log_anchor": anchors}
 
 
-def in_batches(complete, batch_size, *columns):
+def in_batches(complete: Completer, batch_size: int, *columns: Sequence[object]) -> list[list[str]]:
     """`complete(*columns)`'s lists, asked `batch_size` rows of the `columns` at a time."""
-    lists = []
+    lists: list[list[str]] = []
     for start in range(0, len(columns[0]), batch_size):
         lists += complete(*(column[start : start + batch_size] for column in columns))
     return lists
 
 
-def anchor_lists(mpc, contexts, prefixes, earlier, k, fuzzy=False):
+def anchor_lists(
+    mpc: MostPopularCompletion,
+    contexts: list[list[str]],
+    prefixes: list[str],
+    earlier: list[list[str]] | None,
+    k: int,
+    fuzzy: bool = False,
+) -> dict[str, list[list[str]]]:
     """The anchors' k completions of each row: MPC, MPC without the session's queries, with
     `fuzzy` fuzzy MPC and, with the rows' histories (`earlier`), the history then MPC."""
     lists = {
@@ -197,11 +228,18 @@ def anchor_lists(mpc, contexts, prefixes, earlier, k, fuzzy=False):
     return lists
 
 
-def case_scores(found, pairs, groups, k, resamples, seed):
+def case_scores(
+    found: list[list[str]],
+    pairs: list[Pair],
+    groups: Sequence[str],
+    k: int,
+    resamples: int,
+    seed: int,
+) -> dict[str, Any]:
     """{pairs, sr@5, mrr@5, and with `resamples` their `_ci`} of the lists `found` for the
     (context, next query) `pairs`, resampled over the `groups` (users)."""
     references = [reference for _, reference in pairs]
-    scores = {
+    scores: dict[str, Any] = {
         "pairs": len(pairs),
         "sr@5": success_rate(found, references, k),
         "mrr@5": mean_reciprocal_rank(found, references, k),
@@ -212,12 +250,12 @@ def case_scores(found, pairs, groups, k, resamples, seed):
     return scores
 
 
-def case_rows(report):
+def case_rows(report: Mapping[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     """The report's cases (case -> rows), without its `bootstrap` and `log_anchor`."""
     return {case: rows for case, rows in report.items() if case not in NOT_CASES}
 
 
-def completion_table(report):
+def completion_table(report: Mapping[str, Any]) -> str:
     """The report of `completion_report` as a markdown table: one row per case and
     suggester, SR@5 and MRR@5 with their intervals; with histories, SR@5 on repeat and new
     pairs, the difference on new pairs and the unrelated history items too."""

@@ -3,6 +3,11 @@ completers that adapt a model's client (mtn_keras.load: an export, or a run fold
 service in training to the scorecard, perplexity, the anchors beside them, bootstrap groups
 and the overlap warning."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from mtn_keras.base.config import DecodeConfig
@@ -20,20 +25,36 @@ from mtn_keras.scorecard import (
     model_report,
     perplexity,
 )
+from mtn_keras.scorecard.anchors import BatchSuggester, Pair, Scored
 from mtn_keras.scorecard.list_measures import ListLog, anchor_figures
 from mtn_keras.scorecard.quality import filtered
+
+if TYPE_CHECKING:
+    import keras
+    import tensorflow as tf
+
+    from mtn_keras.client.answer import Answer
+    from mtn_keras.client.suggester import Suggester
+    from mtn_keras.data.history import PairHistories
+    from mtn_keras.data.vocab import Vocabulary
+    from mtn_keras.scorecard.completion import Completer
+    from mtn_keras.training.artifacts import TrainedModel
 
 BOOTSTRAP_SEED = 0
 
 
-def model_suggester(suggest_strings, k=None, history=False):
+def model_suggester(
+    suggest_strings: Callable[..., Mapping[str, tf.Tensor]],
+    k: int | None = None,
+    history: bool = False,
+) -> BatchSuggester:
     """A batch suggester over a suggest graph of a SuggestionService in this process (of the
     model in training, or of a run folder with its Keras model at hand): contexts -> lists of
     (text, score), the first `k` of each (default: all). With `history`, the graph is a
     `suggest_with_history` and the suggester reads the pairs' histories too."""
     import tensorflow as tf
 
-    def call(contexts, histories=None):
+    def call(contexts: list[list[str]], histories: list[list[str]] | None = None) -> list[Scored]:
         rows = [contexts] + ([] if histories is None else [histories])
         result = suggest_strings(*(tf.constant(front_padded(row), tf.string) for row in rows))
         texts, scores = np.asarray(result["suggestions"]), np.asarray(result["scores"])
@@ -45,65 +66,71 @@ def model_suggester(suggest_strings, k=None, history=False):
     return suggester(call, k, history)
 
 
-def client_suggester(model, k=None, history=False):
+def client_suggester(
+    model: Suggester, k: int | None = None, history: bool = False
+) -> BatchSuggester:
     """A batch suggester over the answers of `model`, a client of mtn_keras.load (an export,
     or a run folder): contexts -> lists of (text, score) as model_suggester's."""
 
-    def call(contexts, histories=None):
+    def call(contexts: list[list[str]], histories: list[list[str]] | None = None) -> list[Scored]:
         answers = model.suggest(contexts, histories)
         return [[(item.text, item.score) for item in answer] for answer in answers]
 
     return suggester(call, k, history)
 
 
-def suggester(call, k=None, history=False):
+def suggester(
+    call: Callable[..., list[Scored]], k: int | None = None, history: bool = False
+) -> BatchSuggester:
     """A batch suggester over `call(contexts, histories=None)` -> each context's list of
     (text, score), best first: contexts -> the first `k` of each (default: all). With
     `history`, it reads the pairs' histories too (their `latest` queries)."""
 
-    def suggest(contexts):
+    def suggest(contexts: list[list[str]]) -> list[Scored]:
         return [row[:k] for row in call(contexts)]
 
-    def suggest_with_history(contexts, histories):
+    def suggest_with_history(contexts: list[list[str]], histories: list[list[str]]) -> list[Scored]:
         return [row[:k] for row in call(contexts, [list(latest(h)) for h in histories])]
 
     if not history:
         return suggest
-    suggest_with_history.reads_history = True
+    setattr(suggest_with_history, "reads_history", True)  # read by getattr
     return suggest_with_history
 
 
-def completer(model, k, history=False):
+def completer(model: Suggester, k: int, history: bool = False) -> Completer:
     """A batch completer over the answers of `model` (a client of mtn_keras.load): (contexts,
     prefixes) -> lists of the first `k` texts; with `history`, it takes the rows' histories
     too (their last queries, `latest`)."""
 
-    def texts(answers):
+    def texts(answers: Sequence[Answer]) -> list[list[str]]:
         return [[item.text for item in answer[:k]] for answer in answers]
 
-    def complete(contexts, prefixes):
+    def complete(contexts: list[list[str]], prefixes: list[str]) -> list[list[str]]:
         return texts(model.complete(contexts, prefixes))
 
-    def complete_with_history(contexts, prefixes, histories):
+    def complete_with_history(
+        contexts: list[list[str]], prefixes: list[str], histories: list[list[str]]
+    ) -> list[list[str]]:
         return texts(model.complete(contexts, prefixes, [list(latest(h)) for h in histories]))
 
     return complete_with_history if history else complete
 
 
 def completions(
-    model,
-    name,
-    sessions,
-    train_sessions,
-    users,
-    chars,
-    k,
-    histories=None,
-    batch_size=64,
-    resamples=1000,
-    typos=False,
-    every=1,
-):
+    model: Suggester,
+    name: str,
+    sessions: list[list[str]],
+    train_sessions: list[list[str]] | None,
+    users: list[str] | None,
+    chars: Sequence[int],
+    k: int,
+    histories: PairHistories | None = None,
+    batch_size: int = 64,
+    resamples: int = 1000,
+    typos: bool = False,
+    every: int = 1,
+) -> dict[str, Any]:
     """The `--prefix` report (scorecard.completion) of `model` (a Suggester of mtn_keras.load:
     a run folder's or an export's) named `name`, its first `k` completions, through
     `complete`; with the sessions' `histories` (their users' earlier queries) also through
@@ -134,7 +161,7 @@ def completions(
     )
 
 
-def prefix_sizes(text):
+def prefix_sizes(text: str) -> tuple[int, ...]:
     """`2,4,6` -> (2, 4, 6): the characters typed, for argparse."""
     sizes = tuple(int(size) for size in text.split(","))
     if not sizes or min(sizes) < 1:
@@ -142,12 +169,14 @@ def prefix_sizes(text):
     return sizes
 
 
-def model_perplexity(model, sessions, vocab, batch_size=64):
+def model_perplexity(
+    model: keras.Model, sessions: list[list[str]], vocab: Vocabulary, batch_size: int = 64
+) -> float:
     """exp of the mean next-query token NLL (teacher forced, copy head included)."""
     from mtn_keras.data.batches import SessionBatches
 
     total, count = 0.0, 0.0
-    for x, y in SessionBatches(sessions, vocab, model.config.max_query_tokens, batch_size):
+    for x, y in iter(SessionBatches(sessions, vocab, model.config.max_query_tokens, batch_size)):
         nll, _, _, weight = model.token_losses(x, y, model(x, training=False))
         total += float((nll * weight).numpy().sum())
         count += float(weight.numpy().sum())
@@ -155,15 +184,15 @@ def model_perplexity(model, sessions, vocab, batch_size=64):
 
 
 def evaluate(
-    trained,
-    sessions,
-    train_sessions=None,
-    decoding=DecodeConfig(),
-    batch_size=64,
-    users=None,
-    bootstrap=1000,
-    histories=None,
-):
+    trained: TrainedModel,
+    sessions: list[list[str]],
+    train_sessions: list[list[str]] | None = None,
+    decoding: DecodeConfig = DecodeConfig(),
+    batch_size: int = 64,
+    users: list[str] | None = None,
+    bootstrap: int = 1000,
+    histories: list[list[str]] | None = None,
+) -> dict[str, Any]:
     """The report of one trained model on `sessions` (every pair of every session): its
     suggestions as `decoding` says, and with a ranking also its beam's alone ("NAME (beam)").
     `users` (one per session, or None) and `bootstrap` (resamples, 0: none) give the
@@ -197,16 +226,16 @@ def evaluate(
 
 
 def evaluate_savedmodel(
-    model,
-    name,
-    sessions,
-    train_sessions=None,
-    k=None,
-    batch_size=64,
-    users=None,
-    bootstrap=1000,
-    histories=None,
-):
+    model: Suggester,
+    name: str,
+    sessions: list[list[str]],
+    train_sessions: list[list[str]] | None = None,
+    k: int | None = None,
+    batch_size: int = 64,
+    users: list[str] | None = None,
+    bootstrap: int = 1000,
+    histories: list[list[str]] | None = None,
+) -> dict[str, Any]:
     """The report of the export `name` on `sessions`, through its client (`model`, a
     Suggester of mtn_keras.load) as docs/contracts.md has it: the first `k` of its lists (default
     DecodeConfig's k; at most the export's), the anchors beside them, no perplexity and no
@@ -227,7 +256,9 @@ def evaluate_savedmodel(
     return model_report(scores, anchors, None, None) | note
 
 
-def bootstrap_groups(sessions, users, resamples):
+def bootstrap_groups(
+    sessions: list[list[str]], users: list[str] | None, resamples: int
+) -> tuple[list[str], dict[str, Any]]:
     """The unit each pair is resampled with (its user, or its session when `users` is None)
     and the report's `bootstrap` entry: resamples, seed, unit (`users` or `sessions`) and how
     many units (empty without resamples)."""
@@ -239,7 +270,7 @@ def bootstrap_groups(sessions, users, resamples):
     return groups, {"bootstrap": entry | {"units": len(set(groups))}}
 
 
-def bootstrap_line(report):
+def bootstrap_line(report: Mapping[str, Any]) -> str | None:
     """One line that says what the intervals resampled, or None without intervals."""
     entry = report.get("bootstrap")
     if not entry:
@@ -254,8 +285,16 @@ def bootstrap_line(report):
 
 
 def score_with_anchors(
-    name, pairs, suggesters, train_sessions, k, batch_size, groups=None, resamples=0, histories=None
-):
+    name: str,
+    pairs: list[Pair],
+    suggesters: dict[str, BatchSuggester],
+    train_sessions: list[list[str]] | None,
+    k: int,
+    batch_size: int,
+    groups: Sequence[str] | None = None,
+    resamples: int = 0,
+    histories: list[list[str]] | None = None,
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The scores of suggester `name` on `pairs` and, scored on the same pairs, those of the
     other `suggesters` and of the anchors (adj only with `train_sessions`, history only with
     `histories`, one per pair); with `resamples`, their intervals over the units of
@@ -285,7 +324,12 @@ def score_with_anchors(
     return scores[name], anchors
 
 
-def overlap_warning(sessions, train_sessions, train_dir, share=0.1):
+def overlap_warning(
+    sessions: list[list[str]],
+    train_sessions: list[list[str]] | None,
+    train_dir: str | None,
+    share: float = 0.1,
+) -> str | None:
     """A warning when more than `share` of the evaluated sessions are in the train split
     that fits adj (which then scores its own training pairs), else None."""
     if not sessions or not train_sessions:

@@ -3,13 +3,20 @@ side in one (of the log, the session or the history), so that a list is measured
 phrases it makes up that nobody wrote. A word the log lacks that the person typed is theirs
 to combine: a pair holding one counts as attested."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+
 
 class LogPhrases:
     """The whole queries, the adjacent word pairs and the words of some queries (a log's, or a
     person's session and history), built once so that checking an item is a few set lookups."""
 
-    def __init__(self, queries=()):
-        self.queries, self.pairs, self.words = set(), set(), set()
+    def __init__(self, queries: Iterable[str] = ()) -> None:
+        self.queries: set[str] = set()
+        self.pairs: set[tuple[str, str]] = set()
+        self.words: set[str] = set()
         for query in queries:
             words = query.split()
             self.queries.add(query)
@@ -20,24 +27,26 @@ class LogPhrases:
 NOTHING = LogPhrases()
 
 
-def finished_words(prefix):
+def finished_words(prefix: str) -> list[str]:
     """The words of a typed prefix that are finished: all but a last one still being typed."""
     words = prefix.split()
     return words if prefix.endswith(" ") else words[:-1]
 
 
-def session_words(context):
+def session_words(context: Iterable[str]) -> set[str]:
     """The words of the session's queries."""
     return {word for query in context for word in query.split()}
 
 
-def typed_words(context, prefix=""):
+def typed_words(context: Iterable[str], prefix: str = "") -> set[str]:
     """The words the person typed: those of the session's queries and the finished ones of
     the typed `prefix`."""
     return session_words(context) | set(finished_words(prefix))
 
 
-def grounded(item, log, own=NOTHING, typed=frozenset()):
+def grounded(
+    item: str, log: LogPhrases, own: LogPhrases = NOTHING, typed: AbstractSet[str] = frozenset()
+) -> bool:
     """Whether `item` is a whole query of the `log` or of `own` (the person's queries:
     LogPhrases of the session and, for a list that read it, the history), or every adjacent
     pair of its words stands side by side in a query of either, a pair holding a word of

@@ -5,27 +5,41 @@ the second drowns the session, so each is reported apart, with the paired differ
 pairs (with history minus without, resampling users) and the share of shown items that came
 from the history yet relate to nothing in the session (`rules.relates`)."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
 import numpy as np
 
 from mtn_keras.ranking.rules import relates
-from mtn_keras.scorecard.bootstrap import ratio_parts
+from mtn_keras.scorecard.anchors import Pair
+from mtn_keras.scorecard.bootstrap import UserResamples, ratio_parts
 
 K = 5
 
 
-def repeat_mask(pairs, histories):
+def repeat_mask(pairs: list[Pair], histories: Sequence[Sequence[str]]) -> np.ndarray:
     """[pairs] bool: the pair's next query is among its user's earlier queries."""
     return np.array(
         [reference in set(history) for (_, reference), history in zip(pairs, histories)], bool
     )
 
 
-def hits(lists, pairs):
+def hits(lists: list[list[str]], pairs: list[Pair]) -> np.ndarray:
     """Per pair: 1.0 if its list's first K hold the next query (bootstrap.ratio_parts)."""
     return ratio_parts(lists, pairs, K)["sr@5"][:, 0]
 
 
-def unrelated_items(lists, pairs, histories, follows, prefixes=None, k=K):
+def unrelated_items(
+    lists: list[list[str]],
+    pairs: list[Pair],
+    histories: Sequence[Sequence[str]],
+    follows: AbstractSet[tuple[str, str]],
+    prefixes: list[str] | None = None,
+    k: int = K,
+) -> np.ndarray:
     """Per pair: (shown items, shown items from the history that relate to nothing in the
     session), int (pairs, 2)."""
     prefixes = prefixes or [""] * len(pairs)
@@ -40,11 +54,19 @@ def unrelated_items(lists, pairs, histories, follows, prefixes=None, k=K):
     return np.asarray(rows, dtype=np.int64).reshape(-1, 2)
 
 
-def split_figures(lists, pairs, repeat, resampled, histories, follows, prefixes=None):
+def split_figures(
+    lists: list[list[str]],
+    pairs: list[Pair],
+    repeat: np.ndarray,
+    resampled: UserResamples,
+    histories: Sequence[Sequence[str]],
+    follows: AbstractSet[tuple[str, str]],
+    prefixes: list[str] | None = None,
+) -> dict[str, Any]:
     """SR@1, SR@5 and MRR@5 (percent) on repeat and on new pairs, SR@5 with its interval,
     and the share of shown items from the history that relate to nothing (percent)."""
     parts = ratio_parts(lists, pairs, K)
-    out = {}
+    out: dict[str, Any] = {}
     for name, mask in (("repeat", repeat), ("new", ~repeat)):
         count = max(int(mask.sum()), 1)
         out[name] = {"pairs": int(mask.sum())} | {
@@ -58,7 +80,13 @@ def split_figures(lists, pairs, repeat, resampled, histories, follows, prefixes=
     return out
 
 
-def paired_difference(with_history, without, pairs, mask, resampled):
+def paired_difference(
+    with_history: list[list[str]],
+    without: list[list[str]],
+    pairs: list[Pair],
+    mask: np.ndarray,
+    resampled: UserResamples,
+) -> dict[str, Any]:
     """SR@5 with history minus without on the pairs of `mask` (percentage points), and its
     95% interval over the same resampled users."""
     delta = hits(with_history, pairs) - hits(without, pairs)

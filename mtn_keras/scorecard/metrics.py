@@ -6,19 +6,33 @@ and no smoothing, so that p1..p4 are exactly the clipped-count precisions (in pe
 order with no match at all gives BLEU 0, as the original definition does.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Collection
+from typing import Any, TypedDict
 
 from sacrebleu.metrics import BLEU
 
 from mtn_keras.data.safety import child_unsafe, explicit
 from mtn_keras.ranking.rules import blocks, repeats_a_word, repeats_session
+from mtn_keras.scorecard.anchors import Pair
 from mtn_keras.scorecard.quality import is_new
 
-BLEU_SETTINGS = {"tokenize": "none", "smooth_method": "none", "force": True}
+
+class BleuSettings(TypedDict):
+    """The keyword arguments of sacrebleu's BLEU that the scorecard fixes."""
+
+    tokenize: str
+    smooth_method: str
+    force: bool
+
+
+BLEU_SETTINGS: BleuSettings = {"tokenize": "none", "smooth_method": "none", "force": True}
 _BLEU = BLEU(**BLEU_SETTINGS)
 
 
-def corpus_scores(hypotheses: list[str], references: list[str]) -> dict:
+def corpus_scores(hypotheses: list[str], references: list[str]) -> dict[str, Any]:
     """Corpus BLEU, p1..p4 and brevity penalty of one hypothesis per reference, in percent."""
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
@@ -57,7 +71,9 @@ def mean_reciprocal_rank(suggestion_lists: list[list[str]], references: list[str
     return 100.0 * total / len(references)
 
 
-def list_quality(suggestion_lists, pairs, phrases, k: int) -> dict:
+def list_quality(
+    suggestion_lists: list[list[str]], pairs: list[Pair], phrases: Collection[str], k: int
+) -> dict[str, float]:
     """What the shown lists (the first k) hold, in percent: `coverage` (pairs shown at least
     one suggestion), `precision` (SR@k among those pairs), `sr@k_new` (SR@k on the pairs
     whose next query is new: not a session query nor inside one; `new_pairs` of them),
@@ -83,7 +99,7 @@ def list_quality(suggestion_lists, pairs, phrases, k: int) -> dict:
     }
 
 
-def perplexity(total_nll: float, total_tokens: int) -> float:
+def perplexity(total_nll: float, total_tokens: float) -> float:
     """exp of the mean negative log-likelihood (natural log) per target token."""
     if total_tokens <= 0:
         raise ValueError("perplexity needs at least one target token")

@@ -1,22 +1,28 @@
 """Scores named suggesters on the same pairs and writes the results as JSON, a markdown table
 in the layout of the paper's Table 2 and a BLEU bar chart in the spirit of its Figure 2."""
 
+from __future__ import annotations
+
 import json
+import os
 import sys
+from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from mtn_keras.scorecard.anchors import ANCHORS
+from mtn_keras.scorecard.anchors import ANCHORS, BatchSuggester, Pair
 from mtn_keras.scorecard.bootstrap import UserResamples, intervals
 from mtn_keras.scorecard.history_split import (
     paired_difference,
     repeat_mask,
     split_figures,
 )
-from mtn_keras.scorecard.list_measures import add_list_measures
+from mtn_keras.scorecard.list_measures import ListLog, add_list_measures
 from mtn_keras.scorecard.metrics import (
     corpus_scores,
     list_quality,
@@ -26,18 +32,18 @@ from mtn_keras.scorecard.metrics import (
 
 
 def evaluate_suggesters(
-    pairs,
-    suggesters,
+    pairs: list[Pair],
+    suggesters: Mapping[str, BatchSuggester],
     batch_size: int = 256,
     progress: bool = True,
-    phrases=(),
-    groups=None,
+    phrases: Collection[str] = (),
+    groups: Sequence[str] | None = None,
     resamples: int = 0,
     seed: int = 0,
-    histories=None,
-    follows=frozenset(),
-    log=None,
-) -> dict:
+    histories: Sequence[Sequence[str]] | None = None,
+    follows: AbstractSet[tuple[str, str]] = frozenset(),
+    log: ListLog | None = None,
+) -> dict[str, dict[str, Any]]:
     """BLEU, p1..p4, bp, SR@1, SR@5, MRR@5 and the quality of the shown lists (see
     `metrics.list_quality`; `phrases` are the blocked ones) of each suggester on
     (context, next query) pairs. With `resamples`, each suggestion figure also gets its 95%
@@ -55,12 +61,16 @@ def evaluate_suggesters(
     """
     contexts = [context for context, _ in pairs]
     references = [reference for _, reference in pairs]
-    results, shown = {}, {}
+    results: dict[str, dict[str, Any]] = {}
+    shown: dict[str, list[list[str]]] = {}
     for name, suggest in suggesters.items():
-        lists, said = [], 0
+        lists: list[list[str]] = []
+        said = 0
         for start in range(0, len(contexts), batch_size):
             batch_contexts = contexts[start : start + batch_size]
             if getattr(suggest, "reads_history", False):
+                if histories is None:
+                    raise ValueError(f"suggester {name} reads histories, and the pairs have none")
                 batch = suggest(batch_contexts, histories[start : start + batch_size])
             else:
                 batch = suggest(batch_contexts)
@@ -90,8 +100,16 @@ def evaluate_suggesters(
 
 
 def split_by_history(
-    results, shown, pairs, histories, follows, groups, resamples, seed, prefixes=None
-):
+    results: dict[str, dict[str, Any]],
+    shown: dict[str, list[list[str]]],
+    pairs: list[Pair],
+    histories: Sequence[Sequence[str]],
+    follows: AbstractSet[tuple[str, str]],
+    groups: Sequence[str] | None,
+    resamples: int,
+    seed: int,
+    prefixes: list[str] | None = None,
+) -> None:
     """Adds `history_split` (history_split.split_figures; `prefixes`: what was typed) to
     every result and, to each "NAME + history" whose "NAME" was scored too,
     `new_difference` on new pairs."""
@@ -120,7 +138,12 @@ def show_progress(name: str, done: int, total: int, said: int) -> int:
     return max(tenths, said)
 
 
-def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float) -> dict:
+def model_report(
+    scores: dict[str, Any],
+    anchors: dict[str, dict[str, Any]],
+    perplexity: float | None,
+    size_mb: float | None,
+) -> dict[str, Any]:
     """The JSON of one model: its scores, perplexity, size and the anchors' scores on its pairs."""
     for name, anchor in anchors.items():
         if anchor["pairs"] != scores["pairs"]:
@@ -130,7 +153,7 @@ def model_report(scores: dict, anchors: dict, perplexity: float, size_mb: float)
     return {**scores, "perplexity": perplexity, "size_mb": size_mb, "anchors": anchors}
 
 
-def table_rows(reports: dict) -> dict:
+def table_rows(reports: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Flattens model reports (name -> model_report) into rows: the models, then the anchors
     once."""
     rows = {
@@ -143,14 +166,14 @@ def table_rows(reports: dict) -> dict:
     return rows
 
 
-def write_json(results: dict, path) -> None:
+def write_json(results: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     """Writes results as indented JSON, creating the parent folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
-def markdown_table(rows: dict) -> str:
+def markdown_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """Table 2 of the paper plus BLEU and SR@k: one row per model or anchor (no size), each
     figure with its 95% interval `[low, high]` when the row has one."""
     lines = [
@@ -168,7 +191,7 @@ def markdown_table(rows: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def quality_table(rows: dict) -> str:
+def quality_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """What a searcher is shown, one row per suggester that has the figures (percentages):
     MRR@5, SR@5 on new next queries, coverage and precision, and the shares of shown
     suggestions that repeat the session, repeat a word or hold a blocked word; a figure with
@@ -196,7 +219,7 @@ def quality_table(rows: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def history_table(rows: dict) -> str:
+def history_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """The history's two jobs, one row per suggester scored with histories (percentages):
     SR@5 on repeat pairs (the user typed the next query before) and on new pairs, SR@5 with
     history minus without on new pairs, and the share of shown items that came from the
@@ -220,7 +243,7 @@ def history_table(rows: dict) -> str:
     return "\n".join(lines) + "\n" if len(lines) > 2 else ""
 
 
-def _cell(value: float, interval=None, digits: int = 2) -> str:
+def _cell(value: float, interval: Sequence[float] | None = None, digits: int = 2) -> str:
     """A figure, with its 95% interval when it has one: `0.82 [0.40, 1.30]`."""
     text = f"{value:.{digits}f}"
     if interval is None:
@@ -229,7 +252,10 @@ def _cell(value: float, interval=None, digits: int = 2) -> str:
 
 
 def bleu_chart(
-    rows: dict, png_path, anchors=ANCHORS, title: str = "BLEU on the test pairs"
+    rows: Mapping[str, Mapping[str, Any]],
+    png_path: str | os.PathLike[str],
+    anchors: Collection[str] = ANCHORS,
+    title: str = "BLEU on the test pairs",
 ) -> None:
     """Bar chart of BLEU per row, anchors in grey, each bar labelled with its value, as PNG."""
     names = list(rows)

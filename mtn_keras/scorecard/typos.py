@@ -6,17 +6,26 @@ A slip is one of: two neighbouring letters swapped, one dropped, a neighbouring 
 instead, a letter doubled; never on the first character and never on the last one typed, so
 the prefix keeps its length and what follows the slip is the query's own next characters."""
 
+from __future__ import annotations
+
 import heapq
 import random
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from mtn_keras.data.text import SLIP_ALPHABET
+from mtn_keras.scorecard.anchors import Pair
+
+if TYPE_CHECKING:
+    from mtn_keras.scorecard.completion import MostPopularCompletion
 
 SLIPS = ("swap", "drop", "neighbour", "double")
 KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
-def neighbour_keys():
+def neighbour_keys() -> dict[str, str]:
     """Letter -> the keys beside it on a QWERTY keyboard (same row and the rows above and
     below, one column either way)."""
     where = {key: (row, col) for row, keys in enumerate(KEY_ROWS) for col, key in enumerate(keys)}
@@ -33,7 +42,7 @@ def neighbour_keys():
 NEIGHBOURS = neighbour_keys()
 
 
-def slipped(query, size, rng):
+def slipped(query: str, size: int, rng: random.Random) -> str:
     """The first `size` characters of `query` typed with one slip drawn by `rng` (a
     random.Random), or the clean prefix when no slip fits (fewer than 3 characters typed)."""
     clean = query[:size]
@@ -47,7 +56,7 @@ def slipped(query, size, rng):
     return clean
 
 
-def apply_slip(query, kind, at):
+def apply_slip(query: str, kind: str, at: int) -> str:
     """`query` with one slip of `kind` at character `at` (the query itself where it does not
     apply: a swap of equal letters, a neighbour of a key that has none)."""
     if kind == "swap" and at + 1 < len(query):
@@ -61,7 +70,7 @@ def apply_slip(query, kind, at):
     return query
 
 
-def slipped_query(query, rng):
+def slipped_query(query: str, rng: random.Random) -> str:
     """The whole `query` typed with one slip drawn by `rng`, never on its first or last
     character (the query itself when it has fewer than 3)."""
     spots = [(kind, at) for kind in SLIPS for at in range(1, len(query) - 1)]
@@ -73,7 +82,7 @@ def slipped_query(query, rng):
     return query
 
 
-def slipped_sessions(pairs, seed=0):
+def slipped_sessions(pairs: list[Pair], seed: int = 0) -> list[Pair]:
     """The (context, next query) `pairs` with the context's last query typed with one slip,
     seeded; an empty context stays empty."""
     rng = random.Random(seed)
@@ -83,17 +92,17 @@ def slipped_sessions(pairs, seed=0):
     ]
 
 
-def slipped_prefixes(queries, size, seed=0):
+def slipped_prefixes(queries: list[str], size: int, seed: int = 0) -> list[str]:
     """The first `size` characters of each query typed with one slip, seeded."""
     rng = random.Random(seed)
     return [slipped(query, size, rng) for query in queries]
 
 
-def one_edit(text, first_fixed=True):
+def one_edit(text: str, first_fixed: bool = True) -> set[str]:
     """Every string one edit from `text` (a character dropped, two neighbours swapped, one
     replaced, one inserted before another), the first character kept when `first_fixed`."""
     start = 1 if first_fixed else 0
-    found = set()
+    found: set[str] = set()
     for at in range(start, len(text)):
         head, tail = text[:at], text[at + 1 :]
         found.add(head + tail)
@@ -111,10 +120,10 @@ class FuzzyMPC:
     the training log's queries that complete what was typed first, then those that complete
     a string one edit from it (the first character exact), each by frequency."""
 
-    def __init__(self, mpc):
+    def __init__(self, mpc: MostPopularCompletion) -> None:
         self.mpc = mpc
 
-    def complete(self, prefix, k=5):
+    def complete(self, prefix: str, k: int = 5) -> list[str]:
         """Up to k completions of `prefix`, exact ones first."""
         exact = self.mpc.complete(prefix, k)
         if len(exact) >= k or not prefix:
@@ -125,7 +134,11 @@ class FuzzyMPC:
         return (exact + best)[:k]
 
 
-def nonword_share(lists, known, own_queries=None):
+def nonword_share(
+    lists: list[list[str]],
+    known: AbstractSet[str],
+    own_queries: Sequence[Sequence[str]] | None = None,
+) -> float:
     """The share of shown items (lists of texts) holding a word that nobody typed: in neither
     the `known` words (the vocabulary and the log) nor the row's user's own queries (the
     session's and the earlier ones, `own_queries`)."""
