@@ -2,15 +2,22 @@
 the filters. A model directory's `ranking/` folder holds the index, `ranker.keras` and
 `ranking.json` (threshold, features, figures); `python -m mtn_keras.rank` builds it."""
 
+from __future__ import annotations
+
 import json
 import os
 import zipfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mtn_keras.base.outputs import staged_directory
 from mtn_keras.ranking.log_index import QueryLogIndex
 
+if TYPE_CHECKING:
+    import keras
+
 FOLDER = "ranking"
+Threshold = TypeVar("Threshold")  # a float; in load_ranking, ranking.json's unchecked values
 
 
 @dataclass
@@ -20,15 +27,16 @@ class Ranking:
     history, `history_threshold` with one (None: the same), where the ranker is surer."""
 
     index: QueryLogIndex
-    ranker: object = None
+    ranker: keras.Model | None = None
     threshold: float = 0.0
-    info: dict = None
+    info: dict[str, Any] | None = None
     history_threshold: float | None = None
 
-    def save(self, model_dir):
+    def save(self, model_dir: str) -> None:
         """Writes MODEL_DIR/ranking, replacing the previous one only once this one is whole."""
         with staged_directory(os.path.join(model_dir, FOLDER), "ranking") as folder:
             self.index.save(folder)
+            assert self.ranker is not None, "a Ranking is saved once its ranker is fitted"
             self.ranker.save(os.path.join(folder, "ranker.keras"))
             with open(os.path.join(folder, "ranking.json"), "w") as handle:
                 thresholds = {"threshold": self.threshold}
@@ -37,7 +45,11 @@ class Ranking:
                 json.dump({**(self.info or {}), **thresholds}, handle, indent=2)
 
 
-def thresholds(threshold, history_threshold=None, given=None):
+def thresholds(
+    threshold: Threshold,
+    history_threshold: Threshold | None = None,
+    given: Threshold | None = None,
+) -> tuple[Threshold, Threshold]:
     """The (threshold, history threshold) a ranking shows with: the `given` one
     (DecodeConfig.threshold, `--threshold`) for both when there is one, else the ranking's,
     a missing history threshold being the plain one."""
@@ -46,7 +58,7 @@ def thresholds(threshold, history_threshold=None, given=None):
     return threshold, threshold if history_threshold is None else history_threshold
 
 
-def load_ranking(model_dir):
+def load_ranking(model_dir: str) -> Ranking | None:
     """The Ranking of a model directory, or None when it has none. Raises ValueError naming
     the file when one is damaged."""
     folder = os.path.join(model_dir, FOLDER)

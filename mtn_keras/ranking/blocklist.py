@@ -47,7 +47,7 @@ ADULT_PHRASES = frozenset(
 )
 
 
-def blocked_phrases(explicit_shown=False):
+def blocked_phrases(explicit_shown: bool = False) -> list[str]:
     """The blocked words and phrases, normalised as queries are (one or more words each).
     When sexually explicit suggestions are asked for (DecodeConfig.explicit), those the
     safety rule calls explicit (data/safety.py) are left out: the list then blocks the rest

@@ -2,9 +2,13 @@
 candidates of the validation split (with and without typed prefixes, each with its user's
 earlier queries), the threshold tuned there too."""
 
+from __future__ import annotations
+
 import functools
 import zlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -19,6 +23,13 @@ from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
 
+if TYPE_CHECKING:
+    import keras
+    import tensorflow as tf
+
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.serving.steps import SuggestionSteps
+
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
 PLAIN_EVERY = 2  # one pair in two again without its history, for users without one
@@ -29,9 +40,28 @@ PLAIN_EVERY = 2  # one pair in two again without its history, for users without 
 # history too: HybridRanker.)
 KEEP = {"plain": 0.95, "history": 0.99}
 FOLDS = 3  # the thresholds are tuned on users the ranker that scores them was not fitted on
+# A row the ranker is fitted on: (context, next query, typed prefix, history).
+Row = tuple[list[str], str, str, list[str]]
+# A tuned threshold: (threshold, SR@k % with all shown, its curve point).
+Chosen = tuple[float, float, tuple[float, float, float]]
 
 
-def pairs_as_met(sessions, histories=None, chars=PREFIX_CHARS):
+class FittedRows(TypedDict):  # what `fitting_rows` returns (see there)
+    pairs: int
+    plain: int
+    rows: int
+    lines: list[int]
+    features: np.ndarray
+    labels: np.ndarray
+    groups: np.ndarray
+    keys: list[str]
+
+
+def pairs_as_met(
+    sessions: list[list[str]],
+    histories: PairHistories | None = None,
+    chars: Sequence[int] = PREFIX_CHARS,
+) -> tuple[list[Row], int, list[int]]:
     """The (context, next query, typed prefix, history) rows the ranker is fitted on: first
     every pair of `session_pairs` with nothing typed (as `suggest` meets it), with its
     user's earlier queries (`histories`, PairHistories, or None); with histories, then one
@@ -46,8 +76,9 @@ def pairs_as_met(sessions, histories=None, chars=PREFIX_CHARS):
         for i, session in enumerate(sessions)
         for t in range(len(session) - 1)
     ]
+    firsts: list[tuple[list[str], str, list[str], int]]
     firsts = [([], session[0], earlier(i), i) for i, session in enumerate(sessions) if session]
-    plain = []
+    plain: list[tuple[list[str], str, str, list[str], int]] = []
     if histories is not None:
         plain = [(c, q, "", [], i) for n, (c, q, _, i) in enumerate(pairs) if n % PLAIN_EVERY == 0]
     typed = [
@@ -60,18 +91,20 @@ def pairs_as_met(sessions, histories=None, chars=PREFIX_CHARS):
     return [row[:4] for row in rows], len(plain), [row[4] for row in rows]
 
 
-def user_folds(units, folds=FOLDS):
+def user_folds(units: Iterable[str | int], folds: int = FOLDS) -> np.ndarray:
     """The fold (0 .. folds-1) of each row's unit (user), by a stable hash of its name."""
     return np.array([zlib.crc32(str(unit).encode()) % folds for unit in units])
 
 
-def ranker_probabilities(ranker, features):
+def ranker_probabilities(ranker: keras.Model, features: np.ndarray) -> np.ndarray:
     """The ranker's probabilities [N] of candidates' features [N, F]."""
     logits = ranker.predict(features, batch_size=4096, verbose=0)[:, 0]
     return 1.0 / (1.0 + np.exp(-logits))
 
 
-def candidate_table(steps, session, prefix, history):
+def candidate_table(
+    steps: SuggestionSteps, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
+) -> dict[str, tf.Tensor]:
     """Every candidate of a batch of sessions [B, S] after the typed `prefix` [B] ("" for
     none), with the user's earlier queries `history` [B, H], as the serving graph ranks
     them: the route of `steps` (a serving.steps.SuggestionSteps with a ranking) up to the
@@ -86,7 +119,9 @@ def candidate_table(steps, session, prefix, history):
     return {"texts": texts, "sources": sources, "features": features, "valid": valid}
 
 
-def candidate_rows(steps, rows, batch_size=64):
+def candidate_rows(
+    steps: SuggestionSteps, rows: Sequence[Row], batch_size: int = 64
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The valid candidates of every (context, next query, prefix, history) row: features
     [N, F], labels [N] (the candidate is the next query), groups [N] (the row's number) and
     keys [N] (its word set), from the `candidate_table` of the serving graph's `steps`."""
@@ -103,7 +138,8 @@ def candidate_rows(steps, rows, batch_size=64):
     features, labels, groups, keys = [], [], [], []
     for start in range(0, len(rows), batch_size):
         batch = rows[start : start + batch_size]
-        empty = [[]] * (batch_size - len(batch))  # one batch shape, one compilation
+        # one batch shape, one compilation
+        empty: list[list[str]] = [[]] * (batch_size - len(batch))
         sessions = front_padded([context for context, _, _, _ in batch] + empty)
         prefixes = [prefix for _, _, prefix, _ in batch] + [""] * len(empty)
         earlier = [list(latest(history)) for _, _, _, history in batch]
@@ -133,14 +169,14 @@ class RankingData:
     dataset has them) and each session's user (`train_users`, `valid_users`, one per
     session; else each session is its own user)."""
 
-    train_sessions: list
-    valid_sessions: list
+    train_sessions: list[list[str]]
+    valid_sessions: list[list[str]]
     valid_histories: PairHistories | None = None
-    valid_users: list | None = None
-    train_users: list | None = None
+    valid_users: list[str] | None = None
+    train_users: list[str] | None = None
 
     @classmethod
-    def load(cls, data, valid_data=None):
+    def load(cls, data: str, valid_data: str | None = None) -> RankingData:
         """The training split of the prepared dataset `data` and the validation split of
         `valid_data` (default: `data`'s). Raises ValueError when the validation split is
         empty (the ranker is fitted on it)."""
@@ -159,7 +195,13 @@ class RankingData:
         return found
 
 
-def fit_ranking(steps_for, data, decoding, hidden=16, progress=print):
+def fit_ranking(
+    steps_for: Callable[[QueryLogIndex], SuggestionSteps],
+    data: RankingData,
+    decoding: DecodeConfig,
+    hidden: int = 16,
+    progress: Callable[[str], object] = print,
+) -> Ranking:
     """A model's `Ranking`: the index of `data`'s training sessions, and the ranker fitted on
     the candidates of its validation sessions (with their users' earlier queries when the
     dataset has them), where the thresholds are tuned too (one for sessions without a
@@ -175,7 +217,7 @@ def fit_ranking(steps_for, data, decoding, hidden=16, progress=print):
     progress(f"index: {index.sizes()}")
     fitted = fitting_rows(steps_for(index), data, progress)
     ranker = fit_ranker(fitted["features"], fitted["labels"], hidden)
-    units = data.valid_users
+    units: Sequence[str | int] | None = data.valid_users
     if units is None:
         units = range(len(data.valid_sessions))
     probabilities = out_of_fold(fitted, units, hidden)
@@ -187,7 +229,9 @@ def fit_ranking(steps_for, data, decoding, hidden=16, progress=print):
     return Ranking(index, ranker, threshold, info, history_threshold)
 
 
-def fitting_rows(steps, data, progress=print):
+def fitting_rows(
+    steps: SuggestionSteps, data: RankingData, progress: Callable[[str], object] = print
+) -> FittedRows:
     """The rows the ranker is fitted on (`pairs_as_met` of `data`'s validation sessions) and
     their candidates by the serving graph's `steps` (`candidate_rows`): a dict of the
     untyped `pairs` count, the `plain` count, each row's `lines`, and the candidates'
@@ -214,7 +258,7 @@ def fitting_rows(steps, data, progress=print):
     }
 
 
-def out_of_fold(fitted, units, hidden):
+def out_of_fold(fitted: FittedRows, units: Sequence[str | int], hidden: int) -> np.ndarray:
     """Each candidate's probability by a ranker fitted on the other FOLDS - 1 folds of the
     users (`units`: each validation line's user) of the `fitted` rows (`fitting_rows`)."""
     features, labels = fitted["features"], fitted["labels"]
@@ -227,7 +271,9 @@ def out_of_fold(fitted, units, hidden):
     return probabilities
 
 
-def tuned_thresholds(fitted, probabilities, k, progress=print):
+def tuned_thresholds(
+    fitted: FittedRows, probabilities: np.ndarray, k: int, progress: Callable[[str], object] = print
+) -> dict[str, Chosen]:
     """Name ("plain", and with histories "history") -> (threshold, SR@k % with all shown,
     its curve point (threshold, SR@k %, coverage %)). The thresholds hold `suggest` only
     (completions are not held to them): each is tuned on its own untyped rows of the
@@ -258,7 +304,14 @@ def tuned_thresholds(fitted, probabilities, k, progress=print):
     return chosen
 
 
-def ranking_info(fitted, chosen, index, decoding, hidden, histories):
+def ranking_info(
+    fitted: FittedRows,
+    chosen: dict[str, Chosen],
+    index: QueryLogIndex,
+    decoding: DecodeConfig,
+    hidden: int,
+    histories: PairHistories | None,
+) -> dict[str, Any]:
     """ranking.json's figures: the features, the ranker's size, the index's sizes, what it
     was fitted on (`fitted`, `fitting_rows`), the validation SR@k and coverage at the
     `chosen` thresholds (`tuned_thresholds`) and the decoding it was fitted with."""

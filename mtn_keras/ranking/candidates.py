@@ -3,7 +3,9 @@ the log, the log's most frequent completions of what was typed, the session's ea
 queries that the typed prefix returns to, and the user's earlier queries; each column
 keeps the name of the source that proposed it."""
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import tensorflow as tf
 
@@ -11,6 +13,9 @@ from mtn_keras.ranking.history_lookup import HistoryLookup
 from mtn_keras.ranking.log_lookup import LogLookup
 from mtn_keras.ranking.prefix_lookup import PrefixLookup, completes
 from mtn_keras.ranking.typos import FIXED_WEIGHT, forgiving, keeps_own_words, near_prefix
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking.log_index import QueryLogIndex
 
 
 class Pool(NamedTuple):
@@ -41,14 +46,23 @@ class CandidatePool(tf.Module):
             session's candidates, one compiled shape for every session).
     """
 
-    def __init__(self, index, history=None, max_queries=1):
+    def __init__(
+        self, index: QueryLogIndex, history: HistoryLookup | None = None, max_queries: int = 1
+    ) -> None:
         super().__init__()
         self.lookup = LogLookup(index)
         self.prefixes = PrefixLookup(index, self.lookup.queries, self.lookup.counts)
         self.history = HistoryLookup() if history is None else history
         self.max_queries = max_queries
 
-    def gather(self, queries, session_words, history, typed, retyped):
+    def gather(
+        self,
+        queries: tf.Tensor,
+        session_words: tf.Tensor,
+        history: tf.Tensor,
+        typed: tf.Tensor,
+        retyped: tf.Tensor,
+    ) -> Pool:
         """The `Pool` after the session's queries [B, S'] (words [B, S', n]), with the kept
         history [B, T] (HistoryLookup.kept) and the `typed` prefix [B]
         (PrefixConstraint.chars; "" for none); in the `retyped` rows [B] (`retyped`) the last
@@ -82,18 +96,20 @@ class CandidatePool(tf.Module):
         source = tf.concat(source, axis=0)
         return Pool(texts, source, rare, completions, fixed, typed, history, retyped)
 
-    def with_completions(self, texts, completions):
+    def with_completions(self, texts: tf.Tensor, completions: tf.Tensor) -> tf.Tensor:
         """The log's candidate texts [B, C] followed by the texts of the prefix's
         `completions` [B, top] that are not among them ("" in their place)."""
         return tf.concat([texts, self.new_texts(self.prefixes.texts(completions), texts)], 1)
 
     @staticmethod
-    def new_texts(extra, texts):
+    def new_texts(extra: tf.Tensor, texts: tf.Tensor) -> tf.Tensor:
         """The `extra` texts [B, X] that are not among `texts` [B, C] ("" in their place)."""
         seen = tf.reduce_any(extra[:, :, None] == texts[:, None, :], axis=-1)
         return tf.where(seen, "", extra)
 
-    def returns(self, queries, typed, forgive, retyped):
+    def returns(
+        self, queries: tf.Tensor, typed: tf.Tensor, forgive: tf.Tensor, retyped: tf.Tensor
+    ) -> tf.Tensor:
         """[B, max_queries]: the session's earlier queries (queries [B, S']) that complete
         what was `typed` (none for ""; one slip where `forgive`), as completions that return
         to them, and the last one where it was `retyped` [B] with a slip ("" elsewhere; one
@@ -106,7 +122,9 @@ class CandidatePool(tf.Module):
         return tf.pad(found, [[0, 0], [self.max_queries - tf.shape(queries)[1], 0]])
 
 
-def matches(texts, typed, forgive, own=None):
+def matches(
+    texts: tf.Tensor, typed: tf.Tensor, forgive: tf.Tensor, own: tf.Tensor | None = None
+) -> tf.Tensor:
     """[B, M]: the texts [B, M] that complete what was `typed` [B], as typed or, in the rows
     where a slip is forgiven (`forgive` [B]), one edit from it (typos.near_prefix) that
     leaves the row's `own` words [B, X] (the session's; None: none) as typed."""
@@ -116,7 +134,7 @@ def matches(texts, typed, forgive, own=None):
     return completes(texts, typed) | near
 
 
-def retyped(queries, typed):
+def retyped(queries: tf.Tensor, typed: tf.Tensor) -> tf.Tensor:
     """[B]: what was `typed` [B] (PrefixConstraint.chars) is the session's last query
     (queries [B, S']) typed whole again with one slip: one edit from its start (near_prefix,
     from MIN_CHARS characters on), as long as it within a character, and not it as typed

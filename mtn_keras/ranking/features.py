@@ -24,6 +24,8 @@
   counts (0 when it is none of them, and without a prefix).
 """
 
+from collections.abc import Sequence
+
 import tensorflow as tf
 
 from mtn_keras.ranking.filters import in_session
@@ -50,15 +52,24 @@ FEATURES = (
 HISTORY_FEATURES = ("from_history", *HISTORY_EVIDENCE)  # 0 for every candidate without a history
 
 
-def without_history(features):
+def without_history(features: tf.Tensor) -> tf.Tensor:
     """Features [..., F] as they would be without the user's history."""
     keep = [name not in HISTORY_FEATURES for name in FEATURES]
     return features * tf.constant(keep, tf.float32)
 
 
 def candidate_features(
-    log_probs, lengths, unknown, sources, evidence, words, session, known, history, prefix
-):
+    log_probs: tf.Tensor,
+    lengths: tf.Tensor,
+    unknown: tf.Tensor,
+    sources: Sequence[tf.Tensor],
+    evidence: tf.Tensor,
+    words: tf.Tensor,
+    session: tf.Tensor,
+    known: tf.Tensor,
+    history: tf.Tensor,
+    prefix: tf.Tensor,
+) -> tf.Tensor:
     """Stack the features. log_probs, lengths, unknown [B, M]; sources: in_beam, from_log,
     from_history, bool [B, M], and session_return, float [B, M]; evidence [B, M, E]; words
     [B, M, n] and session words [B, S, n] ("" padding); known: `known_last` and

@@ -22,6 +22,8 @@ Whatever the filters, `unsafe` holds: never a query that seeks sexual content in
 minors, and no sexually explicit one unless asked (data/safety.py, the rule's one room).
 """
 
+from collections.abc import Collection
+
 import tensorflow as tf
 
 from mtn_keras.data import safety
@@ -29,23 +31,23 @@ from mtn_keras.decoding.beam_search import beaten
 from mtn_keras.ranking import rules
 
 
-def _without(texts, core):
+def _without(texts: tf.Tensor, core: str) -> tf.Tensor:
     """`texts` with the phrases of `core` replaced by two spaces, twice (safety.without)."""
     return tf.strings.regex_replace(tf.strings.regex_replace(texts, core, "  "), core, "  ")
 
 
-def _innocent_read(texts):
+def _innocent_read(texts: tf.Tensor) -> tf.Tensor:
     """` text ` of each normalised text, its innocent phrases read as absent."""
     return _without(" " + texts + " ", safety.innocent_core())
 
 
-def seeks_minors(texts):
+def seeks_minors(texts: tf.Tensor) -> tf.Tensor:
     """[...]: the normalised text seeks sexual content involving minors (the graph's twin of
     safety.child_unsafe)."""
     return tf.strings.regex_full_match(_innocent_read(texts), safety.whole(safety.child_core()))
 
 
-def unsafe(texts, explicit_shown=False):
+def unsafe(texts: tf.Tensor, explicit_shown: bool = False) -> tf.Tensor:
     """[...]: the normalised text is never shown: it seeks sexual content involving minors, or
     it is sexually explicit and `explicit_shown` is False (the twins of safety.child_unsafe
     and safety.explicit). The innocent phrases are read once for both rules."""
@@ -60,12 +62,12 @@ def unsafe(texts, explicit_shown=False):
 MAX_WORD_CHARS = 32  # longer than any word a query shows; "aaa...a com" after 512 a's
 
 
-def too_long(words):
+def too_long(words: tf.Tensor) -> tf.Tensor:
     """[B, M]: some word of the candidate (words [B, M, n]) is longer than MAX_WORD_CHARS."""
     return tf.reduce_any(tf.strings.length(words, "UTF8_CHAR") > MAX_WORD_CHARS, axis=-1)
 
 
-def inside_a_query(words, session_words):
+def inside_a_query(words: tf.Tensor, session_words: tf.Tensor) -> tf.Tensor:
     """[B, M]: every word of the candidate (words [B, M, n]) lies in one query of the
     session (session_words [B, S, n]); "" is padding. True for an empty candidate."""
     real = words != ""
@@ -77,7 +79,7 @@ def inside_a_query(words, session_words):
     )
 
 
-def repeats_a_word(words):
+def repeats_a_word(words: tf.Tensor) -> tf.Tensor:
     """[B, M]: some word of the candidate appears twice."""
     real = words != ""
     same = (words[:, :, :, None] == words[:, :, None, :]) & real[:, :, :, None]
@@ -86,31 +88,33 @@ def repeats_a_word(words):
     return tf.reduce_any(same & later, axis=[2, 3])
 
 
-def blocked_pattern(phrases):
+def blocked_pattern(phrases: Collection[str]) -> str:
     """The regular expression that finds any of the (normalised) phrases as whole words."""
     return "(?s).* (" + "|".join(phrases) + ") .*" if phrases else "(?!)"
 
 
-def is_blocked(texts, pattern):
+def is_blocked(texts: tf.Tensor, pattern: str) -> tf.Tensor:
     """[...]: the single-spaced text holds a blocked phrase."""
     return tf.strings.regex_full_match(" " + texts + " ", pattern)
 
 
-def in_session(words, session_words):
+def in_session(words: tf.Tensor, session_words: tf.Tensor) -> tf.Tensor:
     """[B, M, n]: each word of the candidates (words [B, M, n]) occurs somewhere in the
     session (session_words [B, S, n]); False for padding."""
     flat = tf.reshape(session_words, [tf.shape(session_words)[0], 1, 1, -1])
     return tf.reduce_any(words[..., None] == flat, axis=-1) & (words != "")
 
 
-def shares_content(words, session_words):
+def shares_content(words: tf.Tensor, session_words: tf.Tensor) -> tf.Tensor:
     """[B, M]: the candidate (words [B, M, n]) shares a word with the session (session_words
     [B, S, n]) that is no function word (rules.FUNCTION_WORDS: "of" relates nothing)."""
     function = tf.reduce_any(words[..., None] == tf.constant(rules.FUNCTION_WORDS), axis=-1)
     return tf.reduce_any(in_session(words, session_words) & ~function, axis=-1)
 
 
-def related(words, session_words, followed, typed):
+def related(
+    words: tf.Tensor, session_words: tf.Tensor, followed: tf.Tensor, typed: tf.Tensor
+) -> tf.Tensor:
     """[B, M]: the candidate (words [B, M, n]) relates to the session: it shares a word with
     a session query (session_words [B, S, n]; `shares_content`), `followed` [B, M] a
     session query in the user's history or in the log, or completes what was `typed` [B].
@@ -119,7 +123,15 @@ def related(words, session_words, followed, typed):
     return shares_content(words, session_words) | followed | typed[:, None]
 
 
-def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
+def keep(
+    words: tf.Tensor,
+    texts: tf.Tensor,
+    session_words: tf.Tensor,
+    pattern: str,
+    enabled: Collection[str],
+    vouched: tf.Tensor,
+    revisits: tf.Tensor | None = None,
+) -> tf.Tensor:
     """[B, M] bool: the candidates that pass every `enabled` filter. `vouched` [B, M] marks
     the candidates with a witness for sharing no word with the session (see `unrelated`);
     `revisits` [B, M] the typed returns to an earlier session query that `session` lets
@@ -137,7 +149,9 @@ def keep(words, texts, session_words, pattern, enabled, vouched, revisits=None):
     return kept
 
 
-def revisited(texts, queries, typed, retyped=None):
+def revisited(
+    texts: tf.Tensor, queries: tf.Tensor, typed: tf.Tensor, retyped: tf.Tensor | None = None
+) -> tuple[tf.Tensor, tf.Tensor]:
     """[B, M]: the candidate texts [B, M] that equal an earlier query of the session (queries
     [B, S], the last at S-1, "" padding), not the last, in rows where words were `typed`
     [B]: the completions that return to it; and the last query, in the rows where it was
@@ -155,7 +169,7 @@ def revisited(texts, queries, typed, retyped=None):
     return returns, recency
 
 
-def same_words_as_better(words, scores):
+def same_words_as_better(words: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
     """[B, M]: a candidate with the same words (any order) as one of higher score, or as an
     earlier one of equal score; these are dropped so that the k shown differ."""
     hashes = tf.where(words != "", tf.strings.to_hash_bucket_fast(words, 2**58), 0)

@@ -30,7 +30,7 @@ PRIORITY = (0.64, 0.60, 0.88, 1.70, 1.19, -0.14)
 NEG_INF = float("-inf")
 
 
-def latest(history, size):
+def latest(history: tf.Tensor, size: int) -> tf.Tensor:
     """[B, T] -> [B, min(T, size)]: each row's last `size` entries, oldest first
     (data.history.latest as a graph op)."""
     return history[:, -size:] if size else history[:, :0]
@@ -44,10 +44,10 @@ class HistoryLookup:
         candidates: at most this many history candidates per session.
     """
 
-    def __init__(self, size=HISTORY_SIZE, candidates=16):
+    def __init__(self, size: int = HISTORY_SIZE, candidates: int = 16) -> None:
         self.size, self.num_candidates = size, candidates
 
-    def kept(self, history):
+    def kept(self, history: tf.Tensor) -> tf.Tensor:
         """Normalised history [B, H] -> [B, size]: its real queries, oldest first, a query
         repeated right after itself once (a second enter, a next page), the last `size` of
         them, right-aligned behind "" padding. The one rule that cleans a history: the app's
@@ -60,13 +60,15 @@ class HistoryLookup:
         return latest(padded, self.size)
 
     @staticmethod
-    def aligned(history):
+    def aligned(history: tf.Tensor) -> tf.Tensor:
         """[B, H] -> [B, H]: the real ("" is none) entries in their order, right-aligned."""
         real = history != ""
         order = tf.argsort(tf.cast(real, tf.int32), axis=1, stable=True)
         return tf.gather(history, order, batch_dims=1)
 
-    def positions(self, history, queries):
+    def positions(
+        self, history: tf.Tensor, queries: tf.Tensor
+    ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
         """What each history entry [B, T] did, as [B, T] masks and numbers: `real`,
         `follows_last` (it came right after the session's last query there),
         `follows_session` (right after any session query), `distance` (later real entries)."""
@@ -79,7 +81,13 @@ class HistoryLookup:
         later = tf.cumsum(tf.cast(real, tf.float32), axis=1, reverse=True, exclusive=True)
         return real, follows_last, follows_session, later
 
-    def candidates(self, history, queries, session_words, allowed=None):
+    def candidates(
+        self,
+        history: tf.Tensor,
+        queries: tf.Tensor,
+        session_words: tf.Tensor,
+        allowed: tf.Tensor | None = None,
+    ) -> tf.Tensor:
         """History [B, T] (`kept`), the session's queries [B, S] and words [B, S, n] ->
         candidates [B, C] ("" padding), best first by PRIORITY; each once, never a query of
         the session; only entries `allowed` [B, T] (those that start with what was typed)
@@ -89,7 +97,7 @@ class HistoryLookup:
         position = tf.range(tf.shape(history)[1])
         latest = ~tf.reduce_any(same & (position[None, None, :] > position[None, :, None]), -1)
 
-        def total(mask):
+        def total(mask: tf.Tensor) -> tf.Tensor:
             return tf.reduce_sum(tf.cast(same & mask[:, None, :], tf.float32), axis=-1)
 
         words = tf.strings.split(history).to_tensor("")
@@ -113,7 +121,9 @@ class HistoryLookup:
         found = tf.where(top > NEG_INF, tf.gather(history, at, batch_dims=1), "")
         return tf.pad(found, [[0, 0], [0, self.num_candidates - width]])
 
-    def evidence(self, history, queries, texts, words):
+    def evidence(
+        self, history: tf.Tensor, queries: tf.Tensor, texts: tf.Tensor, words: tf.Tensor
+    ) -> tf.Tensor:
         """What the history says of each candidate (texts [B, M], words [B, M, L]): a
         float32 [B, M, len(HISTORY_EVIDENCE)] of counts (log1p-squashed), the recency of
         its latest entry (1 / (1 + later entries / 10); 0 if never typed), the share of its
@@ -122,7 +132,7 @@ class HistoryLookup:
         match = (texts[:, :, None] == history[:, None, :]) & real[:, None, :]  # [B, M, T]
         match &= (texts != "")[:, :, None]
 
-        def count(mask):
+        def count(mask: tf.Tensor) -> tf.Tensor:
             return tf.math.log1p(tf.reduce_sum(tf.cast(match & mask[:, None, :], tf.float32), -1))
 
         recency = tf.reduce_max(
@@ -145,7 +155,9 @@ class HistoryLookup:
         )
 
 
-def history_weights(history, queries, shown, scores):
+def history_weights(
+    history: tf.Tensor, queries: tf.Tensor, shown: tf.Tensor, scores: tf.Tensor
+) -> tf.Tensor:
     """[B, T]: how much each kept history entry counted in the shown list: an entry the
     user typed that is shown, or one equal to a session query whose follower there is shown,
     weighs that suggestion's score; normalised to sum to one over the entries (all zeros

@@ -16,20 +16,26 @@ curve in docs/ranking.md). Typed words relate every completion, and there the ra
 stands (pinning cost completions with history 3 points). While nothing is typed the log's
 popular next queries (popular.py) may follow the ranked suggestions."""
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import tensorflow as tf
 
 from mtn_keras.base.config import UNRELATED_PLACES
+from mtn_keras.ranking.candidates import CandidatePool, Pool
+from mtn_keras.ranking.columns import evidence_of, source_names, top, typed_before
 from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better, shares_content
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
 from mtn_keras.ranking.log_lookup import EVIDENCE
-from mtn_keras.ranking.popular import appended
+from mtn_keras.ranking.popular import PopularQueries, appended
 from mtn_keras.ranking.prefix_lookup import completes
+from mtn_keras.ranking.scoring import Scored
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.typos import FIXED_WEIGHT
 from mtn_keras.ranking.words import joined
+
+if TYPE_CHECKING:
+    import keras
 
 NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history, placed "last"
@@ -40,37 +46,10 @@ DIRECT_FOLLOWS = ("follow_last", "follow_earlier")
 HISTORY_FOLLOWS = ("history_follow_last", "history_follow_session")
 
 
-def evidence_of(evidence, names, of):
-    """[B, M]: whether any of the `names` columns of `evidence` [B, M, len(of)] (its
-    columns named by `of`) is above 0."""
-    columns = [of.index(name) for name in names]
-    return tf.reduce_any(tf.gather(evidence, columns, axis=-1) > 0, axis=-1)
-
-
-def followed_in_history(history):
+def followed_in_history(history: tf.Tensor) -> tf.Tensor:
     """[B, M]: the history's evidence (HistoryLookup.evidence) says the candidate followed
     a session query in the user's history."""
     return evidence_of(history, HISTORY_FOLLOWS, HISTORY_EVIDENCE)
-
-
-def typed_before(history):
-    """[B, M]: the history's evidence says the user typed the candidate before."""
-    return evidence_of(history, ("history_count",), HISTORY_EVIDENCE)
-
-
-def top(scores, k, *columns):
-    """The k best of scores [B, M] (-inf: not shown), with the same rows of each column."""
-    scores, order = tf.math.top_k(scores, k)
-    return (scores, *(tf.gather(c, order, batch_dims=1) for c in columns))
-
-
-def source_names(*flags):
-    """Bool masks [B, M] of (in_beam, from_log, from_history, from_session, fixed) ->
-    "model", "log", "history", "session", "fixed" (it corrects a slip in what was typed) or
-    their union ("model+log+history", "log+fixed")."""
-    names = ("model", "log", "history", "session", "fixed")
-    parts = [tf.where(flag, name + "+", "") for flag, name in zip(flags, names)]
-    return tf.strings.regex_replace(tf.strings.join(parts), r"\+$", "")
 
 
 class Table(NamedTuple):
@@ -106,7 +85,7 @@ class Shown(NamedTuple):
     copied: tf.Tensor
 
 
-def beam_table(beam, scores, witness):
+def beam_table(beam: Scored, scores: tf.Tensor, witness: tf.Tensor) -> Table:
     """The paper's setting: the beam's n-best (`beam`, scoring.Scored) as a `Table`, with
     their length-normalised `scores` [B, M] and the `witness` [B, 1] for all of them."""
     texts = joined(beam.words)
@@ -114,7 +93,7 @@ def beam_table(beam, scores, witness):
     return Table(texts, beam.words, sources, beam.copied, None, witness, scores)
 
 
-def beam_only(table, valid, k):
+def beam_only(table: Table, valid: tf.Tensor, k: int) -> Shown:
     """The k best of the beam's `table` (`beam_table`) by their length-normalised
     log-probability, of those `valid` [B, M] (listed and passing the filters)."""
     scores = tf.where(valid, table.scores, NEG_INF)
@@ -142,7 +121,16 @@ class HybridRanker(tf.Module):
             shown after the ranked suggestions (with `last`, after every other one).
     """
 
-    def __init__(self, pool, ranker, threshold, history_threshold, unrelated, place, popular=None):
+    def __init__(
+        self,
+        pool: CandidatePool,
+        ranker: "keras.Model",
+        threshold: float,
+        history_threshold: float,
+        unrelated: int,
+        place: str,
+        popular: PopularQueries | None = None,
+    ) -> None:
         super().__init__()
         if place not in UNRELATED_PLACES:
             places = ", ".join(UNRELATED_PLACES)
@@ -154,7 +142,15 @@ class HybridRanker(tf.Module):
         self.history_threshold = float(history_threshold)
         self.popular = popular
 
-    def table(self, queries, session_words, known_words, beam, gathered, scored):
+    def table(
+        self,
+        queries: tf.Tensor,
+        session_words: tf.Tensor,
+        known_words: tf.Tensor,
+        beam: Scored,
+        gathered: Pool,
+        scored: Scored,
+    ) -> Table:
         """Every candidate of the beam (`beam`, scoring.Scored) and the pool (`gathered`,
         candidates.Pool: its `source` [C] names the log's, the session's earlier queries
         that what was typed returns to, the user's history's; `scored`, their words and
@@ -235,7 +231,9 @@ class HybridRanker(tf.Module):
             related=related(words, session_words, followed, typed != ""),
         )
 
-    def generic(self, ids, words, session_words, typed):
+    def generic(
+        self, ids: tf.Tensor, words: tf.Tensor, session_words: tf.Tensor, typed: tf.Tensor
+    ) -> tf.Tensor:
         """[B, M]: of the candidates whose log ids are `ids` [B, M] (-1: none), with nothing
         typed, the log's GENERIC most frequent queries ("google", "ebay", "yahoo") where they
         share no word with the session: what people type after
@@ -244,13 +242,21 @@ class HybridRanker(tf.Module):
         shares = shares_content(words, session_words)
         return (ids >= 0) & (ids < GENERIC) & ~shares & (typed == "")[:, None]
 
-    def probabilities(self, features):
+    def probabilities(self, features: tf.Tensor) -> tf.Tensor:
         """The ranker's probability [B, M] that each candidate is the next query."""
         flat = tf.reshape(features, [-1, tf.shape(features)[-1]])
         logits = tf.reshape(self.ranker(flat), tf.shape(features)[:-1])
         return tf.sigmoid(tf.cast(logits, tf.float32))
 
-    def __call__(self, table, valid, k, typed, last_words, history):
+    def __call__(
+        self,
+        table: Table,
+        valid: tf.Tensor,
+        k: int,
+        typed: tf.Tensor,
+        last_words: tf.Tensor,
+        history: tf.Tensor,
+    ) -> Shown:
         """The k `Shown` of the `table` (`table` above), by the ranker's probabilities, of
         the candidates `valid` [B, M] (listed and passing the filters), with the log's
         popular next queries (`popular`) after the sessions' last queries (`last_words`
@@ -265,6 +271,7 @@ class HybridRanker(tf.Module):
         threshold = tf.where(typed[:, None], 0.0, untyped)
         scores = tf.where(valid & (probs >= threshold), probs, NEG_INF)
         scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
+        assert table.related is not None  # a ranked table (`table` above) has its `related`
         loose = mine & ~table.related
         scores = capped(scores, loose, self.unrelated)
         # The past never opens a list: with nothing related to show, it shows none either.
@@ -279,7 +286,9 @@ class HybridRanker(tf.Module):
         return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in shown))
 
 
-def alone(texts, size, logged, own, typed):
+def alone(
+    texts: tf.Tensor, size: tf.Tensor, logged: tf.Tensor, own: tf.Tensor, typed: tf.Tensor
+) -> tf.Tensor:
     """[B, M]: the candidates of one word (`size` [B, M] words) that nobody typed alone: no
     query of the log (`logged`), the session or the history (`own`), nor what was `typed`
     [B] whole. A word alone is a query only where someone typed it so: the beam's one-word
@@ -288,14 +297,22 @@ def alone(texts, size, logged, own, typed):
     return (size == 1) & ~logged & ~own & (texts != tf.strings.strip(typed)[:, None])
 
 
-def capped(scores, loose, unrelated):
+def capped(scores: tf.Tensor, loose: tf.Tensor, unrelated: int) -> tf.Tensor:
     """`scores` [B, M] with the `loose` [B, M] candidates beyond the best `unrelated` of them
     not shown (-inf): applied to the scores the list returns, so that none comes back as one
     of the k when fewer than k others are shown."""
     return tf.where(loose & (rank_among(scores, loose) >= unrelated), NEG_INF, scores)
 
 
-def placed(scores, mine, loose, typed, k, last, after=None):
+def placed(
+    scores: tf.Tensor,
+    mine: tf.Tensor,
+    loose: tf.Tensor,
+    typed: tf.Tensor,
+    k: int,
+    last: bool,
+    after: tf.Tensor | None = None,
+) -> tf.Tensor:
     """The k columns shown of candidates scored `scores` [B, M] (-inf: not shown; `capped`
     already), best first. `mine` [B, M]: the history's (while nothing is typed); `loose`
     [B, M]: those of them that relate to nothing in the session; `typed` [B]. With `last`,
@@ -320,7 +337,7 @@ def placed(scores, mine, loose, typed, k, last, after=None):
     return tf.gather(chosen, order, batch_dims=1)
 
 
-def rank_among(scores, members):
+def rank_among(scores: tf.Tensor, members: tf.Tensor) -> tf.Tensor:
     """[B, M]: each member's rank (0: best) by score among the `members` [B, M] of its row;
     M for the others."""
     width = tf.shape(scores)[1]

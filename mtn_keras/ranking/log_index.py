@@ -14,12 +14,16 @@ involving minors are not indexed at all.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
 from collections import Counter, defaultdict
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +44,7 @@ class QueryLogIndex:
     (row splits, then values) so that a row of them is one slice.
     """
 
-    queries: list
+    queries: list[str]
     counts: np.ndarray  # [Q] occurrences of each query in the training sessions
     follow_keys: np.ndarray  # [E] int64 (query, next query) pairs
     follow_counts: np.ndarray  # [E] how often
@@ -50,18 +54,26 @@ class QueryLogIndex:
     follow_totals: np.ndarray  # [Q] sum of each query's follow counts
     neighbour_splits: np.ndarray  # [Q + 1]
     neighbours: np.ndarray  # query ids: followers by count, then later queries by count
-    words: list
+    words: list[str]
     word_idf: np.ndarray  # [W] log(Q / queries holding the word)
     word_splits: np.ndarray  # [W + 1]
     word_queries: np.ndarray  # query ids holding the word, most frequent first
-    prefixes: list  # typed prefixes with their completions (prefix_index.prefix_arrays)
+    prefixes: list[str]  # typed prefixes with their completions (prefix_index.prefix_arrays)
     prefix_codes: np.ndarray  # [K] a row of prefix_rows, or where a run of prefix_order starts
     prefix_rows: np.ndarray  # [R, top] the most frequent completions of a prefix
     prefix_order: np.ndarray  # [N] the offerable query ids in character order
-    slips: dict  # the log's misspellings and their corrections (slips.py), already applied
+    # the log's misspellings and their corrections (slips.py), already applied
+    slips: dict[str, str]
 
     @classmethod
-    def build(cls, sessions, blocked=(), neighbours=10, queries_per_word=5, users=None):
+    def build(
+        cls,
+        sessions: Sequence[Sequence[str]],
+        blocked: Collection[str] = (),
+        neighbours: int = 10,
+        queries_per_word: int = 5,
+        users: Sequence[Hashable] | None = None,
+    ) -> QueryLogIndex:
         """The index of training `sessions` (lists of normalised queries) of `users` (one per
         session; None: each session is its own person); a session holding a query that seeks
         sexual content involving minors is left out whole, as `prepare` leaves it out
@@ -78,7 +90,9 @@ class QueryLogIndex:
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
         ids = {q: i for i, q in enumerate(queries)}
-        follow, later, people = Counter(), Counter(), defaultdict(set)
+        follow: Counter[tuple[int, int]] = Counter()
+        later: Counter[tuple[int, int]] = Counter()
+        people: defaultdict[tuple[int, int], set[Hashable]] = defaultdict(set)
         for session, user in zip(sessions, users):
             for query, following in zip(session, session[1:]):
                 if following != query:
@@ -96,7 +110,8 @@ class QueryLogIndex:
         shared = [pair for pair, who in people.items() if len(who) >= PEOPLE]
         offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
-        rows = defaultdict(dict)  # first -> its neighbours in order (a dict keeps order)
+        # first -> its neighbours in order (a dict keeps order)
+        rows: defaultdict[int, dict[int, None]] = defaultdict(dict)
         for table in (follow, later):
             for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
                 if offerable[second]:
@@ -134,7 +149,7 @@ class QueryLogIndex:
             slips=slips,
         )
 
-    def save(self, folder):
+    def save(self, folder: str) -> None:
         """Writes queries.txt, words.txt, prefixes.txt, index.npz and index.json (sizes) into
         `folder`."""
         os.makedirs(folder, exist_ok=True)
@@ -144,15 +159,16 @@ class QueryLogIndex:
                 handle.writelines(f"{item}\n" for item in items)
         with open(os.path.join(folder, "slips.txt"), "w", encoding="utf-8") as handle:
             handle.writelines(f"{wrong}\t{right}\n" for wrong, right in self.slips.items())
-        arrays = {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        # Any: mypy checks a ** dict's values against every parameter (allow_pickle too).
+        arrays: dict[str, Any] = {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
         np.savez_compressed(os.path.join(folder, "index.npz"), **arrays)
         with open(os.path.join(folder, "index.json"), "w") as handle:
             json.dump(self.sizes(), handle, indent=2)
 
     @classmethod
-    def load(cls, folder):
+    def load(cls, folder: str) -> QueryLogIndex:
         """The index saved in `folder`; OSError or ValueError when it is missing or damaged."""
-        lists = {}
+        lists: dict[str, Any] = {}  # fields by name, for ** (Any: see `save`)
         for name in ("queries", "words", "prefixes"):
             with open(os.path.join(folder, f"{name}.txt"), encoding="utf-8") as handle:
                 lists[name] = [line.rstrip("\n") for line in handle]
@@ -166,7 +182,7 @@ class QueryLogIndex:
             raise ValueError(f"{folder}: the index's lists and arrays differ in length")
         return index
 
-    def sizes(self):
+    def sizes(self) -> dict[str, int]:
         """Entry counts, for the report of the index's size."""
         return {
             "queries": len(self.queries),
@@ -182,28 +198,28 @@ class QueryLogIndex:
         }
 
     @cached_property
-    def query_ids(self):
+    def query_ids(self) -> dict[str, int]:
         """Each query's id, for reading the index in Python (built once)."""
         return {q: i for i, q in enumerate(self.queries)}
 
-    def follow_count(self, first, second):
+    def follow_count(self, first: str, second: str) -> float:
         """How often `second` directly followed `first` in the training sessions."""
         return self._pair_count(self.follow_keys, self.follow_counts, first, second)
 
-    def later_count(self, first, second):
+    def later_count(self, first: str, second: str) -> float:
         """In how many training sessions `second` came after `first`."""
         return self._pair_count(self.later_keys, self.later_counts, first, second)
 
-    def shared(self, first, second):
+    def shared(self, first: str, second: str) -> bool:
         """Whether `second` came after `first` in the sessions of PEOPLE or more people."""
-        first, second = self.query_ids.get(first), self.query_ids.get(second)
-        if first is None or second is None:
+        first_id, second_id = self.query_ids.get(first), self.query_ids.get(second)
+        if first_id is None or second_id is None:
             return False
-        key = first * len(self.queries) + second
+        key = first_id * len(self.queries) + second_id
         at = np.searchsorted(self.shared_keys, key)
         return bool(at < len(self.shared_keys) and self.shared_keys[at] == key)
 
-    def neighbours_of(self, query):
+    def neighbours_of(self, query: str) -> list[str]:
         """The candidate queries the index offers after `query`, best first."""
         i = self.query_ids.get(query)
         if i is None:
@@ -219,7 +235,7 @@ class QueryLogIndex:
         return float(counts[at[0]]) if len(at) else 0.0
 
 
-def ok_candidate(query, blocked):
+def ok_candidate(query: str, blocked: Iterable[str]) -> bool:
     """A query the index may offer: no blocked word, no word twice."""
     return not (repeats_a_word(query) or blocks(query, blocked))
 

@@ -4,10 +4,18 @@ session (what followed its queries in the log, the log's queries on its words; n
 globally popular queries) and scores the log's evidence for any candidate, whether the
 index or the beam proposed it."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import numpy as np
 import tensorflow as tf
 
 from mtn_keras.ranking.tables import SavedTable, saved_array
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking.log_index import QueryLogIndex
 
 EVIDENCE = (
     "follow_last",
@@ -19,7 +27,7 @@ EVIDENCE = (
 )
 
 
-def fingerprints(texts):
+def fingerprints(texts: tf.Tensor) -> tf.Tensor:
     """Strings (any shape) -> their 64-bit fingerprints (int64, non-negative): a table keyed
     by them holds 8 bytes a key, not the string."""
     return tf.strings.to_hash_bucket_fast(texts, 2**62)
@@ -29,13 +37,13 @@ class Corrections(tf.Module):
     """A table of words -> their corrections (a string table keyed by strings, as one of
     ids and an array: TensorFlow has no string -> string hash table)."""
 
-    def __init__(self, corrections):
+    def __init__(self, corrections: Mapping[str, str]) -> None:
         super().__init__()
         wrong = tf.constant(list(corrections), tf.string)
         self.ids = SavedTable(wrong, tf.range(len(corrections), dtype=tf.int32), -1)
         self.right = saved_array(list(corrections.values()) + [""], tf.string)  # "" last
 
-    def lookup(self, words):
+    def lookup(self, words: tf.Tensor) -> tf.Tensor:
         """The corrections of `words` (any shape); "" for words that need none."""
         ids = self.ids.lookup(words)
         return tf.gather(self.right, tf.where(ids < 0, tf.shape(self.right)[0] - 1, ids))
@@ -54,7 +62,9 @@ class LogLookup(tf.Module):
             (with three, a common word's queries came in: "used bows" after "used honda civic").
     """
 
-    def __init__(self, index, candidates=24, earlier=3, rare_words=2):
+    def __init__(
+        self, index: QueryLogIndex, candidates: int = 24, earlier: int = 3, rare_words: int = 2
+    ) -> None:
         super().__init__()
         self.size = len(index.queries)
         self.num_candidates, self.earlier, self.rare_words = candidates, earlier, rare_words
@@ -81,11 +91,11 @@ class LogLookup(tf.Module):
         # The log's misspellings and their corrections (slips.py): "amercia" -> "america".
         self.slips = Corrections(index.slips)
 
-    def ids(self, queries):
+    def ids(self, queries: tf.Tensor) -> tf.Tensor:
         """Query ids of strings (any shape); -1 for queries the log never saw."""
         return tf.cast(self.query_ids.lookup(fingerprints(queries)), tf.int64)
 
-    def candidates(self, queries, rare=None):
+    def candidates(self, queries: tf.Tensor, rare: tf.Tensor | None = None) -> tf.Tensor:
         """Session queries [B, S] (normalised, right-aligned, "" padding) -> the index's
         candidates [B, C] ("" padding): the last query's neighbours, then the log's most
         frequent queries holding one of its rarest words (what people searched about the
@@ -102,7 +112,9 @@ class LogLookup(tf.Module):
         offered = tf.concat([last, kin, tf.reshape(earlier, [batch, -1])], axis=1)
         return tf.gather(self.queries, self._first_distinct(offered))
 
-    def evidence(self, queries, candidates, rare=None):
+    def evidence(
+        self, queries: tf.Tensor, candidates: tf.Tensor, rare: tf.Tensor | None = None
+    ) -> tf.Tensor:
         """What the log says of each candidate [B, C] after the session [B, S]: a float32
         [B, C, len(EVIDENCE)] of counts (log1p-squashed) and shares."""
         ids, cand = self.ids(queries), self.ids(candidates)
@@ -131,13 +143,13 @@ class LogLookup(tf.Module):
             axis=-1,
         )
 
-    def witnessed(self, queries, candidates):
+    def witnessed(self, queries: tf.Tensor, candidates: tf.Tensor) -> tf.Tensor:
         """[B, C]: each candidate [B, C] came after a query of the session [B, S] in the
         sessions of more than one person of the log (QueryLogIndex.shared_keys)."""
         pairs = self._pair_counts(self.shared_pairs, self.ids(queries), self.ids(candidates))
         return tf.reduce_any(pairs > 0, axis=1)
 
-    def rare_word_ids(self, queries):
+    def rare_word_ids(self, queries: tf.Tensor) -> tf.Tensor:
         """Ids [B, R] of the last query's `rare_words` known words of highest idf (-1 pads);
         `candidates` and `evidence` take them as `rare` when the caller has them already."""
         words = tf.strings.split(queries[:, -1]).to_tensor("")
@@ -148,13 +160,13 @@ class LogLookup(tf.Module):
         return tf.where(top >= 0, tf.gather(ids, at, batch_dims=1), -1)
 
     @staticmethod
-    def _rows(rows, ids):
+    def _rows(rows: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """Rows [..., P] (int64) of a padded matrix for ids of any shape (-1: the empty last
         row)."""
         found = tf.gather(rows, tf.where(ids >= 0, ids, tf.cast(tf.shape(rows)[0] - 1, ids.dtype)))
         return tf.cast(found, tf.int64)
 
-    def _first_distinct(self, offered):
+    def _first_distinct(self, offered: tf.Tensor) -> tf.Tensor:
         """Ids [B, M] (-1 pads) -> [B, C]: each id once per row, first offer first; the
         index of the padding query "" where fewer than C."""
         width = tf.shape(offered)[1]
@@ -168,7 +180,7 @@ class LogLookup(tf.Module):
         picked = tf.gather(padded_ids, at, batch_dims=1)
         return tf.where(top > -width, picked, self.size)
 
-    def _pair_counts(self, table, first, second):
+    def _pair_counts(self, table: SavedTable, first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
         """Counts [B, S, C] of the pairs (first [B, S], second [B, C]); 0 for unknowns."""
         keys = first[:, :, None] * self.size + second[:, None, :]
         known = (first[:, :, None] >= 0) & (second[:, None, :] >= 0)
@@ -180,13 +192,13 @@ class CsrRows(tf.Module):
     matrix: a query's neighbours are 1.4 on average and 10 at most, so the padded matrix
     held seven times the bytes in the export."""
 
-    def __init__(self, splits, values):
+    def __init__(self, splits: np.ndarray, values: np.ndarray) -> None:
         super().__init__()
         self.splits = saved_array(np.append(splits, splits[-1]).astype(np.int32))  # + empty
         self.values = saved_array(np.append(values, -1).astype(np.int32))
         self.width = max(int(np.diff(splits).max(initial=0)), 1)
 
-    def __call__(self, ids):
+    def __call__(self, ids: tf.Tensor) -> tf.Tensor:
         """Rows [..., width] (int64, -1 padding) for ids of any shape (-1: an empty row)."""
         flat = tf.reshape(tf.cast(ids, tf.int32), [-1])
         flat = tf.where(flat >= 0, flat, tf.shape(self.splits)[0] - 2)
@@ -200,7 +212,7 @@ class CsrRows(tf.Module):
         return tf.cast(tf.reshape(found, shape), tf.int64)
 
 
-def padded_rows(splits, values):
+def padded_rows(splits: np.ndarray, values: np.ndarray) -> np.ndarray:
     """CSR rows (splits [R + 1], values) -> an int32 matrix [R + 1, longest row] padded
     with -1, its last row empty (for unknown ids)."""
     lengths = np.diff(splits)

@@ -7,7 +7,10 @@ them; one may return to an earlier query of the session ("google", "weather", "g
 never to the last.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import tensorflow as tf
@@ -15,6 +18,10 @@ import tensorflow as tf
 from mtn_keras.data import safety
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.rules import blocks, repeats_a_word
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking.hybrid import Shown
+    from mtn_keras.ranking.log_index import QueryLogIndex
 
 NEG_INF = float("-inf")
 POOL = 20  # the most frequent next queries looked at for each list
@@ -25,7 +32,7 @@ POOL = 20  # the most frequent next queries looked at for each list
 WITH_HISTORY = 0.25
 
 
-def most_followed(index, top):
+def most_followed(index: QueryLogIndex, top: int) -> tuple[list[str], np.ndarray]:
     """The `top` queries of a `QueryLogIndex` that most often followed another in its log,
     most first, with their shares of all (query, next query) pairs."""
     size = len(index.queries)
@@ -57,7 +64,15 @@ class PopularQueries:
         explicit_shown: sexually explicit queries may be offered (never child-unsafe ones).
     """
 
-    def __init__(self, index, cap, threshold, phrases, enabled, explicit_shown=False):
+    def __init__(
+        self,
+        index: QueryLogIndex,
+        cap: int,
+        threshold: float,
+        phrases: Collection[str],
+        enabled: Collection[str],
+        explicit_shown: bool = False,
+    ) -> None:
         texts, shares = most_followed(index, len(index.queries) if cap else 0)
         unsafe = safety.child_unsafe if explicit_shown else safety.explicit
         fine = [
@@ -76,7 +91,7 @@ class PopularQueries:
         self.cap, self.threshold = int(cap), float(threshold)
         self.session = "session" in enabled
 
-    def offered(self, last_words, history, typed):
+    def offered(self, last_words: tf.Tensor, history: tf.Tensor, typed: tf.Tensor) -> Offered:
         """`Offered` after the sessions' last queries (their words [B, 1, n]), with the kept
         `history` [B, T] and `typed` [B] (none while words are typed): each query's share,
         times WITH_HISTORY where the row has a history; none the user typed before (the
@@ -94,7 +109,7 @@ class PopularQueries:
         return Offered(tf.where(off, NEG_INF, scores), texts)
 
 
-def appended(shown, offered, cap):
+def appended(shown: Shown, offered: Offered, cap: int) -> tuple[Shown, tf.Tensor]:
     """The ranked candidates `shown` (hybrid.Shown of the whole table, [B, M] each: -inf
     scores not shown) with the `offered` popular queries after them: none a shown candidate
     already is, at most `cap` per row, the most frequent first, nothing copied. Returns them

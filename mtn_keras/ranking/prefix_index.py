@@ -12,6 +12,7 @@ carries the arrays into the serving graph.
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,7 +20,9 @@ CHARS = 16  # the longest prefix kept as a key
 TOP = 10  # the completions kept for a prefix with more
 
 
-def prefix_arrays(queries, offerable, chars=CHARS, top=TOP):
+def prefix_arrays(
+    queries: Sequence[str], offerable: Sequence[bool], chars: int = CHARS, top: int = TOP
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """The prefix keys of `queries` (ids by frequency, most frequent first) that are
     `offerable`: keys [K] (str), codes [K] int64 (>= 0: a row of `rows`; < 0: the run starting
     at position -code - 1 of `order`), rows [R, top] int32 (query ids, -1 pads) and order [N]
@@ -32,7 +35,9 @@ def prefix_arrays(queries, offerable, chars=CHARS, top=TOP):
         text = queries[i] + " "
         for size in range(1, min(len(text), chars) + 1):
             completions[text[:size]].append(i)
-    keys, codes, rows = [], [], []
+    keys: list[str] = []
+    codes: list[int] = []
+    rows: list[list[int]] = []
     for prefix, found in completions.items():
         parent = completions.get(prefix[:-1])
         if len(found) > top:

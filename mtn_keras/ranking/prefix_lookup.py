@@ -2,16 +2,23 @@
 arrays as tables; core TensorFlow ops only, kept in the SavedModel's variables), and the
 ranker's features of a candidate among them."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import tensorflow as tf
 
 from mtn_keras.ranking.tables import SavedTable, saved_array
 from mtn_keras.ranking.typos import LAST_RESORT_CHARS, edit_variants
 
+if TYPE_CHECKING:
+    from mtn_keras.ranking.log_index import QueryLogIndex
+
 PREFIX_FEATURES = ("prefix_chars", "prefix_rank", "prefix_share")
 
 
-def completes(texts, typed):
+def completes(texts: tf.Tensor, typed: tf.Tensor) -> tf.Tensor:
     """[B, M]: which normalised texts [B, M] complete the row's `typed` prefix [B]
     (normalised, a trailing space when its last word is finished; "" completes everything):
     data.text.completes, the one completion rule, as graph ops."""
@@ -28,7 +35,7 @@ class PrefixLookup(tf.Module):
         counts: its query counts [Q], shared with `LogLookup`.
     """
 
-    def __init__(self, index, queries, counts):
+    def __init__(self, index: QueryLogIndex, queries: tf.Variable, counts: tf.Variable) -> None:
         super().__init__()
         self.size = len(index.queries)
         self.queries, self.counts = queries, counts
@@ -41,7 +48,7 @@ class PrefixLookup(tf.Module):
         self.codes = SavedTable(index.prefixes, index.prefix_codes, self.missing)
         self.order = saved_array(np.concatenate([index.prefix_order, empty[0]]))
 
-    def completions(self, typed):
+    def completions(self, typed: tf.Tensor) -> tf.Tensor:
         """Typed prefixes [B] (normalised; a finished last word followed by a space) -> the
         ids [B, top] of the log's most frequent queries that start with them, most frequent
         first (-1 pads; none for "")."""
@@ -70,7 +77,7 @@ class PrefixLookup(tf.Module):
         top, _ = tf.math.top_k(tf.where(keep, -ids, -tf.cast(self.size, tf.int64)), self.top)
         return tf.where(top > -self.size, -top, -1)
 
-    def near_completions(self, typed, forgive):
+    def near_completions(self, typed: tf.Tensor, forgive: tf.Tensor) -> tf.Tensor:
         """Typed prefixes [B] -> the ids [B, top] of the log's most frequent queries that
         start one edit from what was typed (typos.edit_variants) and do not complete it as
         typed, most frequent first (-1 pads; none where no slip is forgiven: `forgive` [B])."""
@@ -87,15 +94,15 @@ class PrefixLookup(tf.Module):
         ids = tf.pad(ids, [[0, 0], [0, self.top]], constant_values=past)[:, : self.top]
         return tf.where(ids < past, ids, -1)
 
-    def total(self, ids):
+    def total(self, ids: tf.Tensor) -> tf.Tensor:
         """[B]: how often the log's queries `ids` [B, N] (-1: none) were typed, together."""
         return tf.reduce_sum(tf.where(ids >= 0, tf.gather(self.counts, tf.maximum(ids, 0)), 0.0), 1)
 
-    def texts(self, ids):
+    def texts(self, ids: tf.Tensor) -> tf.Tensor:
         """The query texts of ids (any shape; "" for -1)."""
         return tf.gather(self.queries, tf.where(ids >= 0, ids, self.size))
 
-    def features(self, candidates, ids, typed):
+    def features(self, candidates: tf.Tensor, ids: tf.Tensor, typed: tf.Tensor) -> tf.Tensor:
         """float32 [B, M, 3]: `PREFIX_FEATURES` of candidate texts [B, M] after the typed
         prefixes [B] whose completions are `ids` [B, top]: the prefix's length in characters,
         1 / the candidate's rank among the completions and its share of their counts (0 when

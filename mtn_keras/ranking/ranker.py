@@ -2,11 +2,13 @@
 next query, fitted with `model.fit` on the validation split's candidates (`build.py`); and
 the choice of the confidence threshold below which a suggestion is not shown."""
 
+from collections.abc import Sequence
+
 import keras
 import numpy as np
 
 
-def build_ranker(num_features, hidden=16, l2=1e-3):
+def build_ranker(num_features: int, hidden: int = 16, l2: float = 1e-3) -> keras.Model:
     """Standardised features -> one hidden ReLU layer (none if hidden is 0) -> a logit."""
     inputs = keras.Input((num_features,), name="features")
     x = keras.layers.Normalization(name="standardise")(inputs)
@@ -18,7 +20,9 @@ def build_ranker(num_features, hidden=16, l2=1e-3):
     return keras.Model(inputs, logit, name="ranker")
 
 
-def fit_ranker(features, labels, hidden=16, epochs=40, seed=0):
+def fit_ranker(
+    features: np.ndarray, labels: np.ndarray, hidden: int = 16, epochs: int = 40, seed: int = 0
+) -> keras.Model:
     """A ranker fitted to candidates' features [N, F] and labels [N] (1: the next query),
     by binary cross-entropy, so that its sigmoid reads as a probability. Seeded by `seed`;
     the process's global seeds are as they were afterwards."""
@@ -33,10 +37,12 @@ def fit_ranker(features, labels, hidden=16, epochs=40, seed=0):
     return ranker
 
 
-def ranked_lists(probabilities, groups, keys, k=5):
+def ranked_lists(
+    probabilities: np.ndarray, groups: np.ndarray, keys: Sequence[str], k: int = 5
+) -> dict[int, list[int]]:
     """Per group (one pair), the rows of its k most probable candidates, best first, of
     distinct `keys` (the word sets: the first of a key stays, as in the serving graph)."""
-    lists = {}
+    lists: dict[int, list[int]] = {}
     for row in np.lexsort((-probabilities, groups)):
         shown = lists.setdefault(groups[row], [])
         if len(shown) < k and all(keys[other] != keys[row] for other in shown):
@@ -44,7 +50,14 @@ def ranked_lists(probabilities, groups, keys, k=5):
     return lists
 
 
-def threshold_curve(probabilities, groups, keys, labels, num_pairs, k=5):
+def threshold_curve(
+    probabilities: np.ndarray,
+    groups: np.ndarray,
+    keys: Sequence[str],
+    labels: np.ndarray,
+    num_pairs: int,
+    k: int = 5,
+) -> list[tuple[float, float, float]]:
     """(threshold, SR@k %, coverage %) for every distinct probability of a listed candidate:
     what the validation pairs would get if only candidates at or above it were shown."""
     lists = ranked_lists(probabilities, groups, keys, k)
@@ -68,7 +81,7 @@ def threshold_curve(probabilities, groups, keys, labels, num_pairs, k=5):
     return curve
 
 
-def choose_threshold(curve, keep=0.95):
+def choose_threshold(curve: Sequence[tuple[float, float, float]], keep: float = 0.95) -> float:
     """The highest threshold whose SR@k keeps `keep` of the SR@k of showing everything:
     lists get shorter (or empty) where the ranker is unsure, at little cost in hits. With no
     hit at all to keep, nothing justifies a threshold: 0."""

@@ -2,6 +2,8 @@
 the evaluation's quality counts, the anchors' filtering, the ranker's lists). Their graph
 twins are in `filters.py`; tests/ranking/test_ranking_rules.py checks that both agree."""
 
+from collections.abc import Collection, Container, Iterable, Sequence
+
 from mtn_keras.data.text import completes
 
 # Words that say nothing of what a query is about: sharing one ("brisnet race of the day"
@@ -12,36 +14,42 @@ FUNCTION_WORDS = tuple(
 )
 
 
-def content_words(text):
+def content_words(text: str) -> set[str]:
     """The words of `text` that are no FUNCTION_WORDS."""
     return set(text.split()) - set(FUNCTION_WORDS)
 
 
-def repeats_session(text, context):
+def repeats_session(text: str, context: Iterable[str]) -> bool:
     """The suggestion equals a query of the session or its words all lie inside one."""
     words = set(text.split())
     return any(words <= set(query.split()) for query in context)
 
 
-def repeats_a_word(text):
+def repeats_a_word(text: str) -> bool:
     """Some word of the suggestion appears twice."""
     words = text.split()
     return len(set(words)) != len(words)
 
 
-def blocks(text, phrases):
+def blocks(text: str, phrases: Iterable[str]) -> bool:
     """True when the normalised `text` holds one of `phrases` as whole words."""
     padded = f" {text} "
     return any(f" {phrase} " in padded for phrase in phrases)
 
 
-def word_set(text):
+def word_set(text: str) -> str:
     """The key of a suggestion's words in any order: two suggestions with the same key are
     the same suggestion, and only the better is shown."""
     return " ".join(sorted(text.split()))
 
 
-def relates(text, context, history=(), follows=frozenset(), prefix=""):
+def relates(
+    text: str,
+    context: Collection[str],
+    history: Sequence[str] = (),
+    follows: Container[tuple[str, str]] = frozenset(),
+    prefix: str = "",
+) -> bool:
     """The earlier query `text` relates to the session (`context`): it shares a word (no
     FUNCTION_WORDS) with a session query, came right after one in the user's `history`,
     followed one in the log (`follows`: (query, later query of its log session) pairs), or
@@ -58,7 +66,7 @@ def relates(text, context, history=(), follows=frozenset(), prefix=""):
     return after_session or any((query, text) in follows for query in context)
 
 
-def log_follows(sessions):
+def log_follows(sessions: Iterable[Sequence[str]]) -> set[tuple[str, str]]:
     """The (query, later query of the same session) pairs of a log's sessions: what
     `relates` counts as following in the log."""
     return {

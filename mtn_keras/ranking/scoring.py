@@ -7,11 +7,16 @@ over every candidate slot in one pass (static shapes, inside the XLA-compiled se
 vocabulary (dynamic shapes, outside XLA). Most slots are empty or short, and the projection
 onto the vocabulary is most of the cost."""
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
+
+if TYPE_CHECKING:
+    from mtn_keras.models.base import SuggestionModel
 
 
 class Scored(NamedTuple):
@@ -27,7 +32,7 @@ class Scored(NamedTuple):
     copied: tf.Tensor
 
 
-def decoder_io(ids):
+def decoder_io(ids: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
     """Candidate ids [N, L] (0-padded, no eos) -> decoder inputs and targets [N, L + 1]
     (<bos> + words; words + <eos>) and lengths [N]."""
     length = ids.shape[1]
@@ -38,7 +43,7 @@ def decoder_io(ids):
     return inputs, targets, lengths
 
 
-def candidate_hidden(model, state, ids):
+def candidate_hidden(model: SuggestionModel, state: dict[str, Any], ids: tf.Tensor) -> tf.Tensor:
     """Decoder states [B*C, L+1, d] of the candidates ids [B, C, L] after the sessions
     whose `model.start` state is `state` (leading dimension B), all in one pass."""
     count = tf.shape(ids)[1]
@@ -47,7 +52,9 @@ def candidate_hidden(model, state, ids):
     return model.teacher_forced_hidden(inputs, state)
 
 
-def candidate_log_probs(model, state, ids, hidden):
+def candidate_log_probs(
+    model: SuggestionModel, state: dict[str, Any], ids: tf.Tensor, hidden: tf.Tensor
+) -> dict[str, tf.Tensor]:
     """Log-probabilities of the candidates ids [B, C, L] (source-extended, 0-padded, no
     eos) from their decoder states `hidden` (candidate_hidden) and the `start` state.
 

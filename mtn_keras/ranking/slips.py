@@ -9,6 +9,7 @@ index is built (`rank`); the export carries the table, so serving needs no new p
 """
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
 MIN_CHARS = 5  # shorter words are too often acronyms or call signs ("wkar", "hvlp")
 RARE = 2.0  # zipf: a slip is rarer than this in English and in OTHER_LANGUAGES
@@ -21,13 +22,13 @@ KEYBOARD = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KEYS = {k: (row, i + 0.5 * row) for row, keys in enumerate(KEYBOARD) for i, k in enumerate(keys)}
 
 
-def neighbours_on_keyboard(a, b):
+def neighbours_on_keyboard(a: str, b: str) -> bool:
     """Whether two letters touch on a QWERTY keyboard (a slip replaces a letter by one)."""
     (row_a, col_a), (row_b, col_b) = _KEYS[a], _KEYS[b]
     return abs(row_a - row_b) <= 1 and abs(col_a - col_b) <= 1
 
 
-def typing_edits(word):
+def typing_edits(word: str) -> set[str]:
     """The words one typing edit from `word`, its first and last letters kept: a letter
     dropped, inserted, swapped with the next, or replaced by a keyboard neighbour."""
     found = set()
@@ -43,19 +44,20 @@ def typing_edits(word):
     return found
 
 
-def log_slips(queries):
+def log_slips(queries: Iterable[str]) -> dict[str, str]:
     """{slip: correction} for the words of `queries` (normalised strings, one per occurrence
     in the log)."""
     from wordfreq import zipf_frequency
 
     queries = list(queries)
-    words, pairs = Counter(), Counter()
+    words: Counter[str] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
     for query in queries:
         split = query.split()
         words.update(split)
         pairs.update(zip(split, split[1:]))
 
-    def rare(word):
+    def rare(word: str) -> bool:
         return all(zipf_frequency(word, lang) < RARE for lang in ("en", *OTHER_LANGUAGES))
 
     slips = {}
@@ -79,10 +81,12 @@ def log_slips(queries):
     }
 
 
-def _vouched(slips, queries, pairs):
+def _vouched(
+    slips: Mapping[str, str], queries: Iterable[str], pairs: Counter[tuple[str, str]]
+) -> dict[str, bool]:
     """{slip: whether its correction stands beside the slip's neighbours elsewhere in the
     log, for at least half of them} (a slip with no neighbour is vouched for)."""
-    seen = {word: [] for word in slips}
+    seen: dict[str, list[bool]] = {word: [] for word in slips}
     for query in queries:
         split = query.split()
         for i, word in enumerate(split):
@@ -96,6 +100,6 @@ def _vouched(slips, queries, pairs):
     return {word: 2 * sum(found) >= len(found) for word, found in seen.items()}
 
 
-def corrected(query, slips):
+def corrected(query: str, slips: Mapping[str, str]) -> str:
     """`query` with each slip replaced by its correction."""
     return " ".join(slips.get(word, word) for word in query.split())

@@ -2,32 +2,48 @@
 `saved_model.pb`), not as constants of the graph: the graph stays small and fast to read
 whatever the size of the query log, and protobuf's 2 GB limit on a graph never applies."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 import tensorflow as tf
+
+if TYPE_CHECKING:
+    import keras
 
 
 class SavedTable(tf.Module):
     """A hash table of `keys` -> `values` (1-D arrays) answering `default` for other keys,
     saved with the variables and restored when the SavedModel loads."""
 
-    def __init__(self, keys, values, default):
+    def __init__(
+        self,
+        keys: tf.Tensor | np.ndarray | Sequence[str],
+        values: tf.Tensor | np.ndarray,
+        default: int | float,
+    ) -> None:
         super().__init__()
         keys, values = tf.convert_to_tensor(keys), tf.convert_to_tensor(values)
         self.table = tf.lookup.experimental.MutableHashTable(keys.dtype, values.dtype, default)
         self.table.insert(keys, values)
 
-    def lookup(self, keys):
+    def lookup(self, keys: tf.Tensor) -> tf.Tensor:
         """The values of `keys` (any shape), in the keys' shape."""
         values = self.table.lookup(keys)
         values.set_shape(keys.shape)
         return values
 
 
-def saved_array(values, dtype=None):
+def saved_array(
+    values: tf.Tensor | np.ndarray | Sequence[str], dtype: tf.DType | None = None
+) -> tf.Variable:
     """A constant array kept as a (non-trainable) variable."""
     return tf.Variable(tf.convert_to_tensor(values, dtype), trainable=False)
 
 
-def track_variables_only(module, name, layer):
+def track_variables_only(module: tf.Module, name: str, layer: keras.Layer | None) -> None:
     """Set `module.<name>` to the Keras `layer` (or None) and have a SavedModel of `module` keep the
     tf.Variables of the layer's weights (as `<name>_variables`) instead of the Keras object.
 

@@ -21,7 +21,9 @@ MAX_CHARS = 16  # the edits of a typed prefix stay within its first characters (
 FIXED_WEIGHT = 0.1  # a corrected candidate's probability is weighed by this (channel model)
 
 
-def edit_variants(texts, whole=False, min_chars=MIN_CHARS, max_chars=MAX_CHARS):
+def edit_variants(
+    texts: tf.Tensor, whole: bool = False, min_chars: int = MIN_CHARS, max_chars: int = MAX_CHARS
+) -> tf.Tensor:
     """[B] -> [B, V]: the strings one edit from each text at characters 1 to `max_chars`
     (the first one kept), "" where an edit does not apply or the text is shorter than
     `min_chars`. In a typed prefix the last character is being typed: it is neither dropped
@@ -34,7 +36,7 @@ def edit_variants(texts, whole=False, min_chars=MIN_CHARS, max_chars=MAX_CHARS):
     text = tf.broadcast_to(texts[:, None], shape)
     size = tf.broadcast_to(length[:, None], shape)
 
-    def piece(start, count=None):
+    def piece(start: tf.Tensor, count: int | None = None) -> tf.Tensor:
         """The characters of each text from `start` [1, P] (clamped), `count` of them."""
         start = tf.minimum(tf.broadcast_to(start, shape), size)
         return tf.strings.substr(text, start, size if count is None else tf.fill(shape, count))
@@ -59,7 +61,7 @@ def edit_variants(texts, whole=False, min_chars=MIN_CHARS, max_chars=MAX_CHARS):
     return tf.concat([tf.reshape(part, [shape[0], -1]) for part in parts], axis=1)
 
 
-def char_codes(texts, width, pad):
+def char_codes(texts: tf.Tensor, width: int | tf.Tensor, pad: int) -> tf.Tensor:
     """Texts (any shape) -> their first `width` Unicode code points, int32 [..., width],
     `pad` past their end."""
     flat = tf.strings.unicode_decode(tf.reshape(texts, [-1]), "UTF-8", errors="replace")
@@ -68,14 +70,14 @@ def char_codes(texts, width, pad):
     return tf.reshape(dense, tf.concat([tf.shape(texts), [width]], axis=0))
 
 
-def forgiving(typed, found_as_typed):
+def forgiving(typed: tf.Tensor, found_as_typed: tf.Tensor) -> tf.Tensor:
     """[B]: the typed prefixes [B] in which one slip is forgiven: those of MIN_CHARS or more
     characters, and those of LAST_RESORT_CHARS or more where nothing was `found_as_typed` [B]."""
     length = tf.strings.length(typed, unit="UTF8_CHAR")
     return (length >= MIN_CHARS) | ((length >= LAST_RESORT_CHARS) & ~found_as_typed)
 
 
-def near_prefix(texts, typed, forgive=None):
+def near_prefix(texts: tf.Tensor, typed: tf.Tensor, forgive: tf.Tensor | None = None) -> tf.Tensor:
     """[B, M]: the texts [B, M] (normalised) that start within one edit of the row's `typed`
     prefix [B] (normalised, a finished last word followed by a space) without completing it
     as typed, the first character the same, the last typed one neither dropped nor replaced
@@ -114,7 +116,7 @@ def near_prefix(texts, typed, forgive=None):
     return near & forgive[:, None] & (texts != "")
 
 
-def keeps_own_words(texts, typed, own):
+def keeps_own_words(texts: tf.Tensor, typed: tf.Tensor, own: tf.Tensor) -> tf.Tensor:
     """[B, M]: the texts [B, M] hold each finished word of what was `typed` [B] (normalised,
     a finished last word followed by a space) that is among the row's `own` words [B, X] (the
     session's): a word the person typed in the session is no slip ("rome h" after "cheap

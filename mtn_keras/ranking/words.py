@@ -4,17 +4,17 @@ filters and the serving graph."""
 import tensorflow as tf
 
 
-def single_spaced(text):
+def single_spaced(text: tf.Tensor) -> tf.Tensor:
     """Runs of spaces to one, none at either end."""
     return tf.strings.strip(tf.strings.regex_replace(text, " +", " "))
 
 
-def joined(words):
+def joined(words: tf.Tensor) -> tf.Tensor:
     """Words [..., L] -> the strings they make, single-spaced."""
     return single_spaced(tf.strings.reduce_join(words, axis=-1, separator=" "))
 
 
-def finished_words(text, open_word):
+def finished_words(text: tf.Tensor, open_word: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """Typed texts [B] (normalised) -> (how many words each holds [B], its finished words
     [B, W]: every word but an unfinished last one (`open_word` [B]), "" in its place)."""
     split = tf.strings.split(text).to_tensor("")
