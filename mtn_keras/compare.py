@@ -16,6 +16,8 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mtn_keras.base.config import MODEL_NAMES, PRESETS, configure
 from mtn_keras.base.quiet import import_tensorflow, show_tensorflow_logs
@@ -35,7 +37,7 @@ ROWS = [  # (row, model, --set overrides)
 QUICK_SESSIONS = {"train": 400, "valid": 100, "test": 100}
 
 
-def parse_args(argv=None):
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m mtn_keras.compare",
         description=__doc__,
@@ -80,7 +82,15 @@ def parse_args(argv=None):
     return args
 
 
-def train_row(row, model, overrides, args, vocab, stats, splits):
+def train_row(
+    row: str,
+    model: str,
+    overrides: list[str],
+    args: argparse.Namespace,
+    vocab: Vocabulary,
+    stats: dict[str, Any],
+    splits: dict[str, list[list[str]]],
+) -> dict[str, Any]:
     """Train one row into OUT/ROW unless it is there already; its training summary."""
     out = os.path.join(args.out, row)
     summary_path = os.path.join(out, "train_summary.json")
@@ -114,7 +124,7 @@ def train_row(row, model, overrides, args, vocab, stats, splits):
         return json.load(handle)
 
 
-def training_table(results):
+def training_table(results: Mapping[str, Mapping[str, Any]]) -> str:
     """Size and cost of each row, and its test perplexity (comparable across losses)."""
     lines = [
         "| Model | Parameters | Epochs | Seconds per epoch | Perplexity |",
@@ -129,7 +139,7 @@ def training_table(results):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if code := needs_tensorflow("compare"):
         return code
@@ -147,7 +157,7 @@ def main(argv=None):
     from mtn_keras.scorecard.evaluation import evaluate
     from mtn_keras.training.artifacts import load_trained
 
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
     for row, model, overrides in rows:
         training = train_row(row, model, overrides, args, vocab, stats, splits)
         trained = load_trained(os.path.join(args.out, row))

@@ -13,7 +13,8 @@ train split at hand, each list kind also gets the list measures of docs/quality.
 
 import argparse
 import sys
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from mtn_keras.base.outputs import OutputError, check_writable
 from mtn_keras.base.parsing import non_negative_int, positive_int
@@ -60,10 +61,10 @@ from mtn_keras.serving.savedmodel import (
     model_name,
     resolve,
 )
-from mtn_keras.training.artifacts import ModelDirError, load_trained
+from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_trained
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if (args.typos or args.every > 1) and not args.prefix:
@@ -94,7 +95,7 @@ def main(argv=None):
     return 0
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     """The command's arguments (its --help)."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
     parser.add_argument("--model", type=file_name, required=True, help=MODEL_HELP)
@@ -127,7 +128,7 @@ def _parser():
     return parser
 
 
-def _add_report_arguments(parser):
+def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """--bootstrap, --history, --prefix and where the report goes."""
     parser.add_argument(
         "--bootstrap",
@@ -176,13 +177,13 @@ class Pairs(NamedTuple):
     """The sessions scored, each line's user, and with --history each line's earlier
     queries (`earlier`) and the pairs' histories."""
 
-    sessions: list
-    users: list
-    earlier: object = None
-    histories: object = None
+    sessions: list[list[str]]
+    users: list[str] | None
+    earlier: PairHistories | None = None
+    histories: list[list[str]] | None = None
 
 
-def _pairs(args, limits):
+def _pairs(args: argparse.Namespace, limits: Mapping[str, Any]) -> Pairs:
     """The sessions to score: a prepared split of --data, or the --input logs put through
     the protocol as `prepare` does, at the sizes the model reads (`limits`)."""
     if args.data:
@@ -206,7 +207,9 @@ def _pairs(args, limits):
     return Pairs(view.lines, view.users, earlier, pair_histories(view.lines, earlier))
 
 
-def _train_sessions(args, trained, sessions):
+def _train_sessions(
+    args: argparse.Namespace, trained: TrainedModel | None, sessions: list[list[str]]
+) -> list[list[str]] | None:
     """The train split that fits adj (--train-data, --data or the model's own), with a
     warning when it overlaps the scored sessions or is not at hand."""
     train_dir = args.train_data or args.data or (trained.data_dir if trained else None)
@@ -268,7 +271,9 @@ def _scored(args, trained, decoding, pairs, train_sessions):
     )
 
 
-def _print_report(name, report, exported, args):
+def _print_report(
+    name: str, report: dict[str, Any], exported: bool, args: argparse.Namespace
+) -> None:
     """Prints the tables and the pairs' line, and writes the report and chart."""
     rows = table_rows({name: report})
     table = markdown_table(rows) + "\n" + quality_table(rows)
@@ -292,7 +297,7 @@ def _print_report(name, report, exported, args):
         bleu_chart(rows, args.chart)
 
 
-def write_report(report, table, args):
+def write_report(report: dict[str, Any], table: str, args: argparse.Namespace) -> None:
     """Prints the intervals' line and writes the report and its table where --json and
     --markdown say."""
     if note := bootstrap_line(report):
@@ -304,7 +309,7 @@ def write_report(report, table, args):
             handle.write(table + (f"\n{note}\n" if note else ""))
 
 
-def write_completions(report, args):
+def write_completions(report: dict[str, Any], args: argparse.Namespace) -> int:
     """Prints the `--prefix` tables and writes them where --json and --markdown say."""
     from mtn_keras.scorecard.completion import completion_table
     from mtn_keras.scorecard.list_table import prefix_list_table

@@ -4,6 +4,7 @@ mtn_keras.stats DIR` prints its counts again."""
 import argparse
 import math
 import sys
+from typing import Any
 
 from mtn_keras.cli import add_verbose, fail, file_name, run
 from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _protocol(parser, args) -> Protocol:
+def _protocol(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Protocol:
     """The session protocol that prepare's options ask; exits through `parser.error` on
     options that do not fit together."""
     try:
@@ -208,7 +209,9 @@ def _protocol(parser, args) -> Protocol:
     return protocol
 
 
-def _warn_empty(stats, args, split) -> None:
+def _warn_empty(
+    stats: dict[str, Any], args: argparse.Namespace, split: tuple[float, float, float]
+) -> None:
     """A warning on stderr for each empty split, naming the split option given."""
     asked = (
         f"--split-users {','.join(map(str, args.split_users))}"

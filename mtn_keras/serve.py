@@ -36,7 +36,9 @@ The options are checked, and the ports taken, before the model loads (exit 2 if 
 import argparse
 import asyncio
 import socket
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from mtn_keras.base.xla_setup import set_up_xla
@@ -47,9 +49,10 @@ from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_
 from mtn_keras.serving.startup import serve
 
 GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
+Number = TypeVar("Number", int, float)  # what `bounded` reads: an int or a float
 
 
-def origin(text):
+def origin(text: str) -> str:
     """A web origin as a browser sends it in its Origin header (scheme://host[:port], no path,
     no trailing slash), for --allow-origin; anything else would never match, silently."""
     parts = urlsplit(text)
@@ -65,10 +68,11 @@ def origin(text):
     return text
 
 
-def bounded(kind, low, high):
+def bounded(kind: Callable[[str], Number], low: Number, high: Number) -> Callable[[str], Number]:
     """An argparse type: a number of `kind` from `low` to `high`, else one line naming both."""
 
-    def read(text):
+    def read(text: str) -> Number:
+        value: Number | None
         try:
             value = kind(text)
         except ValueError:
@@ -80,7 +84,7 @@ def bounded(kind, low, high):
     return read
 
 
-def arguments(argv):
+def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed options, each checked (argparse: one line, exit 2)."""
     parser = argparse.ArgumentParser(
         prog="python -m mtn_keras.serve",
@@ -146,7 +150,7 @@ def arguments(argv):
     return parser.parse_args(argv)
 
 
-def listening(host, port):
+def listening(host: str, port: int) -> socket.socket:
     """A socket listening on host:port, taken before the model loads; OSError names why not."""
     try:
         family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
@@ -163,7 +167,7 @@ def listening(host, port):
     return sock
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     args = arguments(argv)
     path = resolve(args.model)
     try:

@@ -14,6 +14,8 @@ empty line when none passes), so that a script pays the start-up once."""
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -21,14 +23,14 @@ from mtn_keras import cli
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import set_up_xla, skip_graph_rewrites
-from mtn_keras.client import load
+from mtn_keras.client import Answer, Suggestion, load
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.savedmodel import SavedModelError, export_settings, kind, resolve
 
 
-def not_utf8(texts):
+def not_utf8(texts: Iterable[str]) -> str | None:
     """The first of `texts` that held bytes that are not UTF-8 (Python keeps them as lone
     surrogates), written with \\x escapes; None when every one is text."""
     for text in texts:
@@ -40,9 +42,13 @@ def not_utf8(texts):
 
 
 BATCH = 64  # sessions per call when they come from standard input
+# what `answerer` makes: (sessions [[query, ...], ...], prefix) -> their Answers
+Answerer = Callable[[list[list[str]], str], list[Answer]]
 
 
-def answerer(model, exported, decoding, history=None):
+def answerer(
+    model: str, exported: bool, decoding: DecodeConfig, history: list[str] | None = None
+) -> Answerer:
     """A function (sessions [[query, ...], ...], prefix) -> their Answers, through the client
     (`mtn_keras.load`: an export with plain TensorFlow, a run folder through its service);
     loaded once, so many batches pay one start-up. With a `history` (the user's earlier
@@ -55,7 +61,7 @@ def answerer(model, exported, decoding, history=None):
         client.check_history()
         history = cut_queries(history, client.settings.get("max_query_tokens"))
 
-    def answer(sessions, prefix):
+    def answer(sessions: list[list[str]], prefix: str) -> list[Answer]:
         histories = None if history is None else [history] * len(sessions)
         answers = client.complete(sessions, [prefix] * len(sessions), histories)
         given = answers[0].slots
@@ -68,14 +74,14 @@ def answerer(model, exported, decoding, history=None):
     return answer
 
 
-def cut_queries(queries, max_tokens):
+def cut_queries(queries: Iterable[str], max_tokens: int | None) -> list[str]:
     """The queries normalised and cut to their first `max_tokens` words (all for None), as
     the model cuts the session's: no earlier query may make a call slower than a typed one."""
     cut = (" ".join(normalise(query).split()[:max_tokens]) for query in queries)
     return [query for query in cut if query]
 
 
-def header(answer):
+def header(answer: Sequence[Suggestion]) -> str:
     """The line that names the printed columns: the ranker's confidence (probabilities) or
     the model's length-normalised log probability, the suggestion and, if given, its source."""
     finite = [item.score for item in answer if np.isfinite(item.score)]
@@ -84,7 +90,7 @@ def header(answer):
     return "\t".join(names + (["source"] if any(item.source for item in answer) else []))
 
 
-def stdin_batches():
+def stdin_batches() -> Iterator[list[list[str] | None]]:
     """The sessions on standard input, one a line, queries TAB-separated, in lists of at most
     BATCH of those that have arrived: a script that writes a line and waits gets its answer.
     A line that is not UTF-8 text is None in its list, and said on standard error; the lines
@@ -96,7 +102,7 @@ def stdin_batches():
             *lines, rest = (rest + chunk).split(b"\n")
         else:  # the end: a last line without its line break is a line too
             lines, rest = [rest] if rest else [], b""
-        sessions = []
+        sessions: list[list[str] | None] = []
         for line in lines:
             number += 1
             try:
@@ -110,7 +116,7 @@ def stdin_batches():
             return
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     decoding = cli.decode_config(args)
@@ -148,7 +154,7 @@ def main(argv=None):
     return print_list(found, args.k, exported)
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     """The command's arguments (its --help)."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
     parser.add_argument(
@@ -178,7 +184,7 @@ def _parser():
     return parser
 
 
-def print_list(answer, k, exported):
+def print_list(answer: Sequence[Suggestion], k: int, exported: bool) -> int:
     """Prints one session's first `k` suggestions (its Answer), a
     `score<TAB>suggestion<TAB>source` line each (under a header on a terminal);
     NOTHING_TO_SHOW, with why, when none passed."""
@@ -204,7 +210,9 @@ def print_list(answer, k, exported):
     return 0
 
 
-def print_each_line(answer, batches, prefix, k):
+def print_each_line(
+    answer: Answerer, batches: Iterable[list[list[str] | None]], prefix: str, k: int
+) -> int:
     """One line per session: its suggestions, TAB-separated, best first; a batch at a call,
     each line flushed as it is answered. A session that could not be read (None) gets an
     empty line, and the exit status 2 at the end."""
@@ -219,7 +227,7 @@ def print_each_line(answer, batches, prefix, k):
     return cli.BAD_INPUT if unread else 0
 
 
-def exit_now(code):
+def exit_now(code: int | None) -> NoReturn:
     """End the process with `code` once the output is written, skipping the interpreter's
     teardown: unloading TensorFlow and the model took about 1.5 s after the answer (measured
     alternating with a plain exit, 2-core CPU), and nothing is left to save."""

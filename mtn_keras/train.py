@@ -16,9 +16,18 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
 
-from mtn_keras.base.config import MODEL_NAMES, configure
-from mtn_keras.base.distribute import STRATEGIES, local_gpus, on_cluster, read_cluster, resolve
+from mtn_keras.base.config import MODEL_NAMES, ModelConfig, TrainConfig, configure
+from mtn_keras.base.distribute import (
+    STRATEGIES,
+    Cluster,
+    local_gpus,
+    on_cluster,
+    read_cluster,
+    resolve,
+)
 from mtn_keras.base.outputs import OutputError, check_out_path, lock_owner, owner_note, try_lock
 from mtn_keras.base.parsing import positive_int
 from mtn_keras.base.quiet import import_tensorflow
@@ -34,7 +43,7 @@ class TrainInputError(Exception):
     """Training cannot start on this input; says what and where."""
 
 
-def parse_args(argv=None):
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.train", description=__doc__)
     parser.add_argument("--data", type=file_name, required=True, help="prepared dataset directory")
     parser.add_argument("--model", default="mtn", choices=sorted(MODEL_NAMES))
@@ -80,7 +89,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def check_out(out, resume):
+def check_out(out: str, resume: bool) -> None:
     """Never overwrite a finished or running training silently; `--resume` continues a run
     that started (its config.json is there) and has not finished (no model.keras)."""
     try:
@@ -101,7 +110,7 @@ def check_out(out, resume):
         )
 
 
-def lock_run(out):
+def lock_run(out: str) -> TextIO:
     """Holds the run folder's lock for this process (released when it ends, even by a
     kill); raises TrainInputError naming the owner when another run holds it."""
     os.makedirs(out, exist_ok=True)
@@ -115,7 +124,7 @@ def lock_run(out):
     return handle
 
 
-def check_options(train_config, model_config):
+def check_options(train_config: TrainConfig, model_config: ModelConfig) -> None:
     """Raises TrainInputError for a setting no run can use: a number that is not finite,
     a negative weight decay or a seed outside [0, 2**32)."""
     values = {**dataclasses.asdict(model_config), **dataclasses.asdict(train_config)}
@@ -128,7 +137,7 @@ def check_options(train_config, model_config):
         raise TrainInputError(f"--seed must be in [0, 2**32), not {values['seed']}")
 
 
-def check_history(data, model, model_config):
+def check_history(data: str, model: str, model_config: ModelConfig) -> None:
     """Raises TrainInputError when `history_queries` is set for a model other than MTN, or
     on a dataset prepared before users' histories were kept."""
     if not model_config.history_queries:
@@ -141,7 +150,9 @@ def check_history(data, model, model_config):
         )
 
 
-def check_resume(out, model, model_config, train_config):
+def check_resume(
+    out: str, model: str, model_config: ModelConfig, train_config: TrainConfig
+) -> None:
     """Raises TrainInputError if the interrupted run in `out` was started with other
     settings (any but the number of epochs), naming them."""
     path = os.path.join(out, CONFIG)
@@ -172,7 +183,7 @@ def check_resume(out, model, model_config, train_config):
         )
 
 
-def load_data(directory):
+def load_data(directory: str) -> tuple[Vocabulary, dict[str, Any], dict[str, list[list[str]]]]:
     """The prepared dataset's vocabulary, stats and train/valid sessions, checked."""
     for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
         path = os.path.join(directory, name)
@@ -190,7 +201,7 @@ def load_data(directory):
     return vocab, stats, splits
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         setup = checked_setup(args)
@@ -246,16 +257,16 @@ class Setup:
     strategy, whether this worker is the chief, and the run folder's lock (None if not)."""
 
     vocab: Vocabulary
-    splits: dict
-    model_config: object
-    train_config: object
-    cluster: object
+    splits: dict[str, list[list[str]]]
+    model_config: ModelConfig
+    train_config: TrainConfig
+    cluster: Cluster
     strategy: str
     chief: bool
-    lock: object
+    lock: TextIO | None
 
 
-def checked_setup(args):
+def checked_setup(args: argparse.Namespace) -> Setup:
     """Reads the data, resolves the configs and the strategy and checks the run folder,
     taking its lock (the chief only). Raises TrainInputError, ValueError or OSError, with
     the lock released and a folder that this run made removed."""
@@ -294,7 +305,7 @@ def checked_setup(args):
     return Setup(vocab, splits, model_config, train_config, cluster, strategy, chief, lock)
 
 
-def check_out_path_only(out):
+def check_out_path_only(out: str) -> None:
     """Raises TrainInputError if --out is a file or lies under one (before it is made)."""
     try:
         check_out_path(out)
@@ -302,7 +313,7 @@ def check_out_path_only(out):
         raise TrainInputError(str(error)) from None
 
 
-def release(lock, out, remove_out=False):
+def release(lock: TextIO | None, out: str, remove_out: bool = False) -> None:
     """Releases the run folder's lock (and removes the folder if this run made it empty)."""
     if lock is None:
         return

@@ -59,7 +59,7 @@ def _redirect(log_path):
     streams = sys.stderr, sys.__stderr__
     sys.stderr = sys.__stderr__ = terminal  # type: ignore[misc]  # typeshed: Final; it moves
 
-    def restore():
+    def restore() -> None:
         terminal.flush()
         sys.stderr, sys.__stderr__ = streams  # type: ignore[misc]  # put back, as above
         os.dup2(saved, 2)

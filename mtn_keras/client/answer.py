@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -78,7 +79,16 @@ class Answer(list):
         (0, 'No known query starts like “zzq”.')
     """
 
-    def __init__(self, items=(), why="", *, session=(), prefix="", slots=0, **details):
+    def __init__(
+        self,
+        items: Iterable[Suggestion] = (),
+        why: str = "",
+        *,
+        session: Iterable[str] = (),
+        prefix: str = "",
+        slots: int = 0,
+        **details: Any,
+    ) -> None:
         super().__init__(items)
         self.why, self.session, self.prefix, self.slots = why, tuple(session), prefix, slots
         self.source_tokens = details.get("source_tokens", [])

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,7 @@ class SavedModel:
     """An exported SavedModel (at `path`, already resolved), called with plain TensorFlow; a
     SavedModelError unless it has the signatures `required`. `settings`: its export.json."""
 
-    def __init__(self, path: Path, required=("complete",)):
+    def __init__(self, path: Path, required: Sequence[str] = ("complete",)) -> None:
         self.path = path
         self._loaded, self.load_seconds = savedmodel.load(path, required)
         self._tf = import_tensorflow()
@@ -72,7 +73,7 @@ class RunFolder:
     SuggestionService with `decoding` (DecodeConfig(), the defaults, when None). `settings`:
     as an export's."""
 
-    def __init__(self, trained: TrainedModel, decoding: DecodeConfig | None = None):
+    def __init__(self, trained: TrainedModel, decoding: DecodeConfig | None = None) -> None:
         from mtn_keras.base.config import DecodeConfig
         from mtn_keras.serving.outputs import HISTORY_OUTPUTS, SUGGEST_OUTPUTS
         from mtn_keras.serving.service import SuggestionService

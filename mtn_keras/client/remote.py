@@ -17,7 +17,7 @@ import re
 import socket
 import threading
 import time
-from typing import TypeGuard
+from typing import Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 from mtn_keras.client.inputs import SuggestError
@@ -51,7 +51,7 @@ class Rest:
     """A model behind TensorFlow Serving's REST API; `timeout` seconds for each request, all
     of it."""
 
-    def __init__(self, url: str, timeout: float = 30.0):
+    def __init__(self, url: str, timeout: float = 30.0) -> None:
         found = MODEL_URL.match(url)
         if not found:
             raise SuggestError(
@@ -64,9 +64,14 @@ class Rest:
             login = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
             self.headers["Authorization"] = "Basic " + base64.b64encode(login.encode()).decode()
         try:
-            self.host, self.port = parts.hostname, parts.port
+            host, self.port = parts.hostname, parts.port
         except ValueError:
             raise SuggestError(f"{redacted(url)}: the port is not a number") from None
+        if not host:  # http://:8501/...: http.client would fail with a TypeError
+            raise SuggestError(
+                f"{redacted(url)} names no host: give http://HOST:PORT/v1/models/NAME"
+            )
+        self.host = host
         self.https, self.path = parts.scheme == "https", parts.path
         self.url, self.timeout = redacted(found.group(1)), timeout
         metadata = self._metadata()
@@ -84,7 +89,7 @@ class Rest:
             raise SuggestError(f"{self.url}:predict answered without the outputs of `{name}`")
         return outputs
 
-    def _metadata(self):
+    def _metadata(self) -> Any:
         """The model's metadata. A server still loading the model (HTTP 503, as `python -m
         mtn_keras.serve` answers from its start) is asked again every LOADING_POLL_S
         seconds, within `timeout` in all."""
@@ -97,7 +102,7 @@ class Rest:
                     raise
                 time.sleep(LOADING_POLL_S)
 
-    def _request(self, suffix, body=None):
+    def _request(self, suffix: str, body: dict[str, Any] | None = None) -> Any:
         """The JSON answer of a GET (no body) or a POST of `body` to the model's address with
         `suffix`, within `timeout` seconds in all."""
         url = self.url + suffix
@@ -118,7 +123,7 @@ class Rest:
         except (ValueError, RecursionError) as error:
             raise SuggestError(f"{url} did not answer JSON: {str(error)[:200]}") from None
 
-    def _exchange(self, suffix, data):
+    def _exchange(self, suffix: str, data: bytes | None) -> tuple[int, bytes]:
         """(status, body bytes) of one request; TimeoutError past the deadline, when a timer
         shuts the socket whatever it was waiting for."""
         deadline = time.monotonic() + self.timeout
@@ -126,7 +131,7 @@ class Rest:
         connection = kind(self.host, self.port, timeout=self.timeout)
         late = threading.Event()
 
-        def cut_off():
+        def cut_off() -> None:
             late.set()
             if connection.sock is not None:
                 try:
@@ -163,7 +168,7 @@ class Rest:
             connection.close()
 
 
-def _reason(error) -> str:
+def _reason(error: BaseException) -> str:
     """What went wrong, in a few words on one line."""
     said = " ".join(str(getattr(error, "reason", None) or error).split())[:120]
     if isinstance(error, http.client.HTTPException):

@@ -10,7 +10,8 @@ person could get wrong is checked here, once, for every backend.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from mtn_keras.client.answer import Answer, Attention, kept_attention, read_rows
 from mtn_keras.client.inputs import Session, SuggestError, asked, sessions_of
@@ -19,12 +20,21 @@ from mtn_keras.data.padding import front_padded
 from mtn_keras.serving.savedmodel import SavedModelError
 
 
+class Runner(Protocol):
+    """A backend (module docstring): the output names of each signature it has, and `run`."""
+
+    @property
+    def signatures(self) -> Mapping[str, set[str]]: ...
+
+    def run(self, name: str, inputs: dict[str, list]) -> dict[str, Any]: ...
+
+
 class Suggester:
     """Suggestions and attention for one session (a list of query strings, oldest first) or a
     batch (a list of such lists). One session gets one answer; a batch gets a list of them, in
     order. `[]` is one session without a query."""
 
-    def __init__(self, runner, where: str, explicit_shown: bool = False):
+    def __init__(self, runner: Runner, where: str, explicit_shown: bool = False) -> None:
         self._runner = runner
         self.where = where  # what the messages name: a path or a URL
         # Whatever the model answers, an explicit suggestion is dropped unless asked for, and

@@ -27,6 +27,7 @@ training query (at most twice `max_query_tokens`): the query length the models a
 import dataclasses
 import json
 import os
+from typing import Any
 
 from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.data.history import write_history
@@ -75,7 +76,7 @@ def prepare(
     progress: bool | None = None,
     subwords: int = 0,
     split_users: tuple[int, int] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Reads the logs, runs the session protocol and writes the directory `out`; returns stats.
     `subwords`: learn a WordPiece vocabulary of about this many tokens instead (0: words).
     `split_users` (valid, test): split by user with that many users with sessions in valid
@@ -86,7 +87,7 @@ def prepare(
     check_inputs(inputs)
     _check_out(out, force, inputs)
     tally = Tally()
-    history = []
+    history: list[tuple[str, int, str]] = []
     sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress, history)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
@@ -115,7 +116,13 @@ def prepare(
     return stats
 
 
-def _vocabulary(train_queries, min_count, subwords, split, protocol):
+def _vocabulary(
+    train_queries: list[str],
+    min_count: int,
+    subwords: int,
+    split: tuple[float, float, float],
+    protocol: Protocol,
+) -> tuple[Vocabulary, dict[str, int]]:
     """The training split's vocabulary: words seen `min_count` times, or with `subwords`
     WordPiece pieces; and the options that the pieces add (none for words)."""
     if not subwords:
@@ -134,13 +141,13 @@ def _vocabulary(train_queries, min_count, subwords, split, protocol):
     }
 
 
-def unaccounted_rows(stats: dict) -> int:
+def unaccounted_rows(stats: dict[str, Any]) -> int:
     """Rows read that no count explains (0 when the accounting holds)."""
     dropped = sum(stats["dropped_rows"].values())
     return stats["rows_read"] - stats["rows_malformed"] - dropped - stats["queries_kept"]
 
 
-def format_stats(stats: dict) -> str:
+def format_stats(stats: dict[str, Any]) -> str:
     """stats.json as text: the paper's Table 1 (sessions, unrolled query pairs), the accounting."""
     splits, options = stats["splits"], stats["options"]
     protocol = options.get("protocol", "paper")
@@ -170,7 +177,7 @@ def format_stats(stats: dict) -> str:
     return "\n".join(lines)
 
 
-def _accounting(stats: dict) -> list[str]:
+def _accounting(stats: dict[str, Any]) -> list[str]:
     """format_stats' accounting: every row read, where it went, and the vocabulary size."""
     options = stats["options"]
     labels = {
@@ -257,8 +264,8 @@ def _stats(
     splits: dict[str, list[Session]],
     lines: dict[str, list[list[str]]],
     vocab: Vocabulary,
-    options: dict,
-) -> dict:
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """The stats.json content (see the module docstring)."""
     counts = tally.counts
     return {
@@ -295,7 +302,7 @@ def _write(
     users: dict[str, list[tuple[str, int]]],
     history: list[tuple[str, int, str]],
     vocab: Vocabulary,
-    stats: dict,
+    stats: dict[str, Any],
 ) -> None:
     """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
     with staged_directory(out, "prepare") as temp:

@@ -11,7 +11,7 @@ import zlib
 from collections import Counter
 from datetime import datetime, timedelta
 from itertools import chain
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from mtn_keras.data.progress import Progress
 
@@ -34,10 +34,10 @@ class Tally:
     """Counts of what became of the rows read, with the first malformed rows as file:line,
     and the users read in order of first appearance (what a split by user shuffles)."""
 
-    def __init__(self):
-        self.counts = Counter()
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
         self.users: list[str] = []
-        self.malformed_reasons = Counter()
+        self.malformed_reasons: Counter[str] = Counter()
         self.malformed_examples: list[str] = []
 
     def malformed(self, file: str, line: int, reason: str) -> None:
@@ -114,7 +114,7 @@ def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) ->
         tally.counts["page_through"] += page_throughs
 
 
-def _decoded_blocks(path: str, progress: bool | None) -> Iterator[list[str | None]]:
+def _decoded_blocks(path: str, progress: bool | None) -> Iterator[Sequence[str | None]]:
     """The file's lines in blocks, without line endings; None for a line that is not UTF-8."""
     for block in _blocks(path, progress):
         # A block ends where a line ended, so its last line may still hold the `\r` of a CRLF.
@@ -177,5 +177,5 @@ def _excite_time(text: str) -> int:
         raise ValueError(text)
     year = int(text[:2])
     year += 1900 if year >= 70 else 2000
-    parts = (int(text[i : i + 2]) for i in range(2, 12, 2))
-    return (datetime(year, *parts) - _EPOCH) // _SECOND
+    month, day, hour, minute, second = (int(text[i : i + 2]) for i in range(2, 12, 2))
+    return (datetime(year, month, day, hour, minute, second) - _EPOCH) // _SECOND

@@ -36,9 +36,9 @@ def replay_logs(
 ) -> tuple[Lines, dict[str, list[str]] | None]:
     """The logs' lines under `protocol`, and with `history` each user's queries in time
     order (the histories that the lines' starts point into; None without)."""
-    rows = [] if history else None
+    rows: list[tuple[str, int, str]] | None = [] if history else None
     view = protocol_view(sessions_from_logs(paths, fmt, protocol, history=rows), protocol)
-    if not history:
+    if rows is None:  # no `history` asked
         return view, None
     by_user: dict[str, list[str]] = {}
     for user, _, query in rows:

@@ -26,6 +26,7 @@ from mtn_keras.data.text import normalise
 SPLITS = ("train", "valid", "test")
 PROTOCOLS = ("paper", "all")
 SESSION_GAP_SECONDS = 30 * 60  # a session ends after this long without a query (the paper's)
+Unit = int | str  # what a split shuffles: a session's index (by session) or a user (by user)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Protocol:
     max_query_tokens: int = 10
     name: str = "paper"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Refuses settings under which no session could be kept."""
         if self.name not in PROTOCOLS:
             raise ValueError(f"protocol {self.name!r}: expected one of {', '.join(PROTOCOLS)}")
@@ -155,6 +156,7 @@ def split_sessions(
     the two protocols' splits may differ. Raises ValueError if no user with sessions is
     left for train.
     """
+    units: list[Unit]
     if by == "session":
         units = list(range(len(sessions)))
     elif by == "user":
@@ -183,8 +185,8 @@ def split_sessions(
 
 
 def _split_by_counts(
-    shuffled: list[str], with_sessions: set[str], counts: tuple[int, int]
-) -> dict[str, str]:
+    shuffled: list[Unit], with_sessions: set[str], counts: tuple[int, int]
+) -> dict[Unit, str]:
     """Each user's split: the first counts[0] users with sessions to valid, the next
     counts[1] to test, every other user to train."""
     valid, test = counts
@@ -193,7 +195,8 @@ def _split_by_counts(
             f"{valid} validation and {test} test users leave no training user: "
             f"{len(with_sessions):,} users have sessions"
         )
-    split_of, taken = {}, 0
+    split_of: dict[Unit, str] = {}
+    taken = 0
     for user in shuffled:
         if user in with_sessions and taken < valid + test:
             split_of[user] = "valid" if taken < valid else "test"
@@ -219,7 +222,8 @@ def line_starts(sessions: list[Session], protocol: Protocol) -> list[int]:
 def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[tuple[int, str]]]]:
     """(user, [(time, normalised query)]) per run of rows of one user; empty queries dropped."""
     seen: set[str] = set()
-    user, timed = None, []
+    user: str | None = None
+    timed: list[tuple[int, str]] = []
     last_raw, last_query = None, ""
     empty = out_of_order = 0
     for row_user, raw, time, _, _ in rows:
@@ -230,6 +234,7 @@ def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[
             continue
         if row_user != user:
             if timed:
+                assert user is not None  # the user of the rows in `timed`
                 yield user, timed
             user, timed = row_user, []
             if user in seen:
@@ -241,6 +246,7 @@ def user_queries(rows: Iterable[Row], tally: Tally) -> Iterator[tuple[str, list[
             out_of_order += 1
         timed.append((time, last_query))
     if timed:
+        assert user is not None  # as above
         yield user, timed
     tally.counts["empty_query"] += empty
     tally.counts["rows_out_of_order"] += out_of_order
@@ -253,7 +259,7 @@ def sessions_from_logs(
     protocol: Protocol = Protocol(),
     tally: Tally | None = None,
     progress: bool | None = None,
-    history: list | None = None,
+    history: list[tuple[str, int, str]] | None = None,
 ) -> list[Session]:
     """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`.
 
@@ -268,7 +274,7 @@ def sessions_from_logs(
     tally = Tally() if tally is None else tally
     rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
     gap = protocol.gap_minutes * 60
-    dropped = Counter()
+    dropped: Counter[str] = Counter()
     duplicates = truncated = 0
     cut = protocol.name == "all"
     kept: list[Session] = []
