@@ -4,21 +4,27 @@ OpenNMT-tf's BeamSearch: initialize, step, finalize).
 Runs inside a `tf.function` and a SavedModel served by stock TensorFlow Serving.
 """
 
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, TypeAlias
 
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
 
 NEG_INF = float("-inf")
+# What the step function carries along the hypotheses: a tf.nest structure of tensors
+# (`beam_search` tiles and reorders it), whatever the model's steps keep.
+State: TypeAlias = Any
+# `step_fn(tokens [N], state, t) -> (log_probs [N, V_ext], state)`, as `beam_search` says.
+StepFn: TypeAlias = Callable[[tf.Tensor, State, tf.Tensor], tuple[tf.Tensor, State]]
 
 
-def length_penalty(length, alpha):
+def length_penalty(length: int | tf.Tensor, alpha: float) -> tf.Tensor:
     """GNMT length penalty ((5 + len) / 6) ** alpha, len counting eos."""
     return tf.pow((5.0 + tf.cast(length, tf.float32)) / 6.0, alpha)
 
 
-def top_k(x, k, chunk=256):
+def top_k(x: tf.Tensor, k: int, chunk: int = 256) -> tuple[tf.Tensor, tf.Tensor]:
     """`tf.math.top_k` over the last axis of x [B, M], searching only the k chunks with the
     largest maxima (they hold the top k): TF's CPU top_k is slow on long rows."""
     size = tf.shape(x)[1]
@@ -33,7 +39,7 @@ def top_k(x, k, chunk=256):
     return values, tf.minimum(index, size - 1)
 
 
-def collapse_duplicates(seqs, scores):
+def collapse_duplicates(seqs: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
     """Set to -inf the score of every hypothesis whose multiset of ids equals a better one's.
 
     seqs int32 [B, M, L] (0-padded), scores float32 [B, M]; ties keep the earlier index.
@@ -43,7 +49,7 @@ def collapse_duplicates(seqs, scores):
     return tf.where(beaten(same, scores), NEG_INF, scores)
 
 
-def beaten(same, scores):
+def beaten(same: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
     """[B, M]: an item `same` [B, M, M] as one of higher score, or as an earlier one of
     equal score."""
     index = tf.range(tf.shape(scores)[1])
@@ -54,7 +60,9 @@ def beaten(same, scores):
     return tf.reduce_any(same & better, axis=-1)
 
 
-def block_repeated_words(log_probs, seqs, t, continuing=None):
+def block_repeated_words(
+    log_probs: tf.Tensor, seqs: tf.Tensor, t: int | tf.Tensor, continuing: tf.Tensor | None = None
+) -> tf.Tensor:
     """-inf for every token already in its hypothesis (`seqs` [N, L], generated before
     step t): no word twice in a suggestion. `continuing` (bool, by id; ids past its end take
     its last entry) marks the WordPiece pieces that continue a word ("##s"): they may come back."""
@@ -67,7 +75,9 @@ def block_repeated_words(log_probs, seqs, t, continuing=None):
     return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
 
 
-def block_repeated_bigrams(log_probs, previous, seqs, t):
+def block_repeated_bigrams(
+    log_probs: tf.Tensor, previous: tf.Tensor, seqs: tf.Tensor, t: int | tf.Tensor
+) -> tf.Tensor:
     """-inf for every token that would repeat a bigram of its hypothesis (the tokens that
     already followed `previous` [N] in `seqs` [N, L], generated before step t) or repeat
     `previous` itself. Fixed shapes (no tf.where of indices), which XLA compiles well."""
@@ -86,7 +96,7 @@ class Beams(NamedTuple):
     dimension N = batch * beam), their ids [B, K, L] and log-probabilities [B, K]."""
 
     tokens: tf.Tensor
-    state: object
+    state: State
     seqs: tf.Tensor
     log_probs: tf.Tensor
 
@@ -127,29 +137,29 @@ class BeamSearch:
 
     def __init__(
         self,
-        step_fn,
+        step_fn: StepFn,
         *,
         # its size
-        batch_size,
-        beam_size,
-        num_results,
-        max_length,
+        batch_size: int | tf.Tensor,
+        beam_size: int,
+        num_results: int,
+        max_length: int,
         # its scores, and when it stops (no defaults: DecodeConfig holds the product's)
-        length_alpha,
-        exact_stop,
-        dedupe=True,
+        length_alpha: float,
+        exact_stop: bool,
+        dedupe: bool = True,
         # the tokens a hypothesis starts with, ends with, never holds, and begins with
-        bos_id=BOS,
-        eos_id=EOS,
-        banned_ids=(PAD, UNK, BOS),
-        prefix=None,
+        bos_id: int = BOS,
+        eos_id: int = EOS,
+        banned_ids: Iterable[int] = (PAD, UNK, BOS),
+        prefix: tf.Tensor | None = None,
         # what a hypothesis may not repeat
-        no_repeat_bigrams=True,
-        no_repeat_words=False,
-        continuing=None,
+        no_repeat_bigrams: bool = True,
+        no_repeat_words: bool = False,
+        continuing: tf.Tensor | None = None,
         # what the steps accumulate along a hypothesis
-        trace=None,
-    ):
+        trace: Callable[[State], tf.Tensor] | None = None,
+    ) -> None:
         self.step_fn, self.trace = step_fn, trace
         self.B, self.K, self.F, self.L = batch_size, beam_size, num_results, max_length
         self.bos_id, self.eos_id, self.alpha = bos_id, eos_id, length_alpha
@@ -166,7 +176,7 @@ class BeamSearch:
             self.prefix = tf.pad(tf.cast(prefix, tf.int32), [[0, 0], [0, 1]])
             self.prefix_last = tf.shape(self.prefix)[1] - 1
 
-    def initialize(self, state):
+    def initialize(self, state: State) -> tuple[Beams, Pool]:
         """The alive beams before step 0 (one per row fed <bos>; the others -inf, so
         they never win) with the state tiled to them, and an empty pool."""
         B, K, F, L = self.B, self.K, self.F, self.L
@@ -187,7 +197,9 @@ class BeamSearch:
         )
         return beams, pool
 
-    def step(self, t, beams, pool, done):
+    def step(
+        self, t: int | tf.Tensor, beams: Beams, pool: Pool, done: tf.Tensor
+    ) -> tuple[tf.Tensor, Beams, Pool, tf.Tensor]:
         """Step t: the alive beams' eos endings join the pool, their best other
         extensions become the alive beams; then whether to stop."""
         traces = tf.reshape(self.trace(beams.state), [self.B, self.K, -1]) if self.trace else None
@@ -198,7 +210,9 @@ class BeamSearch:
         beams = self.extend_alive(beams._replace(state=state), extend, t)
         return t + 1, beams, pool, self.should_stop(beams.log_probs, pool.scores, t)
 
-    def next_scores(self, log_probs, beams, t):
+    def next_scores(
+        self, log_probs: tf.Tensor, beams: Beams, t: int | tf.Tensor
+    ) -> tuple[tf.Tensor, tf.Tensor]:
         """The log-probabilities [N, V] of each alive beam's allowed extensions other than
         eos (banned ids, repeats and tokens off the prefix -inf), and [N] of its eos ending."""
         extend = self.block_repeats(self.block_banned(log_probs), beams, t)
@@ -207,12 +221,12 @@ class BeamSearch:
             extend, eos = self.force_prefix(log_probs, extend, eos, t)
         return extend, tf.where(t == 0, NEG_INF, eos)
 
-    def block_banned(self, log_probs):
+    def block_banned(self, log_probs: tf.Tensor) -> tf.Tensor:
         """-inf for the banned ids and for eos (an eos ending goes to the pool instead)."""
         block = tf.scatter_nd(self.blocked_ids[:, None], self.blocked_inf, [tf.shape(log_probs)[1]])
         return log_probs + block
 
-    def block_repeats(self, extend, beams, t):
+    def block_repeats(self, extend: tf.Tensor, beams: Beams, t: int | tf.Tensor) -> tf.Tensor:
         """-inf for the tokens that would repeat a word (no_repeat_words) or a bigram
         (no_repeat_bigrams) of their hypothesis."""
         seqs = tf.reshape(beams.seqs, [self.B * self.K, self.L])
@@ -222,7 +236,9 @@ class BeamSearch:
             extend = block_repeated_bigrams(extend, beams.tokens, seqs, t)
         return extend
 
-    def force_prefix(self, log_probs, extend, eos, t):
+    def force_prefix(
+        self, log_probs: tf.Tensor, extend: tf.Tensor, eos: tf.Tensor, t: int | tf.Tensor
+    ) -> tuple[tf.Tensor, tf.Tensor]:
         """Rows within their prefix keep only the forced token (even a banned one; its own
         log-probability) and cannot end: (extend, eos) with that applied."""
         forced_id = tf.repeat(
@@ -234,7 +250,9 @@ class BeamSearch:
         at = tf.stack([tf.range(tf.shape(forced_id)[0]), forced_id], axis=1)
         return tf.tensor_scatter_nd_max(extend, at, forced_logp), tf.where(forced, NEG_INF, eos)
 
-    def add_finished(self, pool, beams, eos, traces, t):
+    def add_finished(
+        self, pool: Pool, beams: Beams, eos: tf.Tensor, traces: tf.Tensor | None, t: int | tf.Tensor
+    ) -> Pool:
         """The pool with the alive beams ended now (`eos` [N] their ending's log-probability,
         `traces` [B, K, X] theirs) offered to it: the best F, duplicates collapsed."""
         end_logp = beams.log_probs + tf.reshape(eos, [self.B, self.K])
@@ -254,7 +272,7 @@ class BeamSearch:
             pool.traces if traces is None else traces,
         )
 
-    def extend_alive(self, beams, extend, t):
+    def extend_alive(self, beams: Beams, extend: tf.Tensor, t: int | tf.Tensor) -> Beams:
         """The alive beams' best K extensions (`extend` [N, V] their log-probabilities) as
         the new alive beams, with token t written and the state reordered with them."""
         vocab_size = tf.shape(extend)[1]
@@ -266,7 +284,9 @@ class BeamSearch:
         state = reorder(beams.state, tf.reshape(self.rows + parent, [-1]))
         return Beams(tf.reshape(token, [-1]), state, seqs, log_probs)
 
-    def should_stop(self, alive_logp, pool_scores, t):
+    def should_stop(
+        self, alive_logp: tf.Tensor, pool_scores: tf.Tensor, t: int | tf.Tensor
+    ) -> tf.Tensor:
         """True once, in every row, no alive beam (`alive_logp` [B, K] after step t) can still
         beat the worst of a full pool (`pool_scores` [B, F]). With `exact_stop` at any length
         up to max_length, else at its next length (see `beam_search`)."""
@@ -275,7 +295,7 @@ class BeamSearch:
         penalty = tf.maximum(self.max_penalty, next_penalty) if self.exact_stop else next_penalty
         return tf.reduce_all((best_alive / penalty < pool_scores[:, -1]) | (best_alive == NEG_INF))
 
-    def finalize(self, pool):
+    def finalize(self, pool: Pool) -> dict[str, tf.Tensor]:
         """The result dict of `beam_search` from the final pool."""
         found = pool.scores > NEG_INF
         ids = tf.where(found[:, :, None], pool.seqs, PAD)
@@ -290,7 +310,7 @@ class BeamSearch:
         return result
 
 
-def beam_search(step_fn, state, **options):
+def beam_search(step_fn: StepFn, state: State, **options: Any) -> dict[str, tf.Tensor]:
     """The `num_results` best finished hypotheses of each batch row, best first, under the
     search `options` (BeamSearch's keyword arguments: batch_size, beam_size, num_results,
     max_length, length_alpha and exact_stop always; their meaning there).
@@ -314,7 +334,7 @@ def beam_search(step_fn, state, **options):
     return search.finalize(pool)
 
 
-def reorder(state, order):
+def reorder(state: State, order: tf.Tensor) -> State:
     """The state's tensors gathered along axis 0 by `order`, except those under a "context"
     key (at any depth): they are the same for every beam of a batch row."""
     if isinstance(state, dict):

@@ -2,10 +2,22 @@
 a step at a time or a whole target at once: the cross-attention keys and values are
 computed once per session."""
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import keras
 from keras import ops
 
+from mtn_keras.layers.hints import Tensor
 
-def start_decoder_cache(layers, memory, memory_mask, max_length, num_heads):
+
+def start_decoder_cache(
+    layers: Sequence[keras.layers.Layer],
+    memory: Tensor,
+    memory_mask: Tensor,
+    max_length: int,
+    num_heads: int,
+) -> dict[str, Any]:
     """State for `cached_decoder_step`: empty self-attention caches of `max_length`
     positions, and under "context" (the same for every beam) the memory and the filled
     cross-attention caches, one per layer."""
@@ -25,7 +37,9 @@ def start_decoder_cache(layers, memory, memory_mask, max_length, num_heads):
     return state
 
 
-def cached_decoder_step(layers, inputs, state, t):
+def cached_decoder_step(
+    layers: Sequence[keras.layers.Layer], inputs: Tensor, state: Mapping[str, Any], t: int | Tensor
+) -> tuple[Tensor, dict[str, Any]]:
     """Run embedded inputs (N, T, d) at positions t..t+T-1 through the layers, each seeing
     the positions before it (causal); (outputs, state)."""
     state = dict(state)

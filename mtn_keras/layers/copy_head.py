@@ -1,9 +1,12 @@
 """Pointer-generator copy head: attention over the session's tokens and a copy gate."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
 from mtn_keras.layers.arguments_config import ArgumentsConfig
+from mtn_keras.layers.hints import Shape, Tensor
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -25,26 +28,36 @@ class CopyHead(ArgumentsConfig, keras.layers.Layer):
         gate (B, Q, 1): the probability of generating from the vocabulary.
     """
 
-    def __init__(self, units, **kwargs):
+    def __init__(self, units: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.units = units
         self.query_dense = keras.layers.Dense(units, name="copy_query")
         self.key_dense = keras.layers.Dense(units, name="copy_key")
         self.gate_dense = keras.layers.Dense(1, name="copy_gate")
 
-    def build(self, hidden_shape, memory_shape=None, mask_shape=None):
+    def build(
+        self,
+        hidden_shape: Shape,
+        memory_shape: Shape | None = None,
+        mask_shape: Shape | None = None,
+    ) -> None:
+        assert memory_shape is not None, "Keras passes the shape of every call argument"
+        hidden_width, memory_width = hidden_shape[-1], memory_shape[-1]
+        assert hidden_width is not None and memory_width is not None, "Dense needs known widths"
         self.query_dense.build(hidden_shape)
         self.key_dense.build(memory_shape)
-        self.gate_dense.build(hidden_shape[:-1] + (hidden_shape[-1] + memory_shape[-1],))
+        self.gate_dense.build(hidden_shape[:-1] + (hidden_width + memory_width,))
 
-    def call(self, hidden, memory, mask):
+    def call(self, hidden: Tensor, memory: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
         return self.attend(hidden, self.keys(memory), memory, mask)
 
-    def keys(self, memory):
+    def keys(self, memory: Tensor) -> Tensor:
         """Attention keys (B, K, units) of the source codes; decoding computes them once."""
         return self.key_dense(memory)
 
-    def attend(self, hidden, keys, memory, mask):
+    def attend(
+        self, hidden: Tensor, keys: Tensor, memory: Tensor, mask: Tensor
+    ) -> tuple[Tensor, Tensor]:
         """`call` with the keys of `memory` given."""
         query = self.query_dense(hidden)
         scores = ops.einsum("bqu,bku->bqk", query, keys) / (self.units**0.5)

@@ -1,9 +1,12 @@
 """MTN's third level: the session's query vectors read the user's earlier queries."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
 from mtn_keras.layers.arguments_config import ArgumentsConfig
+from mtn_keras.layers.hints import Shape, Tensor
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -25,7 +28,14 @@ class HistoryReader(ArgumentsConfig, keras.layers.Layer):
         over the real entries, zero on padding, all zero when the history is empty.
     """
 
-    def __init__(self, d_model, num_heads, dropout=0.0, epsilon=1e-5, **kwargs):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        epsilon: float = 1e-5,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.d_model, self.num_heads = d_model, num_heads
         self.dropout, self.epsilon = dropout, epsilon
@@ -35,11 +45,18 @@ class HistoryReader(ArgumentsConfig, keras.layers.Layer):
         self.output_dropout = keras.layers.Dropout(dropout)
         self.norm = keras.layers.LayerNormalization(epsilon=epsilon)
 
-    def build(self, vectors_shape, history_shape=None, history_mask_shape=None):
+    def build(
+        self,
+        vectors_shape: Shape,
+        history_shape: Shape | None = None,
+        history_mask_shape: Shape | None = None,
+    ) -> None:
         self.attention.build(vectors_shape, history_shape)
         self.norm.build(vectors_shape)
 
-    def call(self, vectors, history, history_mask, training=None):
+    def call(
+        self, vectors: Tensor, history: Tensor, history_mask: Tensor, training: bool | None = None
+    ) -> tuple[Tensor, Tensor]:
         size = ops.shape(vectors)[1]
         mask = ops.repeat(history_mask[:, None, :], size, axis=1)  # (B, S, H)
         read, scores = self.attention(
@@ -57,7 +74,7 @@ class HistoryReader(ArgumentsConfig, keras.layers.Layer):
         return ops.where(any_entry, added, vectors), scores
 
 
-def last_query_weights(scores):
+def last_query_weights(scores: Tensor) -> Tensor:
     """(B, heads, S, H) history attention -> (B, H): the last query slot's, averaged over
     the heads (the weights behind the next query; front-padded sessions end in a real one)."""
     return ops.mean(scores[:, :, -1, :], axis=1)

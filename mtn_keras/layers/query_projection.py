@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from mtn_keras.layers.hints import Shape, Tensor
+
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
 class QueryProjection(keras.layers.Layer):
@@ -16,15 +18,18 @@ class QueryProjection(keras.layers.Layer):
         token_mask: bool tensor (..., n), True for real tokens.
     """
 
-    def build(self, codes_shape, token_mask_shape=None):
+    def build(self, codes_shape: Shape, token_mask_shape: Shape | None = None) -> None:
         n = codes_shape[-2]
+        assert n is not None, "the number of token positions must be known"
         self.w_proj = self.add_weight(
             name="w_proj", shape=(n,), initializer=keras.initializers.Constant(1.0 / n)
         )
 
-    def call(self, codes, token_mask):
+    def call(self, codes: Tensor, token_mask: Tensor) -> Tensor:
         codes = codes * ops.cast(token_mask, codes.dtype)[..., None]
         return ops.einsum("...nd,n->...d", codes, ops.cast(self.w_proj, codes.dtype))
 
-    def compute_output_shape(self, codes_shape, token_mask_shape=None):
+    def compute_output_shape(
+        self, codes_shape: Shape, token_mask_shape: Shape | None = None
+    ) -> Shape:
         return codes_shape[:-2] + codes_shape[-1:]

@@ -1,13 +1,16 @@
 """MTN's masked session encoder and the add & norm that feeds it back to the tokens."""
 
+from typing import Any
+
 import keras
 import keras_hub
 from keras import ops
 
 from mtn_keras.layers.arguments_config import ArgumentsConfig
+from mtn_keras.layers.hints import Shape, Tensor
 
 
-def causal_query_mask(query_mask):
+def causal_query_mask(query_mask: Tensor) -> Tensor:
     """(B, S) bool -> (B, S, S): query i may attend to real queries j <= i (and itself)."""
     size = ops.shape(query_mask)[1]
     causal = ops.tril(ops.ones((size, size), dtype="bool"))
@@ -29,7 +32,14 @@ class MaskedSessionEncoder(ArgumentsConfig, keras.layers.Layer):
         dropout: dropout rate.
     """
 
-    def __init__(self, num_layers, intermediate_dim, num_heads, dropout=0.0, **kwargs):
+    def __init__(
+        self,
+        num_layers: int,
+        intermediate_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.num_layers = num_layers
         self.intermediate_dim = intermediate_dim
@@ -42,11 +52,13 @@ class MaskedSessionEncoder(ArgumentsConfig, keras.layers.Layer):
             for i in range(num_layers)
         ]
 
-    def build(self, inputs_shape, query_mask_shape=None):
+    def build(self, inputs_shape: Shape, query_mask_shape: Shape | None = None) -> None:
         for layer in self.encoder_layers:
             layer.build(inputs_shape)
 
-    def call(self, inputs, query_mask, training=None):
+    def call(
+        self, inputs: Tensor, query_mask: Tensor, training: bool | None = None
+    ) -> tuple[Tensor, list[Tensor]]:
         mask = causal_query_mask(query_mask)
         x, weights = inputs, []
         for layer in self.encoder_layers:
@@ -66,13 +78,13 @@ class SessionAddNorm(ArgumentsConfig, keras.layers.Layer):
         session_vectors: (B, S, d).
     """
 
-    def __init__(self, epsilon=1e-5, **kwargs):
+    def __init__(self, epsilon: float = 1e-5, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.epsilon = epsilon
         self.norm = keras.layers.LayerNormalization(epsilon=epsilon)
 
-    def build(self, token_codes_shape, session_vectors_shape=None):
+    def build(self, token_codes_shape: Shape, session_vectors_shape: Shape | None = None) -> None:
         self.norm.build(token_codes_shape)
 
-    def call(self, token_codes, session_vectors):
+    def call(self, token_codes: Tensor, session_vectors: Tensor) -> Tensor:
         return self.norm(token_codes + session_vectors[:, :, None, :])

@@ -1,18 +1,20 @@
 """What every neural suggestion model shares: the vocabulary and copy heads, the loss,
 and the decoding step interface (`start`, `step`) used by beam search and export."""
 
+from typing import Any, Self
+
 import keras
 import keras_hub
 from keras import ops
 
-from mtn_keras.base.config import model_config_from_dict
+from mtn_keras.base.config import ModelConfig, model_config_from_dict
 from mtn_keras.base.distribute import reducible_logs, replica_loss
 from mtn_keras.data.vocab import PAD, SPECIALS, UNK
 from mtn_keras.layers import CopyHead
-from mtn_keras.layers.cached_decoder import cached_decoder_step
+from mtn_keras.layers.hints import State, Tensor, Tensors
 
 
-def pair_mask(real, n, num_pairs):
+def pair_mask(real: Tensor, n: int | Tensor, num_pairs: int | Tensor) -> Tensor:
     """(B, S*n) real token slots of S queries of n slots -> (B, P, S*n): pair t (which
     predicts query t+1) sees the real slots of queries 0..t. The one home of that rule."""
     query_of_slot = ops.arange(ops.shape(real)[1]) // n
@@ -20,7 +22,7 @@ def pair_mask(real, n, num_pairs):
     return ops.logical_and(visible[None], real[:, None, :])
 
 
-def copy_source_mask(session_ext, num_pairs):
+def copy_source_mask(session_ext: Tensor, num_pairs: int | Tensor) -> Tensor:
     """(B, S, n) source ids -> (B, P, S*n): pair t may copy the real tokens of queries 0..t."""
     real = ops.reshape(session_ext, (ops.shape(session_ext)[0], -1)) != PAD
     return pair_mask(real, ops.shape(session_ext)[2], num_pairs)
@@ -34,7 +36,7 @@ class SuggestionModel(keras.Model):
     session and the source token codes (B, S*n, d) the copy head attends to.
     """
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(config, dict):
             config = model_config_from_dict(config)
@@ -52,7 +54,7 @@ class SuggestionModel(keras.Model):
         self.copy_head = CopyHead(config.d_model, name="copy_head") if config.copy else None
         self.nll_tracker = keras.metrics.Mean(name="nll")
 
-    def build(self, input_shape=None):
+    def build(self, input_shape: object = None) -> None:
         """Build every layer by running a one-session dummy batch through them."""
         n = self.config.max_query_tokens
         dummy = ops.ones((1, 2, n), "int32")
@@ -63,13 +65,13 @@ class SuggestionModel(keras.Model):
         self.vocab_logits(ops.zeros((1, self.config.d_model)))
         self.built = True
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         from dataclasses import asdict
 
         return {**super().get_config(), "config": asdict(self.config)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Self:
         return cls(**config)
 
     # --- training -------------------------------------------------------------------
@@ -82,11 +84,13 @@ class SuggestionModel(keras.Model):
             return
         super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
 
-    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+    def compute_metrics(
+        self, x: Tensors, y: Tensor, y_pred: Tensors, sample_weight: Tensor | None = None
+    ) -> dict[str, Any]:
         """The step's logs, shaped so that Keras can reduce them across workers."""
         return reducible_logs(super().compute_metrics(x, y, y_pred, sample_weight))
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Tensors, training: bool = False) -> dict[str, Tensor]:
         """Decoder states (B, P, m, d) of every pair, and with the copy head its copy
         attention (B, P*m, S*n) over the session's tokens and its gate (B, P*m, 1)."""
         hidden, memory = self.forward(inputs, training=training)
@@ -101,9 +105,17 @@ class SuggestionModel(keras.Model):
             )
         return outputs
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+    def compute_loss(
+        self,
+        x: Tensors | None = None,
+        y: Tensor | None = None,
+        y_pred: Tensors | None = None,
+        sample_weight: Tensor | None = None,
+        training: bool = True,
+    ) -> Tensor:
         """Masked cross-entropy of the next queries, with label smoothing on the
         vocabulary softmax and (M-NSRF) an entropy term; logits only where targets are real."""
+        assert x is not None and y_pred is not None, "Keras's train step passes both"
         nll, smooth, entropy, weight = self.token_losses(x, y, y_pred)
         eps = self.config.label_smoothing
         per_token = (1.0 - eps) * nll + eps * smooth
@@ -113,7 +125,9 @@ class SuggestionModel(keras.Model):
         self.nll_tracker.update_state(ops.sum(nll * weight) / total, sample_weight=total)
         return replica_loss(ops.sum(per_token * weight), ops.sum(weight))
 
-    def token_losses(self, x, y, y_pred):
+    def token_losses(
+        self, x: Tensors, y: Tensor, y_pred: Tensors
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         """Per real target token: NLL, smoothing term, vocabulary entropy, and weight."""
         hidden = y_pred["hidden"]
         batch = ops.shape(y)[0]
@@ -144,7 +158,9 @@ class SuggestionModel(keras.Model):
 
     # --- decoding -------------------------------------------------------------------
 
-    def start(self, session_tokens, session_ext, history_tokens=None):
+    def start(
+        self, session_tokens: Tensor, session_ext: Tensor, history_tokens: Tensor | None = None
+    ) -> State:
         """Encode sessions (B, S, n) for decoding their next query, with the user's earlier
         queries `history_tokens` (B, H, n) where given (MTN); see docs/contracts.md."""
         if history_tokens is None:
@@ -161,7 +177,7 @@ class SuggestionModel(keras.Model):
             context["copy_keys"] = self.copy_head.keys(context["copy_memory"])
         return state
 
-    def step(self, tokens, state, t):
+    def step(self, tokens: Tensor, state: State, t: int | Tensor) -> tuple[Tensor, State]:
         """Log probabilities (N, V + S*n) of the token after `tokens` at position t; the
         state's `copied` (N, S*n) sums the copy weights (1 - g) * attention of the steps."""
         hidden, state = self.next_hidden(tokens, state, t)
@@ -170,7 +186,7 @@ class SuggestionModel(keras.Model):
             state["copied"] = state["copied"] + copy
         return log_probs, state
 
-    def next_log_probs(self, hidden, state):
+    def next_log_probs(self, hidden: Tensor, state: State) -> tuple[Tensor, Tensor | None]:
         """Log probabilities (N, V + S*n) of the next token from decoder states (N, d), and
         the copy weights (1 - g) * attention (N, S*n) (None without the copy head)."""
         log_probs = unknown_as_rarest(
@@ -185,7 +201,9 @@ class SuggestionModel(keras.Model):
         log_probs = ops.concatenate([log_probs + ops.log(gate), padding], axis=-1)
         return add_copy_mass(log_probs, copy, source_ext), copy
 
-    def target_log_probs(self, hidden, targets, state):
+    def target_log_probs(
+        self, hidden: Tensor, targets: Tensor, state: State
+    ) -> tuple[Tensor, Tensor | None]:
         """`next_log_probs` of one given target per row: log probabilities (N,) of `targets`
         (N,; extended ids) from decoder states (N, d), and the copy weights (N, S*n) (None
         without the copy head). No distribution over the extended vocabulary is built."""
@@ -202,7 +220,7 @@ class SuggestionModel(keras.Model):
         mass = ops.sum(ops.where(hits, copy, 0.0), axis=-1)
         return with_copy_mass(log_p + ops.log(gate[:, 0]), mass), copy
 
-    def teacher_forced_hidden(self, tokens, state):
+    def teacher_forced_hidden(self, tokens: Tensor, state: State) -> Tensor:
         """Decoder states (N, L, d) after each of `tokens` (N, L; L static) from `start`'s
         state: what L calls of `next_hidden` give (here step by step; models whose decoder
         allows it run all positions in one pass). Scores whole candidates at once."""
@@ -212,17 +230,17 @@ class SuggestionModel(keras.Model):
             hidden.append(h)
         return ops.stack(hidden, axis=1)
 
-    def next_hidden(self, tokens, state, t):
+    def next_hidden(self, tokens: Tensor, state: State, t: int | Tensor) -> tuple[Tensor, State]:
         """Decoder state (N, d) after `tokens` (N,) at position t; a copied word outside the
         vocabulary is fed back as <unk>."""
         return self.decoder_step(ops.where(tokens >= self.config.vocab_size, UNK, tokens), state, t)
 
-    def session_attention(self, session_tokens):
+    def session_attention(self, session_tokens: Tensor) -> Tensor:
         """Session-level attention (B, layers, heads, S, S); none for flat models."""
         batch, size = ops.shape(session_tokens)[0], ops.shape(session_tokens)[1]
         return ops.zeros((batch, 0, 1, size, size))
 
-    def vocab_logits(self, hidden):
+    def vocab_logits(self, hidden: Tensor) -> Tensor:
         """Logits over the vocabulary from states (..., d), through the tied embedding."""
         if self.output_projection is not None:
             hidden = self.output_projection(hidden)
@@ -232,8 +250,9 @@ class SuggestionModel(keras.Model):
         logits = ops.einsum("nd,vd->nv", flat, self.token_embedding.embeddings)
         return ops.reshape(logits, (*ops.shape(hidden)[:-1], -1))
 
-    def copy_attention(self, hidden, state):
+    def copy_attention(self, hidden: Tensor, state: State) -> tuple[Tensor, Tensor]:
         """Copy attention (N, S*n) and gate (N, 1) of decoder states (N, d)."""
+        assert self.copy_head is not None, "called by models with the copy head only"
         context = state["context"]
         mask = context["source_ext"] != PAD
         attention, gate = self.copy_head.attend(
@@ -242,53 +261,12 @@ class SuggestionModel(keras.Model):
         return attention[:, 0], gate[:, 0]
 
     @property
-    def size_mb(self):
+    def size_mb(self) -> float:
         """Model size in MB as float32 parameters (the paper's Table 2 column)."""
         return self.count_params() * 4 / 2**20
 
 
-class TransformerParts:
-    """Mixin of the Transformer-style models (`decoder_layers`: keras-hub
-    TransformerDecoders): learned positions of a token within its query (n) and within a
-    target (n + 1) added to the shared token embedding, then a projection to d_model when
-    the embedding is narrower; and the decoder run through its key/value cache, a step at a
-    time or over a whole target at once. Call `add_transformer_inputs()` in __init__."""
-
-    def add_transformer_inputs(self):
-        c = self.config
-        n = c.max_query_tokens
-        self.token_positions = keras_hub.layers.PositionEmbedding(n, name="token_positions")
-        self.target_positions = keras_hub.layers.PositionEmbedding(n + 1, name="target_positions")
-        self.embed_projection = (
-            keras.layers.Dense(c.d_model, name="embed_projection")
-            if c.embed_dim != c.d_model
-            else None
-        )
-
-    def embed(self, positions, ids, start_index=0):
-        """Token embedding plus `positions` (token_positions or target_positions), projected."""
-        x = self.token_embedding(ids)
-        x = x + positions(x, start_index=start_index)
-        if self.embed_projection is not None:
-            x = self.embed_projection(x)
-        return x
-
-    def decoder_step(self, tokens, state, t):
-        y = self.embed(self.target_positions, tokens[:, None], start_index=t)
-        y, state = cached_decoder_step(self.decoder_layers, y, state, t)
-        return y[:, 0], state
-
-    def teacher_forced_hidden(self, tokens, state):
-        """All positions in one causal pass: the whole target written into the empty
-        self-attention caches at position 0, against the cached memory keys and values."""
-        tokens = ops.where(tokens >= self.config.vocab_size, UNK, tokens)
-        y, _ = cached_decoder_step(
-            self.decoder_layers, self.embed(self.target_positions, tokens), state, 0
-        )
-        return y
-
-
-def unknown_as_rarest(scores):
+def unknown_as_rarest(scores: Tensor) -> Tensor:
     """Logits or log-probabilities [N, V] with the <unk> column set to the row's least likely
     word. Decoding scores a word outside the vocabulary (a typed word, a log candidate's) as
     no likelier than any word the model knows: the <unk> logit is the mass of every rare
@@ -299,7 +277,7 @@ def unknown_as_rarest(scores):
     return ops.where(column[None, :], rarest, scores)
 
 
-def add_copy_mass(log_probs, copy, source_ext):
+def add_copy_mass(log_probs: Tensor, copy: Tensor, source_ext: Tensor) -> Tensor:
     """log(exp(log_probs) + copy mass) (N, V_ext), the mass copy (N, K) put on the ids
     source_ext (N, K). Only the sources' ids are touched: a log/exp pass over the whole
     extended vocabulary at every decoding step is what this avoids."""
@@ -314,14 +292,14 @@ def add_copy_mass(log_probs, copy, source_ext):
     return ops.scatter_update(log_probs, index, ops.reshape(mixed, (-1,)))
 
 
-def with_copy_mass(log_probs, mass):
+def with_copy_mass(log_probs: Tensor, mass: Tensor) -> Tensor:
     """log(exp(log_probs) + mass), elementwise; log_probs where no mass was copied."""
     return ops.where(
         mass > 0, ops.logaddexp(log_probs, ops.log(ops.maximum(mass, 1e-30))), log_probs
     )
 
 
-def _select(valid, columns):
+def _select(valid: Tensor, columns: list[Tensor]) -> tuple[list[Tensor], Tensor]:
     """The rows of `columns` where `valid`, and their weights: gathered under TensorFlow
     (so only real target tokens reach the vocabulary projection), masked elsewhere."""
     if keras.backend.backend() == "tensorflow":

@@ -6,10 +6,14 @@ session LSTM runs over the query vectors, so its state at query t has seen queri
 only; an LSTM decoder starts from a projection of that state and writes query t+1.
 """
 
+from typing import Any
+
 import keras
 from keras import ops
 
+from mtn_keras.base.config import ModelConfig
 from mtn_keras.data.vocab import PAD
+from mtn_keras.layers.hints import State, Tensor, Tensors
 from mtn_keras.models.base import SuggestionModel
 
 
@@ -30,7 +34,7 @@ class HRED(SuggestionModel):
 
     query_pooling = "last"
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         c = self.config
         width = 2 * c.rnn_units
@@ -48,7 +52,7 @@ class HRED(SuggestionModel):
         self.decoder_output = keras.layers.Dense(c.d_model, name="decoder_output")
         self.memory_projection = keras.layers.Dense(c.d_model, name="memory_projection")
 
-    def encode(self, session_tokens, training=False):
+    def encode(self, session_tokens: Tensor, training: bool = False) -> tuple[Tensor, Tensor]:
         """Session (B, S, n) -> session states (B, S, 2u) and token codes (B, S*n, d)."""
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
         token_mask = session_tokens != PAD
@@ -70,11 +74,11 @@ class HRED(SuggestionModel):
         codes = self.memory_projection(ops.reshape(outputs, (batch, size * n, width)))
         return states, codes
 
-    def initial_state(self, session_states):
+    def initial_state(self, session_states: Tensor) -> list[Tensor]:
         """Decoder LSTM state [h, c] from session states (N, 2u)."""
         return ops.split(self.decoder_init(session_states), 2, axis=-1)
 
-    def forward(self, inputs, training=False):
+    def forward(self, inputs: Tensors, training: bool = False) -> tuple[Tensor, Tensor]:
         tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
         states, codes = self.encode(tokens, training=training)
         batch, pairs, m = (ops.shape(decoder_input)[i] for i in range(3))
@@ -86,11 +90,11 @@ class HRED(SuggestionModel):
         hidden = self.decoder_output(self.output_dropout(y, training=training))
         return ops.reshape(hidden, (batch, pairs, m, self.config.d_model)), codes
 
-    def encode_for_decoding(self, session_tokens):
+    def encode_for_decoding(self, session_tokens: Tensor) -> State:
         states, codes = self.encode(session_tokens)
         h, c = self.initial_state(states[:, -1])
         return {"h": h, "c": c, "context": {"copy_memory": codes}}
 
-    def decoder_step(self, tokens, state, t):
+    def decoder_step(self, tokens: Tensor, state: State, t: int | Tensor) -> tuple[Tensor, State]:
         y, (h, c) = self.decoder.cell(self.token_embedding(tokens), [state["h"], state["c"]])
         return self.decoder_output(y), {**state, "h": h, "c": c}

@@ -7,9 +7,11 @@ keeps the output distribution from getting too peaked. The paper found lambda = 
 """
 
 import dataclasses
+from typing import Any
 
 import keras
 
+from mtn_keras.base.config import ModelConfig
 from mtn_keras.models.hred import HRED
 
 ENTROPY_WEIGHT = 0.1
@@ -28,7 +30,7 @@ class MNSRF(HRED):
 
     query_pooling = "max"
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         if not self.config.entropy_weight:
             self.config = dataclasses.replace(self.config, entropy_weight=ENTROPY_WEIGHT)

@@ -7,15 +7,20 @@ K-1 masked session encoders, each added back to the token codes (add & norm); wi
 cross-attends to the enriched tokens of query t.
 """
 
+from typing import Any
+
 import keras
 import keras_hub
 from keras import ops
 
+from mtn_keras.base.config import ModelConfig
 from mtn_keras.data.vocab import PAD
 from mtn_keras.layers import HistoryReader, MaskedSessionEncoder, QueryProjection, SessionAddNorm
 from mtn_keras.layers.cached_decoder import start_decoder_cache
+from mtn_keras.layers.hints import State, Tensor, Tensors
 from mtn_keras.layers.history_reader import last_query_weights
-from mtn_keras.models.base import SuggestionModel, TransformerParts
+from mtn_keras.models.base import SuggestionModel
+from mtn_keras.models.transformer_parts import TransformerParts
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
@@ -29,7 +34,7 @@ class MTN(TransformerParts, SuggestionModel):
             history_encoder.
     """
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         c = self.config
         self.add_transformer_inputs()
@@ -67,7 +72,9 @@ class MTN(TransformerParts, SuggestionModel):
             for i in range(c.decoder_layers)
         ]
 
-    def encode(self, session_tokens, training=False, history_tokens=None):
+    def encode(
+        self, session_tokens: Tensor, training: bool = False, history_tokens: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, list[Tensor], Tensor | None]:
         """Session (B, S, n) -> enriched token codes (B, S, n, d), token mask (B, S, n),
         the session attention weights, one (B, heads, S, S) per level and layer, and the
         history attention (B, heads, S, H) when the model reads `history_tokens` (B, H, n),
@@ -92,7 +99,9 @@ class MTN(TransformerParts, SuggestionModel):
             weights.extend(level_weights)
         return codes, token_mask, weights, history_scores
 
-    def encode_queries(self, tokens, training=False, encoder=True):
+    def encode_queries(
+        self, tokens: Tensor, training: bool = False, encoder: bool = True
+    ) -> tuple[Tensor, Tensor]:
         """Queries (B, S, n) -> token codes (B, S, n, d) and token mask (B, S, n): the
         embedded tokens through the query encoder (or, `encoder` False, embedded only)."""
         batch, size, n = (ops.shape(tokens)[i] for i in range(3))
@@ -104,7 +113,9 @@ class MTN(TransformerParts, SuggestionModel):
             x = layer(x, padding_mask=flat_mask, training=training)
         return ops.reshape(x, (batch, size, n, self.config.d_model)), token_mask
 
-    def encode_history(self, history_tokens, training=False):
+    def encode_history(
+        self, history_tokens: Tensor, training: bool = False
+    ) -> tuple[Tensor, Tensor]:
         """The user's earlier queries (B, H', n), oldest first, front-padded -> their vectors
         (B, H, d) and mask (B, H), H' cut to the latest H = history_queries: each query
         projected from its token codes (query encoder, or "pooled" embeddings), plus its
@@ -118,7 +129,7 @@ class MTN(TransformerParts, SuggestionModel):
         vectors = vectors + ops.cast(self.history_position(slots), vectors.dtype)[None]
         return vectors, ops.any(token_mask, axis=-1)
 
-    def forward(self, inputs, training=False):
+    def forward(self, inputs: Tensors, training: bool = False) -> tuple[Tensor, Tensor]:
         tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
         history = inputs.get("history_tokens")
         codes, token_mask, _, _ = self.encode(tokens, training=training, history_tokens=history)
@@ -139,12 +150,14 @@ class MTN(TransformerParts, SuggestionModel):
         hidden = ops.reshape(y, (batch, pairs, m, d))
         return hidden, ops.reshape(codes, (batch, size * n, d))
 
-    def session_attention(self, session_tokens):
+    def session_attention(self, session_tokens: Tensor) -> Tensor:
         """Session attention weights (B, levels*layers, heads, S, S)."""
         _, _, weights, _ = self.encode(session_tokens)
         return ops.stack(weights, axis=1)
 
-    def encode_for_decoding(self, session_tokens, history_tokens=None):
+    def encode_for_decoding(
+        self, session_tokens: Tensor, history_tokens: Tensor | None = None
+    ) -> State:
         """The decoding state; with `history_tokens` (B, H, n) its context also holds
         `history_attention` (B, H): the last query's attention over the history, averaged
         over the heads (zeros where the model reads no history)."""

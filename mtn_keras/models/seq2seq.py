@@ -10,10 +10,14 @@ state tanh(W_c [c_t; h_t]), d_model wide. No input feeding, so the decoder LSTM 
 whole target at once.
 """
 
+from typing import Any
+
 import keras
 from keras import ops
 
+from mtn_keras.base.config import ModelConfig
 from mtn_keras.data.vocab import PAD
+from mtn_keras.layers.hints import State, Tensor, Tensors
 from mtn_keras.models.base import SuggestionModel, pair_mask
 
 
@@ -29,7 +33,7 @@ class Seq2Seq(SuggestionModel):
             embed_dim, d_model, rnn_units, dropout, copy.
     """
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         c = self.config
         width = 2 * c.rnn_units
@@ -43,7 +47,9 @@ class Seq2Seq(SuggestionModel):
         self.output_dropout = keras.layers.Dropout(c.dropout)
         self.memory_projection = keras.layers.Dense(c.d_model, name="memory_projection")
 
-    def encode(self, session_tokens, training=False):
+    def encode(
+        self, session_tokens: Tensor, training: bool = False
+    ) -> tuple[Tensor, Tensor, Tensor]:
         """Session (B, S, n) -> encoder outputs (B, S*n, u), their mask, and the encoder
         state at the end of each query (B, S, u)."""
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
@@ -57,7 +63,9 @@ class Seq2Seq(SuggestionModel):
         query_ends = ops.reshape(outputs, (batch, size, n, width))[:, :, -1]
         return outputs, token_mask, query_ends
 
-    def attend(self, decoded, encoded, encoded_mask, training=False):
+    def attend(
+        self, decoded: Tensor, encoded: Tensor, encoded_mask: Tensor, training: bool = False
+    ) -> Tensor:
         """Luong attention of decoder outputs (N, T, u) over encoder outputs (N, L, u):
         the attentional states tanh(W_c [context; h]) (N, T, d_model)."""
         context = self.attention(
@@ -66,11 +74,11 @@ class Seq2Seq(SuggestionModel):
         attentional = self.attentional(ops.concatenate([context, decoded], axis=-1))
         return self.output_dropout(attentional, training=training)
 
-    def initial_state(self, query_ends):
+    def initial_state(self, query_ends: Tensor) -> list[Tensor]:
         """Decoder LSTM state [h, c] from encoder states (N, u)."""
         return ops.split(self.bridge(query_ends), 2, axis=-1)
 
-    def forward(self, inputs, training=False):
+    def forward(self, inputs: Tensors, training: bool = False) -> tuple[Tensor, Tensor]:
         tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
         outputs, token_mask, query_ends = self.encode(tokens, training=training)
         batch, length, width = (ops.shape(outputs)[i] for i in range(3))
@@ -93,7 +101,7 @@ class Seq2Seq(SuggestionModel):
         hidden = ops.reshape(hidden, (batch, pairs, m, self.config.d_model))
         return hidden, self.memory_projection(outputs)
 
-    def encode_for_decoding(self, session_tokens):
+    def encode_for_decoding(self, session_tokens: Tensor) -> State:
         outputs, token_mask, query_ends = self.encode(session_tokens)
         h, c = self.initial_state(query_ends[:, -1])
         return {
@@ -106,7 +114,7 @@ class Seq2Seq(SuggestionModel):
             },
         }
 
-    def decoder_step(self, tokens, state, t):
+    def decoder_step(self, tokens: Tensor, state: State, t: int | Tensor) -> tuple[Tensor, State]:
         y, (h, c) = self.decoder.cell(self.token_embedding(tokens), [state["h"], state["c"]])
         context = state["context"]
         hidden = self.attend(y[:, None], context["encoded"], context["encoded_mask"])

@@ -10,16 +10,21 @@ outputs of queries 0..t. The layers are MTN's: Q+S encoder layers and D decoder 
 the same total as MTN (5+3 in the paper preset).
 """
 
+from typing import Any
+
 import keras
 import keras_hub
 from keras import ops
 
+from mtn_keras.base.config import ModelConfig
 from mtn_keras.data.vocab import PAD
 from mtn_keras.layers.cached_decoder import start_decoder_cache
-from mtn_keras.models.base import SuggestionModel, TransformerParts, pair_mask
+from mtn_keras.layers.hints import State, Tensor, Tensors
+from mtn_keras.models.base import SuggestionModel, pair_mask
+from mtn_keras.models.transformer_parts import TransformerParts
 
 
-def block_causal_mask(token_mask, n):
+def block_causal_mask(token_mask: Tensor, n: int | Tensor) -> Tensor:
     """(B, S*n) bool -> (B, S*n, S*n): a slot of query j attends to the real slots of
     queries 0..j, and to itself (so that no row is empty)."""
     length = ops.shape(token_mask)[1]
@@ -39,7 +44,7 @@ class Transformer(TransformerParts, SuggestionModel):
             session_layers (their sum is the encoder depth), decoder_layers, dropout, copy.
     """
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config: ModelConfig | dict[str, Any], **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         c = self.config
         self.add_transformer_inputs()
@@ -60,7 +65,7 @@ class Transformer(TransformerParts, SuggestionModel):
             for i in range(c.decoder_layers)
         ]
 
-    def encode(self, session_tokens, training=False):
+    def encode(self, session_tokens: Tensor, training: bool = False) -> tuple[Tensor, Tensor]:
         """Session (B, S, n) -> encoder outputs (B, S*n, d) and their token mask (B, S*n)."""
         batch, size, n = (ops.shape(session_tokens)[i] for i in range(3))
         token_mask = session_tokens != PAD
@@ -79,7 +84,7 @@ class Transformer(TransformerParts, SuggestionModel):
             x = layer(x, attention_mask=mask, training=training)
         return x, token_mask
 
-    def forward(self, inputs, training=False):
+    def forward(self, inputs: Tensors, training: bool = False) -> tuple[Tensor, Tensor]:
         tokens, decoder_input = inputs["session_tokens"], inputs["decoder_input"]
         codes, token_mask = self.encode(tokens, training=training)
         batch, length, d = (ops.shape(codes)[i] for i in range(3))
@@ -100,7 +105,7 @@ class Transformer(TransformerParts, SuggestionModel):
             )
         return ops.reshape(y, (batch, pairs, m, d)), codes
 
-    def encode_for_decoding(self, session_tokens):
+    def encode_for_decoding(self, session_tokens: Tensor) -> State:
         codes, token_mask = self.encode(session_tokens)
         c = self.config
         state = start_decoder_cache(

@@ -4,10 +4,11 @@ definition, and reading the directory with clear errors."""
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mtn_keras.base.config import ModelConfig, model_config_from_dict
+from mtn_keras.base.config import ModelConfig, TrainConfig, model_config_from_dict
 from mtn_keras.base.keras_file import load_keras
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.data.vocab import Vocabulary
@@ -25,7 +26,13 @@ class ModelDirError(Exception):
     """A model directory that is missing, incomplete or corrupt; says what and where."""
 
 
-def run_config(name, model_config, train_config, data_dir=None, run_dir="."):
+def run_config(
+    name: str,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    data_dir: str | None = None,
+    run_dir: str = ".",
+) -> dict[str, Any]:
     """config.json: the model's name and configs, and the prepared dataset it learns from
     (its path relative to the run folder `run_dir`: data_entry). Written once, when
     training starts; `--resume` must match it."""
@@ -37,19 +44,19 @@ def run_config(name, model_config, train_config, data_dir=None, run_dir="."):
     }
 
 
-def data_entry(data_dir, run_dir):
+def data_entry(data_dir: str | None, run_dir: str) -> str | None:
     """config.json's "data": the prepared dataset's path relative to the run folder, so that
     the file names no machine path and the two folders move together."""
     return data_dir and os.path.relpath(data_dir, run_dir)
 
 
-def data_path(entry, run_dir):
+def data_path(entry: str | None, run_dir: str) -> str | None:
     """The prepared dataset that config.json's "data" `entry` names, resolved against the run
     folder (an absolute path, written by an older run, as it is); None without one."""
     return entry and os.path.normpath(os.path.join(run_dir, entry))
 
 
-def write_run_config(directory, config):
+def write_run_config(directory: str, config: Mapping[str, Any]) -> None:
     """Writes DIRECTORY/config.json (staged: a kill never leaves half of it)."""
     from mtn_keras.base.outputs import staged_file
 
@@ -69,7 +76,7 @@ class TrainedModel:
     ranking: "Ranking | None" = None  # when the directory has one
 
 
-def load_trained(path, ranking=True):
+def load_trained(path: str, ranking: bool = True) -> TrainedModel:
     """The Keras model, vocabulary and config saved by `python -m mtn_keras.train`, and
     its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on. The name
     `default` is refused in one line: the bundled model is an export already, without the

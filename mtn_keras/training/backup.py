@@ -6,6 +6,7 @@ import math
 import os
 import re
 import sys
+from typing import Any
 
 import keras
 
@@ -18,11 +19,11 @@ class RunBackup(keras.callbacks.Callback):
     during the write leaves the previous one whole, and the newest two kept. An epoch whose
     logs are not finite (diverged) is not backed up."""
 
-    def __init__(self, directory):
+    def __init__(self, directory: str) -> None:
         super().__init__()
         self.directory = directory
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if not all(
             math.isfinite(value)
             for value in (logs or {}).values()
@@ -41,7 +42,7 @@ class BackupError(ValueError):
     """No backup of an interrupted run can be read; says which files and why."""
 
 
-def backups(directory):
+def backups(directory: str) -> list[tuple[int, str]]:
     """(epoch, path) of the backups in `directory`, newest first."""
     found = []
     if os.path.isdir(directory):
@@ -52,7 +53,7 @@ def backups(directory):
     return sorted(found, reverse=True)
 
 
-def restore_backup(model, directory):
+def restore_backup(model: keras.Model, directory: str) -> int:
     """Loads the newest readable backup in `directory` into `model` (built, with its
     optimizer built); returns its epoch count, 0 when there is none. A damaged one (a kill
     during its write by an older version, a full disk) is skipped with a warning."""
@@ -75,7 +76,7 @@ def restore_backup(model, directory):
     return 0
 
 
-def trim_log(path, epochs):
+def trim_log(path: str, epochs: int) -> None:
     """Keeps the rows of the first `epochs` epochs in the CSV log `path` (and drops a row
     cut short by a kill): the log then matches the backup a resumed run starts from."""
     if not os.path.isfile(path):
@@ -96,7 +97,7 @@ def trim_log(path, epochs):
                 writer.writerows(rows)
 
 
-def finished_epochs(log_path):
+def finished_epochs(log_path: str) -> list[dict[str, str]]:
     """The rows of the finished epochs in the CSV log of a training, across resumed runs
     (a row cut short by a kill left out)."""
     if not os.path.isfile(log_path):
@@ -105,7 +106,7 @@ def finished_epochs(log_path):
         return [row for row in csv.DictReader(handle) if _whole(row) and row.get("val_loss")]
 
 
-def _whole(row):
+def _whole(row: dict[str, str]) -> bool:
     """Whether a CSV log row has every column, each a number."""
     if None in row or None in row.values():
         return False

@@ -10,25 +10,36 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import keras
+import numpy as np
 
 from mtn_keras.base import distribute
+from mtn_keras.base.config import ModelConfig, TrainConfig
 from mtn_keras.base.keras_file import load_keras
 from mtn_keras.base.outputs import staged_file
 from mtn_keras.base.scoped import precision_policy, seeded
+from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.models import build_model
+from mtn_keras.models.base import SuggestionModel
 from mtn_keras.training.artifacts import run_config, write_run_config
 from mtn_keras.training.backup import backups, finished_epochs, restore_backup, trim_log
 from mtn_keras.training.callbacks import EpochTimer, ValidationBleu, fit_callbacks, selected
 from mtn_keras.training.optimizer import compile_model
+
+if TYPE_CHECKING:
+    import tensorflow as tf
+
+    from mtn_keras.training.inputs import EpochBatches
 
 
 class TrainingDiverged(Exception):
     """The loss became NaN or infinite; the last good epoch's checkpoints are kept."""
 
 
-def best_weights(path, model):
+def best_weights(path: str, model: keras.Model) -> tuple[list[np.ndarray], str]:
     """The weights in the checkpoint `path`; the model's own (its last epoch's), with a
     warning on stderr, when the checkpoint is missing or cannot be read."""
     if not os.path.isfile(path):
@@ -42,7 +53,7 @@ def best_weights(path, model):
         return model.get_weights(), "last epoch (best.keras unreadable)"
 
 
-def accelerator():
+def accelerator() -> str:
     """The device kind in words, "gpu" or "cpu"; on a GPU training runs in mixed precision."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
@@ -50,7 +61,7 @@ def accelerator():
 
         return "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
     if backend == "jax":
-        import jax
+        import jax  # type: ignore[import-not-found]  # in .venv-jax only, not mypy's .venv
 
         return "gpu" if jax.devices()[0].platform == "gpu" else "cpu"
     return "cpu"
@@ -63,33 +74,33 @@ class FitJob:
     the strategy's object and the device are found when the job is made."""
 
     name: str
-    model_config: object
-    train_config: object
-    vocab: object
-    train_sessions: list
-    valid_sessions: list
+    model_config: ModelConfig
+    train_config: TrainConfig
+    vocab: Vocabulary
+    train_sessions: list[list[str]]
+    valid_sessions: list[list[str]]
     out: str
     steps_per_epoch: int | None = None
     verbose: int = 1
     data_dir: str | None = None
-    extra_callbacks: tuple = ()
+    extra_callbacks: Sequence[keras.callbacks.Callback] = ()
     strategy: str = "one"
     chief: bool = True
-    distribution: object = dataclasses.field(init=False)
+    distribution: "tf.distribute.Strategy | distribute.OneDevice" = dataclasses.field(init=False)
     device: str = dataclasses.field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.extra_callbacks = tuple(self.extra_callbacks)
         self.distribution = distribute.make_strategy(self.strategy)  # before other TF work
         self.device = accelerator()
 
     @property
-    def replicas(self):
+    def replicas(self) -> int:
         """How many replicas the strategy trains on at once."""
         return self.distribution.num_replicas_in_sync
 
 
-def fit_model(*fields, **options):
+def fit_model(*fields: Any, **options: Any) -> dict[str, Any]:
     """Train, keep the best epoch (by validation loss, or BLEU: TrainConfig.select), and
     write the model directory; `fields` and `options` are FitJob's, in its order. Raises
     TrainingDiverged when the loss is not finite.
@@ -200,7 +211,9 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
     }
 
 
-def datasets(job, first_epoch=0):
+def datasets(
+    job: FitJob, first_epoch: int = 0
+) -> tuple["tf.data.Dataset | EpochBatches", "tf.data.Dataset | EpochBatches"]:
     """The training (in each epoch's seeded order, from `first_epoch` on, at most
     `steps_per_epoch` batches) and validation inputs of model.fit, in global batches of the
     replicas x the batch size (sharded across workers under tf.distribute); with
@@ -214,6 +227,8 @@ def datasets(job, first_epoch=0):
     if job.model_config.history_queries:
         from mtn_keras.data.history import split_histories
 
+        if job.data_dir is None:
+            raise ValueError("history_queries reads the users' histories: give the data_dir")
         history = split_histories(
             job.data_dir, ("train", "valid"), job.vocab, n, job.model_config.history_queries
         )
@@ -233,7 +248,9 @@ def datasets(job, first_epoch=0):
     return fit_input(train, first_epoch), fit_input(valid)
 
 
-def save_best(name, model, model_config, out):
+def save_best(
+    name: str, model: keras.Model, model_config: ModelConfig, out: str
+) -> tuple[SuggestionModel, str]:
     """Writes OUT/model.keras with the best epoch's weights (uncompiled: no optimizer
     state); returns that model and where its weights came from."""
     weights, weights_from = best_weights(os.path.join(out, "best.keras"), model)
@@ -245,7 +262,7 @@ def save_best(name, model, model_config, out):
     return final, weights_from
 
 
-def epochs_summary(rows, select="loss"):
+def epochs_summary(rows: Sequence[Mapping[str, str]], select: str = "loss") -> dict[str, Any]:
     """The summary's epoch figures from the finished epochs' log rows: how many, the best
     (from 1) by the selected column, its loss and perplexity, every validation loss (and
     BLEU, when selected by it)."""

@@ -3,14 +3,23 @@ order, as a tf.data.Dataset under TensorFlow and as a Keras PyDataset under any 
 backend (JAX, with TensorFlow absent)."""
 
 import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TypeAlias
 
 import keras
+import numpy as np
 
 from mtn_keras.base import distribute
 from mtn_keras.data.batches import SessionBatches
 
+if TYPE_CHECKING:
+    import tensorflow as tf
 
-def fit_input(batches: SessionBatches, first_epoch: int = 0):
+# A batch of SessionBatches: its inputs by name and its targets.
+Batch: TypeAlias = tuple[dict[str, np.ndarray], np.ndarray]
+
+
+def fit_input(batches: SessionBatches, first_epoch: int = 0) -> "tf.data.Dataset | EpochBatches":
     """`batches` for model.fit, from epoch `first_epoch` (a resumed run's) on: each epoch
     reads the order of its own number."""
     if keras.config.backend() == "tensorflow":
@@ -22,22 +31,22 @@ class EpochBatches(keras.utils.PyDataset):
     """`SessionBatches` as a PyDataset, moving to the next epoch's order at the end of each
     (Keras calls on_epoch_end; the next epoch's first batch is read after it)."""
 
-    def __init__(self, batches: SessionBatches, first_epoch: int = 0):
+    def __init__(self, batches: SessionBatches, first_epoch: int = 0) -> None:
         super().__init__()
         self.batches = batches
         self.batches.epoch = first_epoch
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.batches)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Batch:
         return self.batches[index]
 
-    def on_epoch_end(self):
+    def on_epoch_end(self) -> None:
         self.batches.epoch += 1
 
 
-def tf_input(batches: SessionBatches, first_epoch: int = 0):
+def tf_input(batches: SessionBatches, first_epoch: int = 0) -> "tf.data.Dataset":
     """`batches` as a tf.data.Dataset whose every pass is the next epoch (Keras makes one
     iterator per epoch), sharded as tf.distribute expects. Not a PyDataset: under
     TensorFlow, Keras would fix S to its first two batches' shapes."""
@@ -45,7 +54,7 @@ def tf_input(batches: SessionBatches, first_epoch: int = 0):
 
     epochs = itertools.count(first_epoch)
 
-    def one_epoch():
+    def one_epoch() -> Iterator[Batch]:
         batches.epoch = next(epochs)
         for index in range(len(batches)):
             yield batches[index]

@@ -1,26 +1,31 @@
 """The optimiser every model trains with: Adam, fed dense gradients, on the Transformer's
 learning-rate schedule."""
 
+from collections.abc import Sequence
+from typing import Any
+
 import keras
 
 from mtn_keras.base import distribute
+from mtn_keras.base.config import ModelConfig, TrainConfig
+from mtn_keras.layers.hints import Tensor
 
 
 @keras.saving.register_keras_serializable(package="mtn_keras")
 class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
     """lr = scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5) (Vaswani et al. 2017)."""
 
-    def __init__(self, d_model, warmup_steps=4000, scale=1.0):
+    def __init__(self, d_model: int, warmup_steps: int = 4000, scale: float = 1.0) -> None:
         self.d_model = d_model
         self.warmup_steps = warmup_steps
         self.scale = scale
 
-    def __call__(self, step):
+    def __call__(self, step: int | Tensor) -> Tensor:
         step = keras.ops.cast(step, "float32") + 1.0
         warm = keras.ops.minimum(step**-0.5, step * self.warmup_steps**-1.5)
         return self.scale * self.d_model**-0.5 * warm
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
@@ -31,7 +36,9 @@ class DenseAdam(keras.optimizers.Adam):
     times in a batch adds the sum of k squares to the second moment, not the square of the
     summed gradient that JAX (and Adam itself) use. Dense, both backends train alike."""
 
-    def apply(self, grads, trainable_variables=None):
+    def apply(
+        self, grads: Sequence[Tensor], trainable_variables: Sequence[keras.Variable] | None = None
+    ) -> None:
         if keras.config.backend() == "tensorflow":
             import tensorflow as tf
 
@@ -41,7 +48,9 @@ class DenseAdam(keras.optimizers.Adam):
         return super().apply(grads, trainable_variables)
 
 
-def compile_model(model, model_config, train_config, replicas=1):
+def compile_model(
+    model: keras.Model, model_config: ModelConfig, train_config: TrainConfig, replicas: int = 1
+) -> None:
     """Adam on the Transformer schedule, with decoupled weight decay when asked; its warm-up
     counts sessions at any replica count."""
     schedule = TransformerSchedule(
