@@ -4,14 +4,21 @@ large request does not hold a small one behind it; a request whose client has go
 before its next share is computed; a call that fails is retried request by request, so that
 no request fails for another's input."""
 
+from __future__ import annotations
+
 import asyncio
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
 from mtn_keras.data.padding import front_padded
 from mtn_keras.serving.outputs import SLOT_AXES
-from mtn_keras.serving.requests import INPUT_RANKS
+from mtn_keras.serving.requests import INPUT_RANKS, Columns
+
+if TYPE_CHECKING:
+    import tensorflow as tf
 
 # The batch sizes of a model call (TensorFlow Serving's allowed_batch_sizes): a call is padded
 # with empty sessions to the next one, so XLA compiles the search for these few sizes (at
@@ -22,13 +29,19 @@ BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # about 25 ms a session, so a one-session request behind a large one waits for a call of 8
 # (0.2 s) and then shares one of 16, where calls of 64 held it for 1.3 s each.
 SHARE = 8
+# A request's outputs (or its share's), numpy arrays by output name.
+Outputs: TypeAlias = dict[str, np.ndarray]
 
 
 class Pending:
     """One request waiting for its answer: its columns, how many of its sessions went to a
     model call (`sent`) and came back (`answered`), and the future its handler awaits."""
 
-    def __init__(self, columns, done=None):
+    def __init__(
+        self,
+        columns: Mapping[str, Sequence[str] | Sequence[Sequence[str]]],
+        done: asyncio.Future[Outputs] | None = None,
+    ) -> None:
         self.columns, self.done = columns, done
         self.size = len(columns["session"])
         self.widths = {  # the request's own widths: every share of it is padded to these
@@ -36,16 +49,17 @@ class Pending:
             for key, rows in columns.items()
             if INPUT_RANKS[key] == 2
         }
-        self.sent, self.answered, self.parts = 0, 0, []
+        self.sent, self.answered = 0, 0
+        self.parts: list[Outputs] = []
 
-    def gone(self):
+    def gone(self) -> bool:
         """Whether nobody waits for this answer any more (client gone, or it failed)."""
         return self.done is not None and self.done.done()
 
-    def deliver(self, answer, sessions):
+    def deliver(self, answer: Outputs | Exception, sessions: int) -> None:
         """Take the answer (or the error) of `sessions` of its sessions; answer the request
         once all are in."""
-        if self.gone():
+        if self.done is None or self.gone():  # no future (a warm-up's): nobody waits
             return
         if isinstance(answer, Exception):
             self.done.set_exception(answer)
@@ -57,30 +71,42 @@ class Pending:
             self.done.set_result(joined)
 
 
+# A share of a model call: (a request, its first session in the call, the end of its sessions).
+Share: TypeAlias = tuple[Pending, int, int]
+
+
 class Batcher:
     """Requests for one signature, answered together: the first waits up to `wait` seconds for
     others, then one model call (in a worker thread) answers up to `max_batch` sessions, at
     most `share` of each request while others wait. `observe(sessions)` hears the sessions
     of each call (the server's metrics)."""
 
-    def __init__(self, function, names, wait, max_batch, share=SHARE, observe=None):
+    def __init__(
+        self,
+        function: Callable[..., Mapping[str, tf.Tensor]],
+        names: Sequence[str],
+        wait: float,
+        max_batch: int,
+        share: int = SHARE,
+        observe: Callable[[int], None] | None = None,
+    ) -> None:
         self.function, self.names, self.observe = function, names, observe
         self.wait, self.max_batch, self.share = wait, max_batch, min(share, max_batch)
-        self.waiting = []  # Pending requests with sessions still to send, oldest first
+        self.waiting: list[Pending] = []  # requests with sessions still to send, oldest first
         self.arrived = asyncio.Event()
-        self.task = None
+        self.task: asyncio.Task[None] | None = None
 
-    async def answer(self, columns):
+    async def answer(self, columns: Columns) -> Outputs:
         """The outputs (numpy arrays) for one request's columns. Cancelling it (the client
         went away) drops the sessions not yet computed."""
         if self.task is None or self.task.done():  # first request, or a loop that failed
             self.task = asyncio.create_task(self.run())
-        pending = Pending(columns, asyncio.get_running_loop().create_future())
-        self.waiting.append(pending)
+        done: asyncio.Future[Outputs] = asyncio.get_running_loop().create_future()
+        self.waiting.append(Pending(columns, done))
         self.arrived.set()
-        return await pending.done
+        return await done
 
-    async def run(self):
+    async def run(self) -> None:
         while True:
             await self.gather()
             shares = self.take()
@@ -92,7 +118,7 @@ class Batcher:
             for (pending, start, stop), answer in zip(shares, answers):
                 pending.deliver(answer, stop - start)
 
-    async def gather(self):
+    async def gather(self) -> None:
         """Wait for a request, then up to `wait` seconds for others while the call has room."""
         while not self.waiting:
             self.arrived.clear()
@@ -105,7 +131,7 @@ class Batcher:
             except TimeoutError:
                 break
 
-    def take(self):
+    def take(self) -> list[Share]:
         """The shares of the next call, (request, first session, end): round-robin, a session
         at a time, at most `share` of a request, then the padding of its batch size filled
         from those with more; requests whose client has gone are dropped."""
@@ -123,7 +149,7 @@ class Batcher:
         self.waiting = [p for p in live if p.sent < p.size]
         return shares
 
-    def answer_shares(self, shares):
+    def answer_shares(self, shares: Sequence[Share]) -> Sequence[Outputs | Exception]:
         """Each share's answer from one model call; if it fails, from a call of each alone,
         so that each share gets its own answer or error."""
         try:
@@ -133,7 +159,7 @@ class Batcher:
                 return [error]
         return [self.answer_shares([share])[0] for share in shares]
 
-    def warm_up(self, sizes=(1,)):
+    def warm_up(self, sizes: Iterable[int] = (1,)) -> None:
         """One call at each batch size of `sizes`: the first call of a signature prepares its
         graph and each new size compiles the search, which no client should wait for."""
         for size in sizes:
@@ -142,7 +168,7 @@ class Batcher:
             )
             self.call([(empty, 0, size)])
 
-    def call(self, shares):
+    def call(self, shares: Sequence[Share]) -> list[Outputs]:
         """One model call for `shares` (request, first session, end), split back per share."""
         import tensorflow as tf
 
@@ -154,8 +180,8 @@ class Batcher:
             rows = [row for p, start, stop in shares for row in p.columns[key][start:stop]]
             rows += [[] if key in widths else ""] * padding
             if key in widths:
-                rows = front_padded(rows, widths[key])
-                inputs[key] = tf.constant(rows, tf.string, [len(rows), widths[key]])
+                padded = front_padded(rows, widths[key])
+                inputs[key] = tf.constant(padded, tf.string, [len(padded), widths[key]])
             else:
                 inputs[key] = tf.constant(rows, tf.string, [len(rows)])
         out = {key: value.numpy() for key, value in self.function(**inputs).items()}
@@ -166,7 +192,7 @@ class Batcher:
         return answers
 
 
-def deal(counts, live, room, cap):
+def deal(counts: list[int], live: Sequence[Pending], room: int, cap: int) -> int:
     """Add to `counts` (sessions per request of `live`) one session at a time, round-robin,
     at most `cap` a request, until `room` is used or none has more; returns the room left."""
     while room and any(c < min(cap, p.size - p.sent) for c, p in zip(counts, live)):
@@ -176,7 +202,7 @@ def deal(counts, live, room, cap):
     return room
 
 
-def own_slots(out, start, stop, width):
+def own_slots(out: Mapping[str, np.ndarray], start: int, stop: int, width: int) -> Outputs:
     """Rows start:stop of the call's outputs, cut back to a request of `width` queries: ""
     padding fills a row in front, so its slots are the last width + 1 of each slot axis."""
     answer = {}

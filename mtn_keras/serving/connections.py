@@ -5,17 +5,24 @@ are served at once (more get HTTP 503 at once), the process may open as many fil
 system lets it, and each kind of error is logged at most once a second, in one line.
 """
 
+from __future__ import annotations
+
 import asyncio
 import logging
 import resource
 import time
+from typing import TYPE_CHECKING, Any
 
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+
 READ_SECONDS = 10.0  # a request's headers and body, from its first byte
-IDLE_SECONDS = 5.0  # a kept-alive connection without a new request
+IDLE_SECONDS = 5  # a kept-alive connection without a new request (uvicorn takes whole seconds)
 MAX_CONNECTIONS = 256  # served at once; a stalled one holds a place for READ_SECONDS at most
 LOGGERS = ("uvicorn.error", "asyncio")
 
@@ -61,7 +68,7 @@ class OncePerSecond(logging.Filter):
     """Lets a log record through when no record of its kind (logger, message template) came in
     the last second, without its traceback: a flood of one error is one line a second."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.last: dict[tuple[str, str], float] = {}
 
@@ -83,7 +90,9 @@ def open_files_as_allowed() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def guarded_config(app, read_seconds=READ_SECONDS, **options) -> uvicorn.Config:
+def guarded_config(
+    app: ASGIApp, read_seconds: float = READ_SECONDS, **options: Any
+) -> uvicorn.Config:
     """uvicorn's Config for `app` with the guards of this module (`read_seconds`: the
     deadline of each request's reading); `options` go to uvicorn.Config."""
     open_files_as_allowed()

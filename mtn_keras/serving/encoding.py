@@ -6,6 +6,9 @@ vocabulary ids and extended ids (the j-th distinct out-of-vocabulary token of a 
 V + j, so the copy head can copy it); suggested ids become words again.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import tensorflow as tf
@@ -38,7 +41,9 @@ class SessionEncoder(tf.Module):
         max_query_tokens: the tokens of a query the model reads (n).
     """
 
-    def __init__(self, vocab_tokens, max_queries, max_query_tokens):
+    def __init__(
+        self, vocab_tokens: Sequence[str], max_queries: int, max_query_tokens: int
+    ) -> None:
         super().__init__()
         self.n, self.max_queries = max_query_tokens, max_queries
         self.vocab_size = len(vocab_tokens)
@@ -47,7 +52,7 @@ class SessionEncoder(tf.Module):
         self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
         self.tokenise = Tokeniser(vocab_tokens, self.table)
 
-    def prepare(self, session, prefix=None):
+    def prepare(self, session: tf.Tensor, prefix: tf.Tensor | None = None) -> Encoded:
         """[B, S] strings (and a `prefix` [B], normalised with them) -> `Encoded`."""
         # A leading empty query makes S >= 1 for every input, [B, 0] included.
         empty = tf.fill([tf.shape(session)[0], 1], "")
@@ -65,13 +70,13 @@ class SessionEncoder(tf.Module):
         source, ids = self.token_ids(split)
         return Encoded(queries, words, source, ids, self.extend(source, ids), typed)
 
-    def token_ids(self, split):
+    def token_ids(self, split: tf.RaggedTensor) -> tuple[tf.Tensor, tf.Tensor]:
         """Words, ragged [B, S, (words)] -> their tokens [B, S, n] ("" padding) and the
         tokens' vocabulary ids (<unk> outside it, <pad> for "")."""
         source = self.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
         return source, tf.where(source == "", PAD, self.table.lookup(source))
 
-    def extend(self, words, ids):
+    def extend(self, words: tf.Tensor, ids: tf.Tensor) -> tf.Tensor:
         """Extended ids: the j-th distinct out-of-vocabulary token of a session gets V + j."""
         batch = tf.shape(words)[0]
         flat = tf.reshape(words, [batch, -1])
@@ -83,7 +88,7 @@ class SessionEncoder(tf.Module):
         ext = tf.where(oov, self.vocab_size + tf.gather(rank, first, batch_dims=1), 0)
         return tf.where(tf.reshape(oov, tf.shape(ids)), tf.reshape(ext, tf.shape(ids)), ids)
 
-    def word_ids(self, words, inputs):
+    def word_ids(self, words: tf.Tensor, inputs: Encoded) -> tf.Tensor:
         """Tokens [B, X] -> ids: vocabulary ids, a session's copyable token's extended id,
         else <unk>; 0 for ""."""
         ids = tf.where(words == "", PAD, self.table.lookup(words))
@@ -94,7 +99,7 @@ class SessionEncoder(tf.Module):
         copyable = (ids == UNK) & tf.reduce_any(match, axis=2)
         return tf.where(copyable, source, ids)
 
-    def to_words(self, ids, inputs, typed):
+    def to_words(self, ids: tf.Tensor, inputs: Encoded, typed: tf.Tensor | None) -> tf.Tensor:
         """Ids [B, k, L] -> words [B, k, L]: vocabulary tokens, copied words, typed prefix
         words; under WordPiece, the pieces joined into words."""
         tokens = self.to_tokens(ids, inputs, typed)
@@ -103,7 +108,7 @@ class SessionEncoder(tf.Module):
         words = tf.strings.split(detokenised(tokens)).to_tensor("")
         return tf.pad(words, [[0, 0], [0, 0], [0, tf.shape(ids)[2] - tf.shape(words)[2]]])
 
-    def to_tokens(self, ids, inputs, typed):
+    def to_tokens(self, ids: tf.Tensor, inputs: Encoded, typed: tf.Tensor | None) -> tf.Tensor:
         """Ids [B, k, L] -> tokens: vocabulary tokens, copied words, typed prefix tokens."""
         batch = tf.shape(ids)[0]
         vocab_words = tf.gather(self.tokens, tf.minimum(ids, self.vocab_size - 1))
@@ -121,7 +126,7 @@ class SessionEncoder(tf.Module):
         return tf.where(ids == PAD, "", words)
 
     @staticmethod
-    def known_words(inputs):
+    def known_words(inputs: Encoded) -> tf.Tensor:
         """[B]: the share of the last query's tokens in the vocabulary."""
         last = inputs.source[:, -1] != ""
         known = last & (inputs.tokens[:, -1] != UNK)
@@ -131,7 +136,7 @@ class SessionEncoder(tf.Module):
         )
 
     @staticmethod
-    def knows_session(inputs):
+    def knows_session(inputs: Encoded) -> tf.Tensor:
         """[B, 1]: the vocabulary holds a word of the session (the beam's witness for
         suggestions that share no word with it, without a ranking)."""
         tokens = inputs.tokens

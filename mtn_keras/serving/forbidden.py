@@ -2,16 +2,24 @@
 room): the ids the beam never writes, so that lists stay full, and the last check of every
 list, wherever its items came from."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 import tensorflow as tf
 
 from mtn_keras.data import safety
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.ranking import filters
 
+if TYPE_CHECKING:
+    from mtn_keras.ranking.hybrid import Shown
+
 NEG_INF = float("-inf")
 
 
-def last_check(shown, explicit_shown):
+def last_check(shown: Shown, explicit_shown: bool) -> Shown:
     """The `shown` (hybrid.Shown, [B, k] each) less any item the safety rule forbids
     (filters.unsafe), the rest moved up in their order: the graph's last word on every list,
     whatever the settings and wherever an item came from."""
@@ -26,7 +34,9 @@ def last_check(shown, explicit_shown):
     )
 
 
-def banned_ids(vocab_tokens, phrases, pieces, explicit_shown=False):
+def banned_ids(
+    vocab_tokens: Sequence[str], phrases: Iterable[str], pieces: bool, explicit_shown: bool = False
+) -> list[int]:
     """The ids the beam never writes: <pad>, <unk>, <bos>, and in a word vocabulary the
     blocked words and the words the safety rule forbids alone (data/safety.py: a term for
     abuse material always, an explicit word unless `explicit_shown`), so that lists stay

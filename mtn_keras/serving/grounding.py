@@ -15,12 +15,20 @@ inside the XLA-compiled search: a step looks up every word of the vocabulary aft
 beam's last two at once.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS
 from mtn_keras.ranking.log_lookup import fingerprints
 from mtn_keras.ranking.tables import saved_array
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking.log_index import QueryLogIndex
 
 BITS = 2**24  # 2 MiB
 HASHES = 5  # bits per entry
@@ -31,12 +39,12 @@ IS_WORD = 7  # the partner of every log word in the set: "a log word" is the pai
 START, END = "\x02", "\x03"  # where a query starts and ends, as words of its pairs and triples
 
 
-def pair_codes(first, second):
+def pair_codes(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
     """Int64 keys of two words [...] and [...] -> the pair's code (wrapping arithmetic)."""
     return tf.bitwise.bitwise_xor(first * 1_000_003, second)
 
 
-def bit_positions(codes, hashes=None):
+def bit_positions(codes: tf.Tensor, hashes: int | None = None) -> tf.Tensor:
     """Codes [...] -> the bit positions [..., hashes] of each in the set (double
     hashing: h1 + i h2)."""
     low = tf.bitwise.bitwise_and(codes, BITS - 1)
@@ -45,20 +53,22 @@ def bit_positions(codes, hashes=None):
     return tf.stack(found, axis=-1)
 
 
-def word_keys(words):
+def word_keys(words: tf.Tensor) -> tf.Tensor:
     """Words (any shape) -> int64 keys; NO_WORD for ""."""
     return tf.where(words == "", tf.constant(NO_WORD, tf.int64), fingerprints(words))
 
 
-def triple_codes(first, second, third):
+def triple_codes(first: tf.Tensor, second: tf.Tensor, third: tf.Tensor) -> tf.Tensor:
     """Int64 keys of three words -> the triple's code."""
     return pair_codes(pair_codes(first, second) * 31 + 17, third)
 
 
-def pair_bits(queries):
+def pair_bits(queries: Iterable[str]) -> np.ndarray:
     """The bit set [BITS / 32] int32 of the word pairs and triples of `queries`, and of their
     words."""
-    pairs, triples, words = ([], []), ([], [], []), set()
+    pairs: tuple[list[str], list[str]] = ([], [])
+    triples: tuple[list[str], list[str], list[str]] = ([], [], [])
+    words: set[str] = set()
     for query in queries:
         split = query.split()
         words.update(split)
@@ -68,7 +78,7 @@ def pair_bits(queries):
         for column, start in zip(triples, range(3)):
             column += split[start : len(split) - 2 + start]
 
-    def keys(column):
+    def keys(column: list[str]) -> tf.Tensor:
         return word_keys(tf.constant(column, tf.string))
 
     codes = [
@@ -90,7 +100,7 @@ class PhraseConstraint(tf.Module):
         vocab_tokens: the vocabulary, id order.
     """
 
-    def __init__(self, queries, vocab_tokens):
+    def __init__(self, queries: Iterable[str], vocab_tokens: Sequence[str]) -> None:
         super().__init__()
         self.bits = saved_array(pair_bits(queries))
         # <bos> is where a query starts, <eos> where it ends; the other specials no word
@@ -102,18 +112,20 @@ class PhraseConstraint(tf.Module):
         self.vocab_keys = saved_array(tf.where(special, tf.constant(NO_WORD, tf.int64), keys))
         self.vocab_size = len(vocab_tokens)
 
-    def attested(self, codes, hashes=HASHES):
+    def attested(self, codes: tf.Tensor, hashes: int = HASHES) -> tf.Tensor:
         """Codes (any shape) -> whether their bits (the first `hashes`) are all set."""
         at = tf.cast(bit_positions(codes, hashes), tf.int32)
         words = tf.gather(self.bits, tf.bitwise.right_shift(at, 5))
         bits = tf.bitwise.right_shift(words, tf.bitwise.bitwise_and(at, 31))
         return tf.reduce_all(tf.bitwise.bitwise_and(bits, 1) == 1, axis=-1)
 
-    def is_log_word(self, keys):
+    def is_log_word(self, keys: tf.Tensor) -> tf.Tensor:
         """Word keys (any shape) -> whether the log holds the word (NO_WORD: no)."""
         return self.attested(pair_codes(keys, tf.constant(IS_WORD, tf.int64))) & (keys != NO_WORD)
 
-    def context(self, source, ext, forced):
+    def context(
+        self, source: tf.Tensor, ext: tf.Tensor, forced: tf.Tensor | None
+    ) -> dict[str, tf.Tensor]:
         """What a step needs of each session (its tokens `source` [B, S, n] and extended ids
         `ext` [B, S, n], front-padded to the model's S slots; the typed tokens to `forced`
         [B, n] or None): the keys of its copied words (ext id V + j), each session word's
@@ -144,7 +156,14 @@ class PhraseConstraint(tf.Module):
             "forced_steps": forced_steps,
         }
 
-    def constrain(self, log_probs, tokens, before, context, t):
+    def constrain(
+        self,
+        log_probs: tf.Tensor,
+        tokens: tf.Tensor,
+        before: tf.Tensor,
+        context: Mapping[str, tf.Tensor],
+        t: tf.Tensor,
+    ) -> tf.Tensor:
         """Step t's log-probabilities [N, V_ext] with -inf where the next word (or <eos>)
         would make a pair or a triple no query holds after the beams' last `tokens` [N] and
         the tokens `before` [N] them (<bos> reads as a query's start, <eos> as its end), and
@@ -170,7 +189,9 @@ class PhraseConstraint(tf.Module):
         free = (t < context["forced_steps"])[:, None]
         return tf.where(free | marked(ids, ok, log_probs), log_probs, float("-inf"))
 
-    def may_follow(self, last, context, log_probs):
+    def may_follow(
+        self, last: tf.Tensor, context: Mapping[str, tf.Tensor], log_probs: tf.Tensor
+    ) -> tf.Tensor:
         """[N, V_ext]: a quick look (QUICK_HASHES bits, pairs only) at which words may follow
         the beams' last words (their keys `last` [N, 1]): the words of the session, and
         those the log's pairs may hold, so that the CANDIDATES a step checks are likely
@@ -185,7 +206,7 @@ class PhraseConstraint(tf.Module):
         mine = marked(ids, tf.ones_like(ids, tf.bool), log_probs)
         return quick | mine | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
 
-    def keys(self, ids, copy_keys):
+    def keys(self, ids: tf.Tensor, copy_keys: tf.Tensor) -> tf.Tensor:
         """Extended ids [N, X] -> their words' keys: the vocabulary's, or the session word
         a copy id stands for (`copy_keys` [N, S*n])."""
         vocab = tf.gather(self.vocab_keys, tf.minimum(ids, self.vocab_size - 1))
@@ -193,14 +214,14 @@ class PhraseConstraint(tf.Module):
         return tf.where(ids < self.vocab_size, vocab, copied)
 
     @staticmethod
-    def in_session(ids, match, context):
+    def in_session(ids: tf.Tensor, match: tf.Tensor, context: Mapping[str, tf.Tensor]) -> tf.Tensor:
         """[N, X]: the ids [N, X] that are session words at the positions `match` [N, P]
         marks."""
         found = tf.where(match, context["session_ids"], PAD)  # [N, P]
         return tf.reduce_any(ids[:, :, None] == found[:, None, :], axis=-1) & (ids != PAD)
 
 
-def marked(ids, flags, like):
+def marked(ids: tf.Tensor, flags: tf.Tensor, like: tf.Tensor) -> tf.Tensor:
     """[N, V_ext] bool shaped as `like`: True at each row's `ids` [N, X] whose `flags` [N, X]
     are True (an id listed twice is True if either is)."""
     rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
@@ -208,7 +229,7 @@ def marked(ids, flags, like):
     return found > 0
 
 
-def slip_ids(vocab_tokens, index):
+def slip_ids(vocab_tokens: Sequence[str], index: QueryLogIndex) -> set[int]:
     """The vocabulary ids of the log's misspellings (index.slips): the beam never writes
     one; a person who types it is read through its correction (spelling.py)."""
     return {i for i, word in enumerate(vocab_tokens) if word in index.slips}

@@ -2,9 +2,17 @@
 is imported (TensorFlow Serving's protos import it), every method is answered UNAVAILABLE
 "the model is loading" with no message read; then the services of grpc_service.py answer."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import grpc
 
 from mtn_keras.serving.rest import LOADING_MESSAGE
+
+if TYPE_CHECKING:
+    from mtn_keras.serving.metrics import Metrics
 
 PREDICT = "/tensorflow.serving.PredictionService/Predict"  # counted in the metrics as REST's
 
@@ -13,17 +21,20 @@ class Door(grpc.GenericRpcHandler):
     """Every method refused UNAVAILABLE (its request left as bytes) until `open(handlers)`
     hands it the services' own handlers; a predict refused is counted in `metrics`."""
 
-    def __init__(self, metrics):
+    def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
-        self.handlers = None  # the services' generic handlers, once their protos are imported
+        # the services' generic handlers, once their protos are imported
+        self.handlers: list[grpc.GenericRpcHandler] | None = None
         self.refusal = grpc.unary_unary_rpc_method_handler(self.refuse)
         self.predict_refusal = grpc.unary_unary_rpc_method_handler(self.refuse_predict)
 
-    def open(self, handlers):
+    def open(self, handlers: Iterable[grpc.GenericRpcHandler]) -> None:
         """Serve the methods of `handlers` (grpc.GenericRpcHandler) from now on."""
         self.handlers = list(handlers)
 
-    def service(self, handler_call_details):
+    def service(
+        self, handler_call_details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler | None:
         """The handler of a call's method: the services' once open, else the refusal."""
         if self.handlers is None:
             return self.predict_refusal if handler_call_details.method == PREDICT else self.refusal
@@ -33,11 +44,11 @@ class Door(grpc.GenericRpcHandler):
                 return found
         return None  # a method no service has: gRPC answers UNIMPLEMENTED
 
-    async def refuse(self, request, context):
+    async def refuse(self, request: bytes, context: grpc.aio.ServicerContext) -> None:
         """UNAVAILABLE in one line, as TensorFlow Serving answers while a model loads."""
         await context.abort(grpc.StatusCode.UNAVAILABLE, LOADING_MESSAGE)
 
-    async def refuse_predict(self, request, context):
+    async def refuse_predict(self, request: bytes, context: grpc.aio.ServicerContext) -> None:
         """A predict refused as `refuse` does, counted as REST counts its 503 (its request
         unread: signature "unknown", no time spent)."""
         self.metrics.request("", "UNAVAILABLE", 0.0, "GRPC")
@@ -48,12 +59,12 @@ class Handlers(list):
     """What a generated add_...Servicer_to_server(servicer, server) gives a server: its
     generic handlers, kept here for Door.open."""
 
-    def add_generic_rpc_handlers(self, handlers):
+    def add_generic_rpc_handlers(self, handlers: Iterable[grpc.GenericRpcHandler]) -> None:
         """Keep `handlers`, as a server would serve them."""
         self.extend(handlers)
 
 
-def grpc_server(metrics, address, max_bytes):
+def grpc_server(metrics: Metrics, address: str, max_bytes: int) -> tuple[grpc.aio.Server, Door]:
     """(A gRPC server (grpc.aio; to start in the REST server's event loop), its Door) bound
     to `address` ("host:port"; OSError if it cannot be), refusing messages over `max_bytes`
     (RESOURCE_EXHAUSTED); predicts refused while loading counted in `metrics`."""

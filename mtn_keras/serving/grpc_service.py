@@ -5,9 +5,12 @@ the model the REST API serves (rest.ServedModel): `PredictionService.Predict` an
 codes TensorFlow Serving gives. Imported once TensorFlow is: grpc_door.py holds the port
 until then."""
 
+from __future__ import annotations
+
 import asyncio
 import math
 import time
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from tensorflow.core.framework import types_pb2
@@ -20,8 +23,12 @@ from tensorflow_serving.apis import (
 )
 
 from mtn_keras.serving.grpc_door import Handlers
-from mtn_keras.serving.requests import BadRequest, output_filter, parse_fields
-from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, first_line, too_slow
+from mtn_keras.serving.requests import BadRequest, first_line, output_filter, parse_fields, too_slow
+from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, ServedModel
+
+if TYPE_CHECKING:
+    from tensorflow.core.framework.tensor_pb2 import TensorProto
+    from tensorflow_serving.apis.model_pb2 import ModelSpec
 
 MAX_RANK = 2  # the inputs' largest rank (session, history); a deeper tensor is refused first
 MAX_DIM = 100_000  # a dimension's size: --max-sessions' bound (an empty [10**9, 0] costs too)
@@ -30,12 +37,12 @@ MAX_DIM = 100_000  # a dimension's size: --max-sessions' bound (an empty [10**9,
 class Refused(Exception):
     """A request answered with gRPC status `code` and a one-line message."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
         self.code = code
 
 
-def rows(tensor, where):
+def rows(tensor: TensorProto, where: str) -> Any:
     """The strings of a TensorProto as nested lists of str (its shape's), for parse_fields;
     a BadRequest naming `where` if it holds no strings or no UTF-8 text."""
     if tensor.dtype != types_pb2.DT_STRING:
@@ -55,7 +62,7 @@ def rows(tensor, where):
     return nested(flat, dims)
 
 
-def nested(flat, dims):
+def nested(flat: list[str], dims: list[int]) -> Any:
     """`flat` (row-major) as nested lists of shape `dims`; a scalar when `dims` is empty."""
     if not dims:
         return flat[0]
@@ -63,7 +70,7 @@ def nested(flat, dims):
     return [nested(flat[i * size : (i + 1) * size], dims[1:]) for i in range(dims[0])]
 
 
-def version_of(spec):
+def version_of(spec: ModelSpec) -> str | None:
     """The version a ModelSpec asks for as text (a number or a label); None for the latest."""
     if spec.HasField("version"):
         return str(spec.version.value)
@@ -76,10 +83,10 @@ class Service(
 ):
     """The gRPC methods over `served` (rest.ServedModel): predict, metadata and status."""
 
-    def __init__(self, served):
+    def __init__(self, served: ServedModel) -> None:
         self.served = served
 
-    def found(self, spec, loaded=True):
+    def found(self, spec: ModelSpec, loaded: bool = True) -> None:
         """Refused (NOT_FOUND, in TensorFlow Serving's words) unless `spec` names this model;
         with `loaded`, UNAVAILABLE while it loads."""
         if message := self.served.not_found(spec.name, version_of(spec)):
@@ -87,15 +94,17 @@ class Service(
         if loaded and self.served.state != AVAILABLE:
             raise Refused(grpc.StatusCode.UNAVAILABLE, LOADING_MESSAGE)
 
-    def answered_spec(self, target, signature):
+    def answered_spec(self, target: ModelSpec, signature: str) -> None:
         """Fill the ModelSpec `target` of an answer: this model, version 1, `signature`."""
         target.name, target.signature_name = self.served.name, signature
         target.version.value = int(VERSION)
 
-    async def Predict(self, request, context):
+    async def Predict(
+        self, request: predict_pb2.PredictRequest, context: grpc.aio.ServicerContext
+    ) -> predict_pb2.PredictResponse:
         """The signature's outputs (those of `output_filter` when given) for the request's
         sessions; counted in the metrics by signature and status, as REST's are."""
-        began, found = time.perf_counter(), {}
+        began, found = time.perf_counter(), dict[str, str]()
         try:
             answer, code = await self.predicted(request, found), grpc.StatusCode.OK
         except Refused as refused:
@@ -106,7 +115,9 @@ class Service(
             await context.abort(code, message)
         return answer
 
-    async def predicted(self, request, found):
+    async def predicted(
+        self, request: predict_pb2.PredictRequest, found: dict[str, str]
+    ) -> predict_pb2.PredictResponse:
         """Predict's answer; `found["signature"]` the signature once the request names it."""
         import tensorflow as tf
 
@@ -126,7 +137,8 @@ class Service(
             outputs = await asyncio.wait_for(batcher.answer(columns), served.timeout)
         except BadRequest as bad:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, str(bad)) from None
-        except TimeoutError:
+        except TimeoutError:  # wait_for's own, which only a timeout raises
+            assert served.timeout is not None
             raise Refused(
                 grpc.StatusCode.DEADLINE_EXCEEDED, str(too_slow(served.timeout))
             ) from None
@@ -138,7 +150,11 @@ class Service(
             response.outputs[key].CopyFrom(tf.make_tensor_proto(outputs[key]))
         return response
 
-    async def GetModelMetadata(self, request, context):
+    async def GetModelMetadata(
+        self,
+        request: get_model_metadata_pb2.GetModelMetadataRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> get_model_metadata_pb2.GetModelMetadataResponse:
         """The model's SignatureDefs, packed in `metadata["signature_def"]` as TensorFlow
         Serving packs them (a SignatureDefMap in an Any)."""
         try:
@@ -159,7 +175,11 @@ class Service(
         response.metadata["signature_def"].Pack(defs)
         return response
 
-    async def GetModelStatus(self, request, context):
+    async def GetModelStatus(
+        self,
+        request: get_model_status_pb2.GetModelStatusRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> get_model_status_pb2.GetModelStatusResponse:
         """The model's one version and its state (LOADING, then AVAILABLE), as TensorFlow
         Serving reports it."""
         try:
@@ -171,7 +191,7 @@ class Service(
         return get_model_status_pb2.GetModelStatusResponse(model_version_status=[status])
 
 
-def handlers(served):
+def handlers(served: ServedModel) -> Handlers:
     """The generic handlers of the Service over `served`, for grpc_door.Door.open."""
     found, service = Handlers(), Service(served)
     prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(service, found)

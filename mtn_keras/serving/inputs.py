@@ -3,21 +3,31 @@ input checks that name the input and the shape expected (a signature's declared 
 not enforced when it is called), an empty session as a session of one empty query, the
 answer to a batch of no sessions, and large batches answered in chunks."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
 import tensorflow as tf
+
+if TYPE_CHECKING:
+    from mtn_keras.serving.outputs import OutputTable
 
 # Sessions searched at once: a batch of B sessions is answered in ceil(B / CHUNK) chunks one
 # after another, so a call's memory is that of CHUNK sessions whatever B (one call of 1,000
 # sessions peaked at 14 GB before; benchmarks/bench_batch_memory.py).
 CHUNK = 64
+# The sizes that name the outputs' dimensions (outputs.py): a number, or a tensor's at run time.
+Sizes: TypeAlias = Mapping[str, int | tf.Tensor]
 
 
-def fed_shape(tensor):
+def fed_shape(tensor: tf.Tensor) -> tf.Tensor:
     """The shape of `tensor` as fed at run time. The round trip hides the declared static
     shape, which would otherwise let TensorFlow fold a rank check away."""
     return tf.shape(tf.io.parse_tensor(tf.io.serialize_tensor(tensor), tensor.dtype))
 
 
-def check_rank(tensor, name, expected):
+def check_rank(tensor: tf.Tensor, name: str, expected: str) -> tf.Operation | None:
     """An assertion that `tensor` has as many dimensions as `expected` names ("[B, S]")."""
     shape = fed_shape(tensor)
     rank = expected.count(",") + 1
@@ -25,7 +35,9 @@ def check_rank(tensor, name, expected):
     return tf.debugging.Assert(tf.size(shape) == rank, [message, shape], name=f"check_{name}")
 
 
-def checked_inputs(session, prefix=None, history=None):
+def checked_inputs(
+    session: tf.Tensor, prefix: tf.Tensor | None = None, history: tf.Tensor | None = None
+) -> tuple[tf.Tensor | None, ...]:
     """`session` (and `prefix`, `history`) after checks that raise InvalidArgumentError,
     naming the input and the shape expected, on a wrong rank or a batch unlike the
     session's. A session of no queries [B, 0] comes back as one empty query each [B, 1]."""
@@ -51,7 +63,7 @@ def checked_inputs(session, prefix=None, history=None):
     return (session, prefix) if history is None else (session, prefix, history)
 
 
-def at_least_one_query(session):
+def at_least_one_query(session: tf.Tensor) -> tf.Tensor:
     """[B, S] -> [B, max(S, 1)]: a session of no queries (what a search box sends before its
     first query) gets one empty query, so that every signature answers it, shapes included,
     exactly as [[""]]: the first query of a session completes."""
@@ -59,7 +71,7 @@ def at_least_one_query(session):
     return tf.pad(session, [[0, 0], [missing, 0]], constant_values="")
 
 
-def empty_outputs(outputs, sizes):
+def empty_outputs(outputs: OutputTable, sizes: Sizes) -> dict[str, tf.Tensor]:
     """Zero-filled tensors ("" for strings) of the shapes that `outputs` (a table of
     outputs.py) describe, the sizes looked up by name in `sizes`."""
     return {
@@ -68,12 +80,23 @@ def empty_outputs(outputs, sizes):
     }
 
 
-def unless_empty(session, answer, outputs, sizes):
+def unless_empty(
+    session: tf.Tensor,
+    answer: Callable[[], dict[str, tf.Tensor]],
+    outputs: OutputTable,
+    sizes: Sizes,
+) -> dict[str, tf.Tensor]:
     """`answer()` for a batch of sessions, the empty outputs (batch 0) without running it."""
     return tf.cond(tf.shape(session)[0] > 0, answer, lambda: empty_outputs(outputs, sizes))
 
 
-def in_chunks(answer, inputs, outputs, sizes, chunk=CHUNK):
+def in_chunks(
+    answer: Callable[..., dict[str, tf.Tensor]],
+    inputs: Sequence[tf.Tensor],
+    outputs: OutputTable,
+    sizes: Sizes,
+    chunk: int = CHUNK,
+) -> dict[str, tf.Tensor]:
     """`answer(*inputs)` (string tensors of batch B first) over chunks of at most `chunk`
     sessions, one at a time (a while loop), concatenated: the same outputs (described by
     `outputs`, their static sizes looked up by name in `sizes`) as one call. The last chunk

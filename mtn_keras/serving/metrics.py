@@ -32,7 +32,7 @@ class Metrics:
     each predict request (signature "" when the request named none this model has), and
     `batch(signature, sessions)` after each model call."""
 
-    def __init__(self, model):
+    def __init__(self, model: str) -> None:
         self.model = model
         disable_created_metrics()  # no `_created` series, as TensorFlow Serving writes none
         self.registry = CollectorRegistry()
@@ -57,17 +57,19 @@ class Metrics:
             registry=self.registry,
         )
 
-    def request(self, signature, status, seconds, entrypoint="REST"):
+    def request(
+        self, signature: str, status: str, seconds: float, entrypoint: str = "REST"
+    ) -> None:
         """Count one predict request: its `status` (a gRPC code's name, as "OK"), its
         `seconds` from arrival to answer, the door (`entrypoint`: "REST" or "GRPC")."""
         signature = signature or "unknown"
         self.requests.labels(self.model, status, signature, entrypoint).inc()
         self.latency.labels(self.model, "Predict", entrypoint, signature).observe(seconds * 1e6)
 
-    def batch(self, signature, sessions):
+    def batch(self, signature: str, sessions: int) -> None:
         """Count one model call of `sessions` sessions for `signature`."""
         self.batches.labels(self.model, signature).observe(sessions)
 
-    def text(self):
+    def text(self) -> bytes:
         """Every metric in Prometheus's text format (0.0.4)."""
         return generate_latest(self.registry)

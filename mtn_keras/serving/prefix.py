@@ -8,15 +8,21 @@ words (only spaces or punctuation) constrains nothing, and vouches for nothing: 
 answered as `suggest` answers.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 import tensorflow as tf
 
 from mtn_keras.ranking.prefix_lookup import completes
 from mtn_keras.ranking.words import joined
 
+if TYPE_CHECKING:
+    from mtn_keras.serving.encoding import Encoded, SessionEncoder
 
-def starts_with(words, partial):
+
+def starts_with(words: tf.Tensor, partial: tf.Tensor) -> tf.Tensor:
     """[B, M]: the words [B, M] that start with the row's `partial` [B] (never for "")."""
     size = tf.strings.length(partial)[:, None]
     head = tf.strings.substr(
@@ -44,17 +50,17 @@ class PrefixConstraint(tf.Module):
         continuing: bool [V], the WordPiece pieces that continue a word ("##s").
     """
 
-    def __init__(self, encoder, continuing):
+    def __init__(self, encoder: SessionEncoder, continuing: tf.Tensor) -> None:
         super().__init__()
         self.encoder = encoder
         self.continuing = continuing
 
-    def read(self, prefix, text=None):
+    def read(self, prefix: tf.Tensor, text: tf.Tensor | None = None) -> Typed:
         """Prefixes [B] -> `Typed` (`text`, when the caller has normalised them already)."""
         text = self.encoder.normalise(prefix) if text is None else text
         return Typed(text, self.encoder.normalise.ends_open(prefix), text != "")
 
-    def typed_words(self, typed, inputs):
+    def typed_words(self, typed: Typed, inputs: Encoded) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """What the user typed of the next query (`read`) -> (tokens to force [B, n], allowed
         [B, V_ext], allowed_at [B]). The unfinished last word is completed by the vocabulary
         or session tokens that start with it (a word's first piece, under WordPiece), when
@@ -91,7 +97,7 @@ class PrefixConstraint(tf.Module):
             at = tf.where(ends_word, typed_count, at)
         return typed, allowed, at
 
-    def copyable(self, sources, partial, inputs):
+    def copyable(self, sources: tf.Tensor, partial: tf.Tensor, inputs: Encoded) -> tf.Tensor:
         """[B, S*n]: extended id V + j is allowed when its source word starts with `partial`."""
         ext = tf.reshape(inputs.ext, tf.shape(sources)) - self.encoder.vocab_size
         match = starts_with(sources, partial) & (ext >= 0)
@@ -101,21 +107,21 @@ class PrefixConstraint(tf.Module):
         return tf.reduce_any(slots, axis=1)
 
     @staticmethod
-    def chars(typed):
+    def chars(typed: Typed) -> tf.Tensor:
         """[B]: what was typed (`read`) as the characters a candidate followed by a space
         starts with: a finished last word is followed by a space."""
         finished = ~typed.open & typed.has_word
         return tf.where(finished, typed.text + " ", typed.text)
 
     @classmethod
-    def starts_with_typed(cls, texts, typed):
+    def starts_with_typed(cls, texts: tf.Tensor, typed: Typed) -> tf.Tensor:
         """[B, C]: the candidate texts (normalised) that begin with what was typed (`read`):
         its finished words whole, an unfinished last word as the start of a word
         (prefix_lookup.completes)."""
         return completes(texts, cls.chars(typed))
 
 
-def constrained(log_probs, context, t):
+def constrained(log_probs: tf.Tensor, context: Mapping[str, tf.Tensor], t: tf.Tensor) -> tf.Tensor:
     """A step's log-probabilities [N, V_ext] where, at position `allowed_at`, only the
     `allowed` ids (those that complete an unfinished typed word) may follow."""
     block = (context["allowed_at"] == t)[:, None] & ~context["allowed"]

@@ -1,9 +1,18 @@
 """A predict request of TensorFlow Serving's REST API read and checked on its own, before it
 joins a batch: its JSON, its signature and inputs, and the server's bounds on its size, so
-that a bad request is refused alone (HTTP 400) and never fails the requests batched with it."""
+that a bad request is refused alone (HTTP 400) and never fails the requests batched with it.
+The refusals of both doors (REST's and gRPC's) are here too: too large, too slow, and a failed
+model call in one line."""
+
+from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
 
 # The sessions one request may hold: 10,000 would take minutes on a CPU; a client splits them.
 MAX_SESSIONS = 1000
@@ -11,6 +20,9 @@ MAX_QUERY_CHARS = 512  # one query, prefix or history entry (the app's store cut
 MAX_ROW = 1000  # the queries of one session or one history (the model reads the last few)
 INPUT_RANKS = {"session": 2, "prefix": 1, "history": 2}  # the contract's inputs
 SHOWN_CHARS = 60  # how much of a client's text an error message repeats
+# A request's rows by input name: a str each for a rank-1 input (prefix), a list of str each
+# for a rank-2 one (session, history).
+Columns: TypeAlias = dict[str, list[str] | list[list[str]]]
 
 
 class BadRequest(Exception):
@@ -21,7 +33,23 @@ class TooLarge(Exception):
     """A body over the server's bound; answered with HTTP 413."""
 
 
-async def read_body(request, limit):
+class TooSlow(Exception):
+    """A request not answered within the server's --request-timeout-s; HTTP 504."""
+
+
+def too_slow(timeout: float) -> TooSlow:
+    """The TooSlow of a request not answered within `timeout` seconds, saying what to do."""
+    return TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
+
+
+def first_line(failure: BaseException) -> str:
+    """What a failed model call says, in one line (a TensorFlow error's `message`, its first
+    line), never a traceback: REST's 400 and gRPC's INVALID_ARGUMENT alike."""
+    message = (getattr(failure, "message", None) or str(failure)).strip()
+    return message.splitlines()[0] if message else repr(failure)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
     """The request's body, refused (TooLarge) as soon as it is known to pass `limit` bytes:
     by its Content-Length before any of it is read, else while it streams in."""
     declared = request.headers.get("content-length", "")
@@ -36,7 +64,7 @@ async def read_body(request, limit):
     return b"".join(chunks)
 
 
-def shown(text):
+def shown(text: object) -> str:
     """`text` as an error message may repeat it: lone surrogates and control characters
     escaped (a JSON answer must encode it, on one line), cut to SHOWN_CHARS."""
     text = str(text)
@@ -44,7 +72,7 @@ def shown(text):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
 
 
-def text(value, where):
+def text(value: object, where: str) -> str:
     """A string of the request: JSON text or {"b64": ...}, valid Unicode (no lone surrogate),
     at most MAX_QUERY_CHARS characters."""
     if isinstance(value, dict) and set(value) == {"b64"}:
@@ -67,7 +95,7 @@ def text(value, where):
     return value
 
 
-def json_type(value):
+def json_type(value: object) -> str:
     """The JSON name of a parsed value's type, for a message."""
     names = {
         bool: "a boolean",
@@ -79,7 +107,7 @@ def json_type(value):
     return "null" if value is None else names.get(type(value), "a list")
 
 
-def strings(value, rank, where, queries=False):
+def strings(value: object, rank: int, where: str, queries: bool = False) -> Any:
     """`value` (nested lists of strings, or {"b64": ...} objects) as nested lists of str of
     `rank`; rows of a rank-2 value may differ in length (padded later). With `queries`, its
     lists of rank 1 are sessions or histories, of at most MAX_ROW queries."""
@@ -92,18 +120,20 @@ def strings(value, rank, where, queries=False):
     return [strings(item, rank - 1, f"{where}[{i}]", queries) for i, item in enumerate(value)]
 
 
-def number(digits):
+def number(digits: str) -> int | float:
     """A JSON integer; one too long for Python's int() (thousands of digits) as a float, so
     that it is refused as a number where a string is wanted, not with Python's advice."""
     return int(digits) if len(digits) < 100 else float(digits)
 
 
-def parse_request(body, signatures, max_sessions):
+def parse_request(
+    body: bytes, signatures: Mapping[str, Sequence[str]], max_sessions: int
+) -> tuple[str, Columns, str]:
     """(signature name, {input: rows}, "row" or "columnar") of a predict request's JSON."""
     return parse_fields(read_json(body), signatures, max_sessions)
 
 
-def read_json(body):
+def read_json(body: bytes) -> dict[str, Any]:
     """The JSON object of a predict request's body."""
     try:
         request = json.loads(body, parse_int=number)
@@ -118,7 +148,7 @@ def read_json(body):
     return request
 
 
-def output_filter(request, outputs):
+def output_filter(request: Mapping[str, Any], outputs: Sequence[str]) -> list[str]:
     """The outputs a request's optional "output_filter" asks for (as gRPC's PredictRequest
     has it), in the signature's order; all of `outputs` (its output names) without one."""
     wanted = request.get("output_filter")
@@ -135,7 +165,9 @@ def output_filter(request, outputs):
     return [name for name in outputs if name in wanted]
 
 
-def parse_fields(request, signatures, max_sessions):
+def parse_fields(
+    request: Mapping[str, Any], signatures: Mapping[str, Sequence[str]], max_sessions: int
+) -> tuple[str, Columns, str]:
     """parse_request's answer for the request's JSON object."""
     name = request.get("signature_name", "serving_default")
     if not isinstance(name, str):
@@ -163,13 +195,13 @@ def parse_fields(request, signatures, max_sessions):
     return name, columns, form
 
 
-def rows(instances, expected):
+def rows(instances: object, expected: Sequence[str]) -> Columns:
     """{input: rows} of the row form's "instances", one object (or bare value) per session."""
     if not isinstance(instances, list):
         raise BadRequest('"instances" must be a list, one entry a session')
     if len(expected) == 1 and not all(isinstance(item, dict) for item in instances):
         instances = [{expected[0]: item} for item in instances]
-    columns = {key: [] for key in expected}  # no instances: a batch of no sessions
+    columns: Columns = {key: [] for key in expected}  # no instances: a batch of no sessions
     for i, item in enumerate(instances):
         if not isinstance(item, dict):
             raise BadRequest(f"instances[{i}] must be an object of {', '.join(expected)}")
@@ -181,7 +213,7 @@ def rows(instances, expected):
     return columns
 
 
-def columnar(inputs, expected):
+def columnar(inputs: object, expected: Sequence[str]) -> Columns:
     """{input: rows} of the columnar form's "inputs", one list per input."""
     if not isinstance(inputs, dict):
         if len(expected) != 1:
@@ -193,7 +225,7 @@ def columnar(inputs, expected):
     }
 
 
-def check_names(given, expected, where):
+def check_names(given: Mapping[str, object], expected: Sequence[str], where: str) -> None:
     """A BadRequest naming the inputs of `where` that the signature lacks or that are missing
     (unknown names escaped: a client's key may hold anything)."""
     unknown = sorted(f"'{shown(key)}'" for key in set(given) - set(expected))

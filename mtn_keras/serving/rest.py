@@ -3,27 +3,44 @@ read whole within a bound and checked alone (requests.py), its sessions batched 
 requests' (batching.py), answers in row or columnar form. `python -m mtn_keras.serve` runs it
 under uvicorn."""
 
+from __future__ import annotations
+
 import asyncio
 import json
 import time
+from collections.abc import Mapping, Sequence
 from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mtn_keras.serving.batching import Batcher
+from mtn_keras.serving.batching import Batcher, Outputs
 from mtn_keras.serving.metrics import CONTENT_TYPE, HTTP_STATUS, Metrics
 from mtn_keras.serving.requests import (
     INPUT_RANKS,
     MAX_SESSIONS,
     BadRequest,
+    Columns,
     TooLarge,
+    TooSlow,
+    first_line,
     output_filter,
     parse_fields,
     read_body,
     read_json,
     shown,
+    too_slow,
 )
-from mtn_keras.serving.savedmodel import signature_defs
+from mtn_keras.serving.savedmodel import Loaded, signature_defs
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from tensorflow.core.protobuf.meta_graph_pb2 import SignatureDef
 
 MAX_BODY_MB = 8  # a request's body: 1,000 sessions with 200-query histories fit in it
 VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers them
@@ -31,23 +48,7 @@ AVAILABLE = "AVAILABLE"  # a version's state once it answers (LOADING before)
 LOADING_MESSAGE = "the model is loading: try again in a few seconds"
 
 
-class TooSlow(Exception):
-    """A request not answered within the server's --request-timeout-s; HTTP 504."""
-
-
-def too_slow(timeout):
-    """The TooSlow of a request not answered within `timeout` seconds, saying what to do."""
-    return TooSlow(f"no answer within {timeout:g} s (--request-timeout-s): try again")
-
-
-def first_line(failure):
-    """What a failed model call says, in one line (a TensorFlow error's `message`, its first
-    line), never a traceback: REST's 400 and gRPC's INVALID_ARGUMENT alike."""
-    message = (getattr(failure, "message", None) or str(failure)).strip()
-    return message.splitlines()[0] if message else repr(failure)
-
-
-def as_json(value):
+def as_json(value: np.ndarray | np.generic) -> object:
     """A numpy output as JSON values: bytes as UTF-8 text, floats as floats (-inf as
     -Infinity, as TensorFlow Serving writes it)."""
     value = np.asarray(value)
@@ -56,7 +57,7 @@ def as_json(value):
     return value.tolist()
 
 
-def response(outputs, form):
+def response(outputs: Mapping[str, np.ndarray], form: str) -> dict[str, object]:
     """The JSON body of an answer in the request's form, as TensorFlow Serving writes it."""
     if form == "row":
         names = list(outputs)
@@ -71,9 +72,9 @@ def response(outputs, form):
     return {"outputs": {key: as_json(value) for key, value in outputs.items()}}
 
 
-def metadata(defs, name):
+def metadata(defs: Mapping[str, SignatureDef], name: str) -> dict[str, object]:
     """GET .../metadata: the SignatureDefs `defs` (by name) as TensorFlow Serving gives them."""
-    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]  # no stubs
 
     return {
         "model_spec": {"name": name, "signature_name": "", "version": VERSION},
@@ -84,16 +85,16 @@ def metadata(defs, name):
 
 
 def make_app(
-    loaded,
-    path,
-    name,
-    wait=0.005,
-    max_batch=64,
-    max_sessions=MAX_SESSIONS,
-    max_body_mb=MAX_BODY_MB,
-    allow_origins=(),
-    timeout=None,
-):
+    loaded: Loaded | None,
+    path: Path,
+    name: str,
+    wait: float = 0.005,
+    max_batch: int = 64,
+    max_sessions: int = MAX_SESSIONS,
+    max_body_mb: float = MAX_BODY_MB,
+    allow_origins: Sequence[str] = (),
+    timeout: float | None = None,
+) -> Starlette:
     """The Starlette app serving the loaded SavedModel at `path` as model `name` (`loaded`
     None: LOADING until app.state.served is made ready and AVAILABLE). Browsers
     on `allow_origins` may call it (CORS, preflight answered); a request not answered within
@@ -123,7 +124,7 @@ def make_app(
     return app
 
 
-def serving_json(content):
+def serving_json(content: object) -> Response:
     """JSON as TensorFlow Serving writes it: -inf (the score of an empty slot) as -Infinity,
     which Python's json reads and a strict parser (JavaScript's) does not."""
     from starlette.responses import Response
@@ -132,7 +133,7 @@ def serving_json(content):
     return Response(body, media_type="application/json")
 
 
-def error(message, status=400):
+def error(message: str, status: int = 400) -> Response:
     """An error answer: {"error": message} with the HTTP `status`; the message in ASCII, so
     that whatever of the client's text it repeats encodes."""
     from starlette.responses import Response
@@ -141,14 +142,14 @@ def error(message, status=400):
     return Response(body, status_code=status, media_type="application/json")
 
 
-async def no_such_path(request, exc):
+async def no_such_path(request: Request, exc: Exception) -> Response:
     """A path or method the server does not serve, answered as every error is: JSON."""
     if getattr(exc, "status_code", 404) == 405:
         return error(f"{request.method} is not served at {request.url.path}", 405)
     return error(f"no such path: {request.url.path} (see GET /v1/models/NAME/metadata)", 404)
 
 
-async def client_gone(request):
+async def client_gone(request: Request) -> None:
     """Returns when the client of `request` (whose body is read) hangs up."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
@@ -158,15 +159,24 @@ class ServedModel:
     """The REST endpoints of one SavedModel served as model `name`: its status, its metadata
     and `:predict`, each signature's requests batched (Batcher); 503 until it is loaded."""
 
-    def __init__(self, path, name, wait, max_batch, max_sessions, max_body_mb):
-        self.path, self.name, self.max_sessions, self.timeout = path, name, max_sessions, None
+    def __init__(
+        self,
+        path: Path,
+        name: str,
+        wait: float,
+        max_batch: int,
+        max_sessions: int,
+        max_body_mb: float,
+    ) -> None:
+        self.path, self.name, self.max_sessions = path, name, max_sessions
+        self.timeout: float | None = None  # seconds a request may take (None: no bound)
         self.wait, self.max_batch = wait, max_batch
         self.max_body = int(max_body_mb * 2**20)
         self.metrics = Metrics(name)
         self.state = "LOADING"  # then AVAILABLE, as TensorFlow Serving reports a version
-        self.batchers = {}
+        self.batchers: dict[str, Batcher] = {}
 
-    def ready(self, loaded):
+    def ready(self, loaded: Loaded) -> None:
         """Take the loaded SavedModel: its signatures, each with its Batcher, and their
         SignatureDefs (the state stays LOADING until the caller says AVAILABLE)."""
         self.signatures = {
@@ -189,7 +199,7 @@ class ServedModel:
         self.signature_defs = signature_defs(self.path)
         self.described = metadata(self.signature_defs, self.name)
 
-    def routes(self):
+    def routes(self) -> list[Route]:
         """The routes of TensorFlow Serving's REST API for this model."""
         from starlette.routing import Route
 
@@ -205,13 +215,13 @@ class ServedModel:
             Route("/monitoring/prometheus/metrics", self.get_metrics, methods=["GET"]),
         ]
 
-    async def get_metrics(self, request):
+    async def get_metrics(self, request: Request) -> Response:
         """GET /monitoring/prometheus/metrics: the counts so far (metrics.py)."""
         from starlette.responses import Response
 
         return Response(self.metrics.text(), media_type=CONTENT_TYPE)
 
-    def not_found(self, name, version):
+    def not_found(self, name: str, version: str | None) -> str | None:
         """The 404 message when `name` (and `version`, None when the URL names none) is not
         what this server has, as TensorFlow Serving words it; None when it is."""
         if name == self.name and version in (None, VERSION):
@@ -220,18 +230,18 @@ class ServedModel:
         wanted = f"Latest({named})" if version is None else f"Specific({named}, {shown(version)})"
         return f"Servable not found for request: {wanted}; this server has {self.name} version 1"
 
-    async def status(self, request):
+    async def status(self, request: Request) -> Response:
         """GET /v1/models/NAME: the state of version 1, LOADING then AVAILABLE."""
         params = request.path_params
         if message := self.not_found(params["name"], params.get("version")):
             return error(message, 404)
         from starlette.responses import JSONResponse
 
-        state = {"version": VERSION, "state": self.state}
+        state: dict[str, object] = {"version": VERSION, "state": self.state}
         state["status"] = {"error_code": "OK", "error_message": ""}
         return JSONResponse({"model_version_status": [state]})
 
-    async def get_metadata(self, request):
+    async def get_metadata(self, request: Request) -> Response:
         """GET /v1/models/NAME/metadata: the signatures, as TensorFlow Serving describes them."""
         params = request.path_params
         if message := self.not_found(params["name"], params.get("version")):
@@ -242,19 +252,19 @@ class ServedModel:
 
         return JSONResponse(self.described)
 
-    async def predict(self, request):
+    async def predict(self, request: Request) -> Response:
         """POST /v1/models/NAME:predict: the signature's outputs (those of "output_filter"
         when given) for the request's sessions, in the request's form (rows or columns); HTTP
         400 (413 for a body too large, 504 past --request-timeout-s) with the reason
         otherwise. A client that hangs up before its answer is dropped. Counted in the
         metrics by signature and status."""
-        began, found = time.perf_counter(), {}
+        began, found = time.perf_counter(), dict[str, str]()
         answer = await self.predicted(request, found)
         status = HTTP_STATUS.get(answer.status_code, "UNKNOWN")
         self.metrics.request(found.get("signature", ""), status, time.perf_counter() - began)
         return answer
 
-    async def predicted(self, request, found):
+    async def predicted(self, request: Request, found: dict[str, str]) -> Response:
         """predict's answer; `found["signature"]` the signature, once the request names it."""
         from starlette.requests import ClientDisconnect
 
@@ -290,7 +300,9 @@ class ServedModel:
             return error(first_line(failure))
 
     @staticmethod
-    async def answer(request, batcher, columns, timeout=None):
+    async def answer(
+        request: Request, batcher: Batcher, columns: Columns, timeout: float | None = None
+    ) -> Outputs | None:
         """The batcher's outputs for `columns`, or None if the client hung up first (then its
         sessions not yet computed are dropped, as when `timeout` seconds pass: TooSlow)."""
         answer = asyncio.ensure_future(batcher.answer(columns))
@@ -303,19 +315,20 @@ class ServedModel:
             gone.cancel()
             if not answer.done():
                 answer.cancel()
-        if not done:
+        if not done:  # nothing done: `timeout` seconds passed (so there is one)
+            assert timeout is not None
             raise too_slow(timeout)
         return answer.result() if answer.done() and not answer.cancelled() else None
 
 
-def stopping_answered(app):
+def stopping_answered(app: ASGIApp) -> ASGIApp:
     """`app` such that a request cut off by the server's stop (its grace over, or a second
     Ctrl-C) is answered {"error"} with HTTP 503 if nothing was sent yet, with no traceback."""
 
-    async def guarded(scope, receive, send):
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
-        async def sending(message):
+        async def sending(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)

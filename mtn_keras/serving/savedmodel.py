@@ -5,11 +5,20 @@ and the server, so all accept the same paths: a SavedModel directory, a director
 in `savedmodel/`, or `default`, the bundled model.
 """
 
+from __future__ import annotations
+
 import json
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mtn_keras.base.quiet import import_tensorflow
+
+if TYPE_CHECKING:
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.core.protobuf.meta_graph_pb2 import SignatureDef
 
 SIGNATURES = ("suggest", "complete", "session_attention")
 
@@ -19,6 +28,12 @@ class SavedModelError(Exception):
 
 
 DEFAULT = "default"  # the name of the bundled model, wherever it is installed
+
+
+class Loaded(Protocol):
+    """A SavedModel as `tf.saved_model.load` gives it, as read here: its signatures by name."""
+
+    signatures: Mapping[str, tf.types.experimental.ConcreteFunction]
 
 
 def bundled_model() -> Path:
@@ -67,7 +82,7 @@ def kind(path: str | Path) -> str:
     return "savedmodel"
 
 
-def export_settings(path: Path) -> dict:
+def export_settings(path: Path) -> dict[str, Any]:
     """The decoding settings the SavedModel at `path` (already resolved) was exported with,
     from its export.json; {} for an export without one."""
     try:
@@ -87,7 +102,7 @@ def check(path: Path) -> None:
         raise SavedModelError(f"{path}/saved_model.pb is empty (a truncated or failed copy).")
 
 
-def load(path: Path, signatures=SIGNATURES):
+def load(path: Path, signatures: Sequence[str] = SIGNATURES) -> tuple[Loaded, float]:
     """The SavedModel at `path` (already resolved) and the seconds `tf.saved_model.load` took.
 
     Raises a SavedModelError when the path is not a SavedModel or lacks `signatures`.
@@ -108,7 +123,7 @@ def load(path: Path, signatures=SIGNATURES):
     return loaded, time.perf_counter() - start
 
 
-def signature_defs(path: Path) -> dict:
+def signature_defs(path: Path) -> dict[str, SignatureDef]:
     """The SignatureDefs of the SavedModel at `path` by name, as `saved_model_cli show` lists
     them (TensorFlow's internal `__saved_model_init_op` left out); read from saved_model.pb."""
     from tensorflow.core.protobuf import saved_model_pb2
@@ -118,7 +133,7 @@ def signature_defs(path: Path) -> dict:
     return {key: value for key, value in defs.items() if not key.startswith("__")}
 
 
-def call(loaded, path: Path, name: str, **inputs) -> dict:
+def call(loaded: Loaded, path: Path, name: str, **inputs: tf.Tensor) -> dict[str, np.ndarray]:
     """The outputs of signature `name` as numpy arrays; any failure as a SavedModelError."""
     try:
         outputs = loaded.signatures[name](**inputs)

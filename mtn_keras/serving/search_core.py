@@ -3,6 +3,10 @@ switched off: the model's start, the beam search under its constraints (what was
 and with a log the phrases people type: grounding.py) and the decoder states of the log's
 candidates (scored outside XLA, see ranking/scoring.py)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
 import tensorflow as tf
 
 from mtn_keras.data.vocab import PAD
@@ -10,13 +14,31 @@ from mtn_keras.decoding import beam_search
 from mtn_keras.ranking.scoring import candidate_hidden
 from mtn_keras.serving.prefix import constrained
 
+if TYPE_CHECKING:
+    from mtn_keras.models.base import SuggestionModel
+    from mtn_keras.serving.grounding import PhraseConstraint
+
+
+class Settings(Protocol):
+    """What the search reads of a `SuggestionSteps` (steps.py, which imports this module)."""
+
+    model: SuggestionModel
+    phrases: PhraseConstraint | None
+    beam: int
+    n: int
+    alpha: float
+    exact_stop: bool
+    banned_ids: list[int]
+    continuing: tf.Tensor
+    pieces: bool
+
 
 class SearchCore:
     """The search of a `SuggestionSteps` (its model, beam width, length normalisation,
     banned ids and phrase constraint), called with the arguments `search_args` makes. A
     plain object, not a tf.Module: the steps track the variables."""
 
-    def __init__(self, steps, no_repeat_words):
+    def __init__(self, steps: Settings, no_repeat_words: bool) -> None:
         self.model, self.phrases = steps.model, steps.phrases
         self.options = dict(
             beam_size=steps.beam,
@@ -32,15 +54,15 @@ class SearchCore:
 
     def __call__(
         self,
-        tokens,
-        ext,
-        allowed=None,
-        allowed_at=None,
-        forced=None,
-        candidates=None,
-        history_tokens=None,
-        grounding=None,
-    ):
+        tokens: tf.Tensor,
+        ext: tf.Tensor,
+        allowed: tf.Tensor | None = None,
+        allowed_at: tf.Tensor | None = None,
+        forced: tf.Tensor | None = None,
+        candidates: tf.Tensor | None = None,
+        history_tokens: tf.Tensor | None = None,
+        grounding: dict[str, tf.Tensor] | None = None,
+    ) -> dict[str, Any]:
         """The model's start (reading `history_tokens` when its third level does), the beam
         search (with the copy weights of each result as its trace) and the decoder states
         of the `candidates`, with the session attention."""
@@ -63,7 +85,9 @@ class SearchCore:
             found["history_attention"] = read
         return {**found, "session_attention": attention}
 
-    def step(self, tokens, state, t):
+    def step(
+        self, tokens: tf.Tensor, state: dict[str, Any], t: tf.Tensor
+    ) -> tuple[tf.Tensor, dict[str, Any]]:
         """The model's step, under the typed prefix's constraint when the state has one, and
         writing only the log's phrases when it carries them (grounding.py)."""
         log_probs, model_state = self.model.step(tokens, state["model"], t)
@@ -71,7 +95,8 @@ class SearchCore:
         if "allowed" in context:
             log_probs = constrained(log_probs, context, t)
         state = {**state, "model": model_state}
-        if "copy_keys" in context:
+        if "copy_keys" in context:  # the grounding's context: only with a phrase constraint
+            assert self.phrases is not None
             log_probs = self.phrases.constrain(log_probs, tokens, state["before"], context, t)
             state["before"] = tokens
         return log_probs, state

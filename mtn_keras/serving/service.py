@@ -32,6 +32,8 @@ Behaviour on odd input:
   prefix with no words answers as `suggest`.
 """
 
+from __future__ import annotations
+
 import tensorflow as tf
 
 from mtn_keras.serving.inputs import checked_inputs, in_chunks, unless_empty
@@ -43,7 +45,7 @@ class SuggestionService(SuggestionSteps):
     """A trained model with its vocabulary, decoding settings and string signatures; the
     arguments are SuggestionSteps'."""
 
-    def output_sizes(self, session):
+    def output_sizes(self, session: tf.Tensor) -> dict[str, int | tf.Tensor]:
         """The sizes that name the outputs' dimensions (see outputs.py)."""
         slots = tf.minimum(tf.shape(session)[1] + 1, self.max_queries)  # as `prepare` makes S'
         return {
@@ -57,7 +59,7 @@ class SuggestionService(SuggestionSteps):
         }
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
-    def suggest(self, session):
+    def suggest(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
         # `complete` with empty prefixes answers exactly as a search without one (prefix.py):
         # one graph, one compilation, for both signatures.
         session, _ = checked_inputs(session)
@@ -69,7 +71,7 @@ class SuggestionService(SuggestionSteps):
             tf.TensorSpec([None], tf.string, name="prefix"),
         ]
     )
-    def complete(self, session, prefix):
+    def complete(self, session: tf.Tensor, prefix: tf.Tensor) -> dict[str, tf.Tensor]:
         # `complete_with_history` with an empty history, which answers exactly as no history:
         # one graph and one compilation for every suggestion signature.
         session, prefix = checked_inputs(session, prefix)
@@ -83,7 +85,7 @@ class SuggestionService(SuggestionSteps):
             tf.TensorSpec([None, None], tf.string, name="history"),
         ]
     )
-    def suggest_with_history(self, session, history):
+    def suggest_with_history(self, session: tf.Tensor, history: tf.Tensor) -> dict[str, tf.Tensor]:
         # An empty history answers as `suggest`: no history candidate, all its evidence 0.
         return self.complete_with_history(session, tf.fill([tf.shape(session)[0]], ""), history)
 
@@ -94,7 +96,9 @@ class SuggestionService(SuggestionSteps):
             tf.TensorSpec([None, None], tf.string, name="history"),
         ]
     )
-    def complete_with_history(self, session, prefix, history):
+    def complete_with_history(
+        self, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
+    ) -> dict[str, tf.Tensor]:
         session, prefix, history = checked_inputs(session, prefix, history)
         outputs, sizes = SUGGEST_OUTPUTS | HISTORY_OUTPUTS, self.output_sizes(session)
         return unless_empty(
@@ -105,7 +109,7 @@ class SuggestionService(SuggestionSteps):
         )
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
-    def session_attention(self, session):
+    def session_attention(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
         # The outputs of `suggest`'s own graph (the encoder runs there anyway): a client
         # that asks for suggestions has the attention already.
         out = self.suggest(session)

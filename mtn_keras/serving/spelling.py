@@ -11,6 +11,10 @@ as "weather boston". Under a WordPiece vocabulary without a ranking nothing tell
 from a fragment: there every word counts as known and no session word is corrected.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import tensorflow as tf
 
 from mtn_keras.data.vocab import SPECIALS, UNK
@@ -19,14 +23,20 @@ from mtn_keras.ranking.typos import LAST_RESORT_CHARS, MIN_CHARS, edit_variants
 from mtn_keras.ranking.words import finished_words, joined
 from mtn_keras.serving.grounding import word_keys
 
+if TYPE_CHECKING:
+    from mtn_keras.ranking.log_lookup import Corrections
+    from mtn_keras.ranking.tables import SavedTable
+    from mtn_keras.serving.encoding import SessionEncoder
+    from mtn_keras.serving.prefix import Typed
 
-def sorted_hashes(words):
+
+def sorted_hashes(words: tf.Tensor) -> tf.Tensor:
     """Words [B, X] -> their int64 keys (grounding.word_keys) sorted along each row ("" as
     NO_WORD, first)."""
     return tf.sort(word_keys(words), axis=1)
 
 
-def in_rows(words, row_words):
+def in_rows(words: tf.Tensor, row_words: tf.Tensor) -> tf.Tensor:
     """[B, ...]: each of the words [B, ...] is among its row's `row_words` [B, X]."""
     table = sorted_hashes(row_words)
     flat = tf.reshape(fingerprints(words), [tf.shape(words)[0], -1])
@@ -49,21 +59,28 @@ class Spelling(tf.Module):
             others), or None without a ranking.
     """
 
-    def __init__(self, encoder, log_words=None, slips=None):
+    def __init__(
+        self,
+        encoder: SessionEncoder,
+        log_words: SavedTable | None = None,
+        slips: Corrections | None = None,
+    ) -> None:
         super().__init__()
         self.encoder = encoder
         self.log_words = log_words
         self.slips = slips
         self.judges = log_words is not None or not encoder.tokenise.pieces
 
-    def known(self, words):
+    def known(self, words: tf.Tensor) -> tf.Tensor:
         """[...]: the words (any shape) are in the vocabulary (whole) or in the log."""
         found = self.encoder.table.lookup(words) != UNK
         if self.log_words is not None:
             found |= self.log_words.lookup(words) >= 0
         return found | (words == "")
 
-    def all_known(self, words, session_words, history, typed):
+    def all_known(
+        self, words: tf.Tensor, session_words: tf.Tensor, history: tf.Tensor, typed: Typed | None
+    ) -> tf.Tensor:
         """[B, M]: every word of the candidates (words [B, M, L]) is known: the vocabulary's,
         the log's, the session's (session_words [B, S, n]), the kept history's [B, T] or a
         finished word of what was `typed` (prefix.Typed, or None) that is no slip
@@ -91,7 +108,7 @@ class Spelling(tf.Module):
         phrase = tf.reduce_any(beyond & ~mine & (words != ""), axis=-1)
         return known & ~(tf.reduce_any(new, axis=1)[:, None] & phrase)
 
-    def names(self, words, own):
+    def names(self, words: tf.Tensor, own: tf.Tensor) -> tf.Tensor:
         """[B, W]: the words [B, W] that are names the log lacks, offered as typed: neither
         known nor among their row's `own` words [B, X] (the session's and the history's), of
         typos.LAST_RESORT_CHARS or more letters (nearly every string of two is one edit from
@@ -105,7 +122,7 @@ class Spelling(tf.Module):
         unknown = ~self.known(words) & ~in_rows(words, own)
         return unknown & ~near & (tf.strings.length(words) >= LAST_RESORT_CHARS)
 
-    def corrected(self, queries, min_chars=MIN_CHARS):
+    def corrected(self, queries: tf.Tensor, min_chars: int = MIN_CHARS) -> tf.Tensor:
         """Normalised queries (any shape) -> the same with each of the log's misspellings
         read as its correction (slips.py), and each unknown word of `min_chars` or more
         characters replaced by the most frequent vocabulary word one edit away."""

@@ -4,27 +4,41 @@ model loaded behind them in a thread, gRPC's services open once TensorFlow is in
 sizes are compiled after, while requests are answered. SIGTERM or Ctrl-C stops both doors
 within the same grace, even during the load."""
 
+from __future__ import annotations
+
 import asyncio
 import contextlib
 import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar
 
 from mtn_keras.base.xla_setup import skip_graph_rewrites
 from mtn_keras.serving.batching import BATCH_SIZES
 from mtn_keras.serving.connections import guarded_config
-from mtn_keras.serving.grpc_door import grpc_server
-from mtn_keras.serving.rest import AVAILABLE, stopping_answered
+from mtn_keras.serving.grpc_door import Door, grpc_server
+from mtn_keras.serving.rest import AVAILABLE, ServedModel, stopping_answered
+
+if TYPE_CHECKING:
+    import argparse
+    import socket
+
+    import grpc
+    import uvicorn
+    from starlette.applications import Starlette
+
+T = TypeVar("T")
 
 
-def in_thread(function, *args):
+def in_thread(function: Callable[..., T], *args: object) -> asyncio.Future[T]:
     """An awaitable of `function(*args)` run in a daemon thread, which the process does not
     wait for at exit: a stop during the load is not held up by it."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
 
-    def settle(result, error):
+    def settle(result: T | None, error: Exception | None) -> None:
         if future.done():  # cancelled: the server stopped
             return
         if error is None:
@@ -32,7 +46,7 @@ def in_thread(function, *args):
         else:
             future.set_exception(error)
 
-    def run():
+    def run() -> None:
         try:
             result, error = function(*args), None
         except Exception as failure:  # handed to the awaiting coroutine
@@ -44,12 +58,18 @@ def in_thread(function, *args):
     return future
 
 
-def grpc_address(host, port):
+def grpc_address(host: str, port: int) -> str:
     """`host`:`port` as gRPC writes an address (an IPv6 host in brackets)."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-async def serve(app, sock, args, prepare, grace):
+async def serve(
+    app: Starlette,
+    sock: socket.socket,
+    args: argparse.Namespace,
+    prepare: Callable[[], int | None],
+    grace: float,
+) -> int:
     """Serve `app` (rest.make_app of no model yet) on `sock` and on --grpc-port while the
     model loads, until SIGTERM or Ctrl-C; then both stop within `grace` seconds. `prepare()`
     imports TensorFlow (an exit code if it cannot serve). Returns the exit code; raises the
@@ -79,7 +99,13 @@ async def serve(app, sock, args, prepare, grace):
     return loading.result()
 
 
-async def load_behind(server, served, where, prepare, door):
+async def load_behind(
+    server: uvicorn.Server,
+    served: ServedModel,
+    where: str,
+    prepare: Callable[[], int | None],
+    door: Door | None,
+) -> int:
     """Import TensorFlow, open gRPC's services on `door` (None: no gRPC), load the model and
     warm its first signature; then mark it AVAILABLE and compile the rest in the background.
     The exit code; on an error, the server told to stop and the error raised."""
@@ -105,7 +131,7 @@ async def load_behind(server, served, where, prepare, door):
     return 0
 
 
-def load_first(served):
+def load_first(served: ServedModel) -> None:
     """Load the SavedModel into `served` and call `suggest` once: its graph prepared (and its
     search compiled for one session, or read from the XLA cache) before the first request.
     Its graphs run as exported, as the app's and `suggest`'s: Grappler's rewriting made the
@@ -120,7 +146,7 @@ def load_first(served):
     served.batchers["suggest"].warm_up((1,))
 
 
-def warm_up(served, sizes):
+def warm_up(served: ServedModel, sizes: Iterable[int]) -> None:
     """Prepare every other signature and compile `suggest`'s batch sizes `sizes`, so that
     no client waits for them later (each 1 to 2.5 s of compiling on a CPU)."""
     for key, batcher in served.batchers.items():
@@ -129,7 +155,7 @@ def warm_up(served, sizes):
     served.batchers["suggest"].warm_up([size for size in sizes if size > 1])
 
 
-async def stop_with(server, grpc, grace):
+async def stop_with(server: uvicorn.Server, grpc: grpc.aio.Server | None, grace: float) -> None:
     """Once the REST server is told to stop, stop the gRPC server (None: none) too, in the
     same grace: requests in flight answered, those still running then cancelled."""
     while not server.should_exit:

@@ -5,8 +5,11 @@ function of named tuples that hands data to the next and calls nothing back, and
 as the signatures' outputs (docs/contracts.md, "The route of a suggestion"). service.py
 holds the signatures and says what odd input gets."""
 
+from __future__ import annotations
+
 import functools
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import tensorflow as tf
 
@@ -28,6 +31,11 @@ from mtn_keras.serving.grounding import PhraseConstraint, slip_ids
 from mtn_keras.serving.prefix import PrefixConstraint, Typed
 from mtn_keras.serving.search_core import SearchCore
 from mtn_keras.serving.spelling import Spelling
+
+if TYPE_CHECKING:
+    from mtn_keras.models.base import SuggestionModel
+    from mtn_keras.ranking import Ranking
+    from mtn_keras.ranking.hybrid import Shown, Table
 
 NEG_INF = float("-inf")
 
@@ -81,7 +89,13 @@ class SuggestionSteps(tf.Module):
             one, or with `source="beam"`, the suggestions are the beam's alone.
     """
 
-    def __init__(self, model, vocab_tokens, decoding=DecodeConfig(), ranking=None):
+    def __init__(
+        self,
+        model: SuggestionModel,
+        vocab_tokens: Sequence[str],
+        decoding: DecodeConfig = DecodeConfig(),
+        ranking: Ranking | None = None,
+    ) -> None:
         super().__init__()
         track_variables_only(self, "model", model)
         self.k, self.beam = decoding.k, max(decoding.beam, decoding.k)
@@ -102,7 +116,8 @@ class SuggestionSteps(tf.Module):
         self.blocked_pattern = filters.blocked_pattern(phrases)
         self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces, self.explicit)
         self.history = HistoryLookup()
-        self.pool = self.hybrid = None
+        self.pool: CandidatePool | None = None
+        self.hybrid: HybridRanker | None = None
         if ranking is not None and decoding.source == "hybrid":
             self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
             shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
@@ -120,8 +135,8 @@ class SuggestionSteps(tf.Module):
         lookup = self.pool and self.pool.lookup
         self.spelling = Spelling(self.encoder, lookup and lookup.word_ids, lookup and lookup.slips)
         # With a log, the beam writes only the phrases people type, never its slips.
-        self.phrases = None
-        if self.pool is not None and not self.pieces:
+        self.phrases: PhraseConstraint | None = None
+        if ranking is not None and self.pool is not None and not self.pieces:
             self.phrases = PhraseConstraint(ranking.index.queries, vocab_tokens)
             self.banned_ids = sorted(set(self.banned_ids) | slip_ids(vocab_tokens, ranking.index))
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
@@ -134,7 +149,9 @@ class SuggestionSteps(tf.Module):
             model.session_attention(tf.zeros([1, 2, self.n], tf.int32)).shape
         )
 
-    def decode(self, session, prefix=None, history=None):
+    def decode(
+        self, session: tf.Tensor, prefix: tf.Tensor | None = None, history: tf.Tensor | None = None
+    ) -> dict[str, tf.Tensor]:
         """Suggestions for each session [B, S], completing `prefix` [B] when given, with the
         user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
         outputs of every suggestion signature, step by step."""
@@ -147,7 +164,7 @@ class SuggestionSteps(tf.Module):
         shown = self.rank(table, valid, prepared, kept)
         return self.outputs(prepared, kept, found, shown)
 
-    def prepare(self, session, prefix=None):
+    def prepare(self, session: tf.Tensor, prefix: tf.Tensor | None = None) -> Prepared:
         """Sessions [B, S] (and what was typed, `prefix` [B]) -> `Prepared`: normalised, a
         word's slip read through its correction (Spelling.corrected), encoded."""
         session = self.spelling.corrected(self.encoder.normalise(session))
@@ -159,7 +176,7 @@ class SuggestionSteps(tf.Module):
         again = retyped(encoded.queries, self.typed.chars(typed))
         return Prepared(encoded, typed, typed.has_word, again)
 
-    def kept_history(self, session, history=None):
+    def kept_history(self, session: tf.Tensor, history: tf.Tensor | None = None) -> tf.Tensor:
         """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut
         to the model's n words as the session's are (no entry, however long, slows a call);
         none without a `history` [B, H]."""
@@ -169,7 +186,7 @@ class SuggestionSteps(tf.Module):
         cut = joined(words.to_tensor("", shape=[None, self.n]))
         return self.history.kept(tf.reshape(cut, tf.shape(history)))
 
-    def pooled(self, prepared, history):
+    def pooled(self, prepared: Prepared, history: tf.Tensor) -> Pooled | None:
         """The pool's candidates (`Pooled`, CandidatePool.gather) after the `prepared`
         sessions, with the kept `history` [B, T]; None without a ranking."""
         if self.pool is None:
@@ -186,7 +203,7 @@ class SuggestionSteps(tf.Module):
         words = split.to_tensor("", shape=[None, None, self.n])
         return Pooled(gathered, words, tf.reshape(ids, [batch, -1, self.n]))
 
-    def search(self, prepared, history, pooled):
+    def search(self, prepared: Prepared, history: tf.Tensor, pooled: Pooled | None) -> Found:
         """`Found`: the model's work (SearchCore, XLA-compiled unless switched off) on the
         `prepared` sessions with the kept `history` [B, T]: the beam's n-best after what was
         typed (without `repeat_last`, the last query is none), the `pooled` candidates
@@ -214,7 +231,9 @@ class SuggestionSteps(tf.Module):
             read = tf.pad(read, [[0, 0], [tf.shape(history)[1] - tf.shape(read)[1], 0]])
         return Found(beam, scores, scored, found["session_attention"], read)
 
-    def search_args(self, prepared, history, pooled):
+    def search_args(
+        self, prepared: Prepared, history: tf.Tensor, pooled: Pooled | None
+    ) -> tuple[dict[str, Any], tf.Tensor | None]:
         """The arguments of `SearchCore` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the kept `history`'s tokens when the
         model reads it; the constraint of what was typed; the `pooled` candidates' ids)
@@ -238,26 +257,27 @@ class SuggestionSteps(tf.Module):
             args["grounding"] = self.phrases.context(padded, args["ext"], args.get("forced"))
         return args, tokens
 
-    def history_tokens(self, history):
+    def history_tokens(self, history: tf.Tensor) -> tf.Tensor:
         """The kept history [B, T] -> the token ids [B, H, n] of its latest H entries, H the
         model's `history_queries` (its third level): vocabulary ids and <unk>, as in
         training (nothing is copied from the history)."""
         kept = latest(history, self.model.config.history_queries)
         return self.encoder.token_ids(tf.strings.split(kept))[1]
 
-    def candidates(self, prepared, pooled, found):
+    def candidates(self, prepared: Prepared, pooled: Pooled | None, found: Found) -> Table:
         """Every candidate once, as a `Table` (ranking/hybrid.py): the beam's alone, with the
         model's knowing a session word as their witness; with a ranking, the beam's and the
         `pooled` with their features (HybridRanker.table)."""
         session = prepared.session
         if self.hybrid is None:
             return beam_table(found.beam, found.scores, self.encoder.knows_session(session))
+        assert pooled is not None and found.pooled is not None  # a ranking pools candidates
         known = self.encoder.known_words(session)
         return self.hybrid.table(
             session.queries, session.words, known, found.beam, pooled.gathered, found.pooled
         )
 
-    def filtered(self, table, prepared, history):
+    def filtered(self, table: Table, prepared: Prepared, history: tf.Tensor) -> tf.Tensor:
         """[B, M]: the candidates of the `table` that are listed and pass the filters
         (ranking/filters.py) after the `prepared` sessions. Typed words vouch for every
         completion (`unrelated`) and let a completion return to an earlier query of the
@@ -282,7 +302,7 @@ class SuggestionSteps(tf.Module):
         kept &= ~filters.unsafe(table.texts, self.explicit)  # whatever the filters
         return kept if table.listed is None else table.listed & kept
 
-    def rank(self, table, valid, prepared, history):
+    def rank(self, table: Table, valid: tf.Tensor, prepared: Prepared, history: tf.Tensor) -> Shown:
         """The k shown of each row (hybrid.Shown) of the `table`'s `valid` [B, M] candidates:
         the beam's best, or with a ranking the ranker's (with the kept `history` [B, T])."""
         if self.hybrid is None:
@@ -290,7 +310,9 @@ class SuggestionSteps(tf.Module):
         last_words = prepared.session.words[:, -1:]
         return self.hybrid(table, valid, self.k, prepared.vouched, last_words, history)
 
-    def outputs(self, prepared, history, found, shown):
+    def outputs(
+        self, prepared: Prepared, history: tf.Tensor, found: Found, shown: Shown
+    ) -> dict[str, tf.Tensor]:
         """The suggestion signatures' outputs (outputs.py) of the `shown` (hybrid.Shown), for
         the `prepared` sessions with the kept `history` [B, T] and what the search `found`.
         A session with no query is answered only when typed words say what to complete."""

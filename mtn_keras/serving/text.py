@@ -4,12 +4,20 @@ expressions use other Unicode tables, and `tf.strings.lower` stops at a NUL byte
 to tokens (words, or WordPiece pieces) as `Vocabulary.split` makes them; tokens joined back
 into queries."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import tensorflow as tf
 
 from mtn_keras.data.text import character_tables
 from mtn_keras.data.vocab import UNK
 from mtn_keras.data.wordpiece import SUFFIX, is_piece_vocabulary
 from mtn_keras.ranking.words import joined
+
+if TYPE_CHECKING:
+    from mtn_keras.ranking.tables import SavedTable
 
 # Words longer than this (and than every vocabulary word) are cut: a 100,000-character
 # "word" would otherwise come back whole in every suggestion that copies or completes it.
@@ -19,7 +27,7 @@ MAX_WORD_CHARS = 64
 class QueryNormaliser(tf.Module):
     """`data.text.normalise` for string tensors of any shape; invalid UTF-8 becomes U+FFFD."""
 
-    def __init__(self, max_word_chars=MAX_WORD_CHARS):
+    def __init__(self, max_word_chars: int = MAX_WORD_CHARS) -> None:
         super().__init__()
         bounds, lower = character_tables()
         self.bounds = tf.constant(bounds, tf.int32)
@@ -28,13 +36,13 @@ class QueryNormaliser(tf.Module):
         )
         self.max_word_chars = max_word_chars
 
-    def is_separator(self, codes):
+    def is_separator(self, codes: tf.Tensor) -> tf.Tensor:
         """Code points (int32, any shape) -> True where the character separates words."""
         flat = tf.reshape(codes, [-1])
         inside = tf.searchsorted(self.bounds, flat, side="right") % 2 == 1
         return tf.reshape(inside, tf.shape(codes))
 
-    def __call__(self, text):
+    def __call__(self, text: tf.Tensor) -> tf.Tensor:
         """Normalised text: lowercase, separators to spaces, single-spaced, long words cut."""
         flat_text = tf.reshape(text, [-1])
         chars = tf.strings.unicode_split(flat_text, "UTF-8", errors="replace")
@@ -51,7 +59,7 @@ class QueryNormaliser(tf.Module):
         )
         return tf.reshape(joined(cut.to_tensor("")), tf.shape(text))
 
-    def ends_open(self, text):
+    def ends_open(self, text: tf.Tensor) -> tf.Tensor:
         """Text [B] -> True where its last character is not a separator (a word being typed)."""
         codes = tf.strings.unicode_decode(text, "UTF-8", errors="replace")
         padded = tf.concat([codes.values, [0]], axis=0)  # an index for empty texts
@@ -68,29 +76,31 @@ class Tokeniser(tf.Module):
     Under a word vocabulary the tokens are the words.
     """
 
-    def __init__(self, vocab_tokens, table):
+    def __init__(self, vocab_tokens: Sequence[str], table: SavedTable) -> None:
         super().__init__()
         self.pieces = is_piece_vocabulary(vocab_tokens)
         self.table = table
         self.longest = max(len(t.removeprefix(SUFFIX)) for t in vocab_tokens)
 
-    def __call__(self, texts):
+    def __call__(self, texts: tf.Tensor) -> tf.RaggedTensor:
         return self.of_words(tf.strings.split(texts))
 
-    def of_words(self, words):
+    def of_words(self, words: tf.RaggedTensor) -> tf.RaggedTensor:
         """Words, ragged [..., (words)] -> their tokens, ragged [..., (tokens)]."""
         if not self.pieces:
             return words
         return words.with_flat_values(self.spell(words.flat_values)).merge_dims(-2, -1)
 
-    def spell(self, words):
+    def spell(self, words: tf.Tensor) -> tf.RaggedTensor:
         """Words [W] -> their pieces, ragged [W, (pieces)]; an unspellable word whole."""
         length = tf.strings.length(words, unit="UTF8_CHAR")
         shape = [tf.size(words), self.longest]
         sizes = tf.broadcast_to(tf.range(1, self.longest + 1)[None, :], shape)
         texts = tf.broadcast_to(words[:, None], shape)
 
-        def step(position, failed, spelt):
+        def step(
+            position: tf.Tensor, failed: tf.Tensor, spelt: tf.Tensor
+        ) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
             active = (position < length) & ~failed
             heads = tf.strings.substr(
                 texts, tf.broadcast_to(position[:, None], shape), sizes, unit="UTF8_CHAR"
@@ -119,7 +129,7 @@ class Tokeniser(tf.Module):
         return tf.RaggedTensor.from_tensor(pieces, padding="")
 
 
-def detokenised(tokens):
+def detokenised(tokens: tf.Tensor) -> tf.Tensor:
     """Tokens [..., L] -> the texts they make: WordPiece pieces joined into their words."""
     text = joined(tokens)
     return tf.strings.regex_replace(
