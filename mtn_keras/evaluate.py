@@ -201,7 +201,7 @@ def _pairs(args: argparse.Namespace, limits: Mapping[str, Any]) -> Pairs:
     sizes = {name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits}
     protocol = Protocol.named(args.protocol, **sizes)
     view, by_user = replay_logs(args.input, args.format, protocol, history=args.history)
-    if not args.history:
+    if by_user is None:  # no --history
         return Pairs(view.lines, view.users)
     earlier = PairHistories(by_user, view.users, view.starts)
     return Pairs(view.lines, view.users, earlier, pair_histories(view.lines, earlier))

@@ -41,8 +41,10 @@ def export(trained: TrainedModel, out: str, decoding: DecodeConfig = DecodeConfi
         signatures["complete_with_history"] = service.complete_with_history
     ranking = None
     if service.hybrid is not None:
+        info = trained.ranking.info if trained.ranking is not None else None
+        assert info is not None, "a hybrid comes of a ranking, and a ranking has its info"
         ranking = {
-            **trained.ranking.info,  # type: ignore[union-attr]  # a hybrid comes of a ranking
+            **info,
             "threshold": service.hybrid.threshold,
             "history_threshold": service.hybrid.history_threshold,
         }

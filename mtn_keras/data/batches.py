@@ -41,7 +41,7 @@ class SessionBatches:
         seed: int = 0,
         history: LineHistories | None = None,
         limit: int | None = None,
-    ):
+    ) -> None:
         if isinstance(sessions_or_path, (str, os.PathLike)):
             sessions_or_path = read_sessions(sessions_or_path)
         self.buckets = list(encode_buckets(sessions_or_path, vocab, max_tokens).values())

@@ -71,10 +71,16 @@ class PairHistories:
         size: at most this many earlier queries per line.
     """
 
-    def __init__(self, histories, users, starts, size=HISTORY_SIZE):
+    def __init__(
+        self,
+        histories: dict[str, list[str]],
+        users: list[str],
+        starts: list[int],
+        size: int = HISTORY_SIZE,
+    ) -> None:
         self.histories, self.users, self.starts, self.size = histories, users, starts, size
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.users)
 
     def __getitem__(self, line: int) -> list[str]:
@@ -90,8 +96,8 @@ class PairHistories:
         if histories is None or starts is None:
             return None
         users = load_users(directory, name)
-        # (the ignore: `starts` came from the .users file, so `users` did too)
-        for number, user in enumerate(users, 1):  # type: ignore[arg-type]
+        assert users is not None, "`starts` came of the .users file, so `users` did too"
+        for number, user in enumerate(users, 1):
             if user not in histories:
                 raise ValueError(
                     f"{os.path.join(directory, 'history.tsv')} holds no query of user {user} "

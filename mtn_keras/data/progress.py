@@ -7,7 +7,7 @@ import time
 class Progress:
     """Shows `label  42%  12.0/28.5 MB` on stderr, redrawn at most ten times a second."""
 
-    def __init__(self, label: str, total_bytes: int, enabled: bool | None = None):
+    def __init__(self, label: str, total_bytes: int, enabled: bool | None = None) -> None:
         self.label = label
         self.total = max(total_bytes, 1)
         self.enabled = sys.stderr.isatty() if enabled is None else enabled

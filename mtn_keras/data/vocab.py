@@ -15,7 +15,7 @@ class Vocabulary:
     """Maps tokens to ids and back; id = position in `tokens`, the four specials first.
     The tokens are words, or WordPiece pieces when the vocabulary holds `##` pieces."""
 
-    def __init__(self, tokens: Iterable[str]):
+    def __init__(self, tokens: Iterable[str]) -> None:
         self._tokens = list(tokens)
         if tuple(self._tokens[: len(SPECIALS)]) != SPECIALS:
             raise ValueError(

@@ -74,7 +74,7 @@ def response(outputs: Mapping[str, np.ndarray], form: str) -> dict[str, object]:
 
 def metadata(defs: Mapping[str, SignatureDef], name: str) -> dict[str, object]:
     """GET .../metadata: the SignatureDefs `defs` (by name) as TensorFlow Serving gives them."""
-    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]  # no stubs
+    from google.protobuf.json_format import MessageToDict
 
     return {
         "model_spec": {"name": name, "signature_name": "", "version": VERSION},

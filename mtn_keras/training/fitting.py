@@ -61,7 +61,7 @@ def accelerator() -> str:
 
         return "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
     if backend == "jax":
-        import jax  # type: ignore[import-not-found]  # in .venv-jax only, not mypy's .venv
+        import jax  # in .venv-jax only; mypy reads it as Any (pyproject)
 
         return "gpu" if jax.devices()[0].platform == "gpu" else "cpu"
     return "cpu"
