@@ -2,13 +2,26 @@
 Suggestion, SuggestError) run as written, on the bundled model."""
 
 import doctest
+import functools
 
 import pytest
 
 
+@pytest.fixture(scope="module")
+def one_opening_of_each_model():
+    """The examples open the bundled model six times; here they share one opening of it (each
+    opening compiles the signatures again, ~10 s; opening itself is tested in tests/client)."""
+    import mtn_keras
+
+    load = mtn_keras.load
+    mtn_keras.load = functools.cache(load)
+    yield
+    mtn_keras.load = load
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("module", ["__init__", "suggester", "answer", "inputs"])
-def test_the_client_examples_run(module):
+def test_the_client_examples_run(module, one_opening_of_each_model):
     import importlib
 
     found = importlib.import_module(
