@@ -19,10 +19,22 @@ SESSIONS = [
 PREFIXES = ["hotel", "weather bos", "rome ", "", "pasta"]
 
 
+@pytest.fixture(scope="module")
+def backend():
+    """The app's backend on the bundled model, opened once for the module's tests (each
+    opening compiles the signatures again)."""
+    return Backend()
+
+
+@pytest.fixture(scope="module")
+def exported():
+    """The bundled SavedModel as plain TensorFlow loads it, once for the module."""
+    return import_tensorflow().saved_model.load(str(DEFAULT_MODEL))
+
+
 @pytest.mark.slow
-def test_the_default_model_is_bundled_and_answers():
+def test_the_default_model_is_bundled_and_answers(backend):
     info = json.loads((DEFAULT_MODEL / "export.json").read_text())
-    backend = Backend()
     session = ["weather forecast", "weather boston"]
     found = backend.suggestions(session)
     # Ranked: only what passes the filters and the confidence threshold, at most k;
@@ -46,11 +58,10 @@ def test_the_default_model_is_bundled_and_answers():
 
 
 @pytest.mark.slow
-def test_the_default_model_reads_what_was_typed_by_one_rule():
+def test_the_default_model_reads_what_was_typed_by_one_rule(backend):
     """Through the bundled SavedModel: a whole typed word completes itself ("hotel" gives
     "hotel ..." too, not only "hotels"), a finished word is whole for the log's candidates
     too, and a prefix without words answers as `suggest`."""
-    backend = Backend()
     # (after "cheap flights" the bundle of issue 57 ranks five "hotels ..." above any "hotel ...")
     hotel = backend.suggestions(["las vegas"], "hotel")
     assert any(item.text.split()[0] == "hotel" for item in hotel), hotel
@@ -64,15 +75,14 @@ def test_the_default_model_reads_what_was_typed_by_one_rule():
 
 
 @pytest.mark.slow
-def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do():
+def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do(backend, exported):
     """The app asks one signature everything (`complete_with_history`, one graph to prepare at
     start): its calls without a history, an empty history tensor of its own making, give the
     lists, scores and sources that the plain `suggest` and `complete` give on the same
     session, called as docs/contracts.md says."""
     tf = import_tensorflow()
-    backend = Backend()
-    assert backend.has_history
-    model = tf.saved_model.load(str(backend.path))  # the same export, called directly
+    assert backend.has_history and backend.path == DEFAULT_MODEL
+    model = exported  # the same export, called directly
 
     def plain(name, session, **inputs):
         out = model.signatures[name](session=tf.constant([session]), **inputs)
@@ -127,9 +137,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
 
 
 @pytest.mark.slow
-def test_an_empty_session_completes_its_first_query():
+def test_an_empty_session_completes_its_first_query(exported):
     """A session of shape (1, 0), "wea" typed: the bundled model's `complete` says "weather"."""
     tf = import_tensorflow()
-    model = tf.saved_model.load(str(DEFAULT_MODEL))
-    out = model.signatures["complete"](session=tf.zeros([1, 0], tf.string), prefix=["wea"])
+    out = exported.signatures["complete"](session=tf.zeros([1, 0], tf.string), prefix=["wea"])
     assert "weather" in out["suggestions"].numpy()[0].astype(str).tolist()
