@@ -150,6 +150,32 @@ def jax_python(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def bundled_client():
+    """The bundled model opened by the client (`mtn_keras.load("default")`), once for the
+    test run: each opening compiles the signatures again."""
+    import mtn_keras
+
+    return mtn_keras.load("default")
+
+
+@pytest.fixture(scope="session")
+def bundled_backend():
+    """The app's backend on the bundled model (`Backend()`), opened once for the test run."""
+    from mtn_tui.model import Backend
+
+    return Backend()
+
+
+@pytest.fixture(scope="session")
+def bundled_savedmodel():
+    """The bundled SavedModel as plain TensorFlow loads it, once for the test run."""
+    from mtn_keras.base.quiet import import_tensorflow
+    from mtn_keras.serving.savedmodel import bundled_model
+
+    return import_tensorflow().saved_model.load(str(bundled_model()))
+
+
+@pytest.fixture(scope="session")
 def made_up_log(tmp_path_factory):
     return write_made_up_log(tmp_path_factory.mktemp("log") / "made-up.txt")
 

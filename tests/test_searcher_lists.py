@@ -4,16 +4,15 @@ the export's setting allows."""
 
 import pytest
 
-import mtn_keras
 from mtn_keras.ranking.rules import relates
 from mtn_keras.serving.savedmodel import bundled_model, export_settings
 from tools.searcher_lists import SESSIONS, UNRELATED, lists, made_up_history
 
 
 @pytest.mark.slow
-def test_no_unrelated_earlier_query_takes_the_first_place():
+def test_no_unrelated_earlier_query_takes_the_first_place(bundled_client):
     pytest.importorskip("tensorflow")
-    model = mtn_keras.load("default")
+    model = bundled_client
     history = made_up_history()
     found = lists(model, SESSIONS, history)
     for session, items in zip(SESSIONS[:UNRELATED], found[:UNRELATED]):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mtn_keras.base.quiet import import_tensorflow
-from mtn_tui.model import DEFAULT_MODEL, Backend
+from mtn_tui.model import DEFAULT_MODEL
 
 # Made-up sessions, right-aligned as the app and `suggest` send them, and a typed prefix each.
 SESSIONS = [
@@ -19,22 +19,10 @@ SESSIONS = [
 PREFIXES = ["hotel", "weather bos", "rome ", "", "pasta"]
 
 
-@pytest.fixture(scope="module")
-def backend():
-    """The app's backend on the bundled model, opened once for the module's tests (each
-    opening compiles the signatures again)."""
-    return Backend()
-
-
-@pytest.fixture(scope="module")
-def exported():
-    """The bundled SavedModel as plain TensorFlow loads it, once for the module."""
-    return import_tensorflow().saved_model.load(str(DEFAULT_MODEL))
-
-
 @pytest.mark.slow
-def test_the_default_model_is_bundled_and_answers(backend):
+def test_the_default_model_is_bundled_and_answers(bundled_backend):
     info = json.loads((DEFAULT_MODEL / "export.json").read_text())
+    backend = bundled_backend
     session = ["weather forecast", "weather boston"]
     found = backend.suggestions(session)
     # Ranked: only what passes the filters and the confidence threshold, at most k;
@@ -58,10 +46,11 @@ def test_the_default_model_is_bundled_and_answers(backend):
 
 
 @pytest.mark.slow
-def test_the_default_model_reads_what_was_typed_by_one_rule(backend):
+def test_the_default_model_reads_what_was_typed_by_one_rule(bundled_backend):
     """Through the bundled SavedModel: a whole typed word completes itself ("hotel" gives
     "hotel ..." too, not only "hotels"), a finished word is whole for the log's candidates
     too, and a prefix without words answers as `suggest`."""
+    backend = bundled_backend
     # (after "cheap flights" the bundle of issue 57 ranks five "hotels ..." above any "hotel ...")
     hotel = backend.suggestions(["las vegas"], "hotel")
     assert any(item.text.split()[0] == "hotel" for item in hotel), hotel
@@ -75,14 +64,17 @@ def test_the_default_model_reads_what_was_typed_by_one_rule(backend):
 
 
 @pytest.mark.slow
-def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do(backend, exported):
+def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do(
+    bundled_backend, bundled_savedmodel
+):
     """The app asks one signature everything (`complete_with_history`, one graph to prepare at
     start): its calls without a history, an empty history tensor of its own making, give the
     lists, scores and sources that the plain `suggest` and `complete` give on the same
     session, called as docs/contracts.md says."""
     tf = import_tensorflow()
+    backend = bundled_backend
     assert backend.has_history and backend.path == DEFAULT_MODEL
-    model = exported  # the same export, called directly
+    model = bundled_savedmodel  # the same export, called directly
 
     def plain(name, session, **inputs):
         out = model.signatures[name](session=tf.constant([session]), **inputs)
@@ -137,8 +129,10 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
 
 
 @pytest.mark.slow
-def test_an_empty_session_completes_its_first_query(exported):
+def test_an_empty_session_completes_its_first_query(bundled_savedmodel):
     """A session of shape (1, 0), "wea" typed: the bundled model's `complete` says "weather"."""
     tf = import_tensorflow()
-    out = exported.signatures["complete"](session=tf.zeros([1, 0], tf.string), prefix=["wea"])
+    out = bundled_savedmodel.signatures["complete"](
+        session=tf.zeros([1, 0], tf.string), prefix=["wea"]
+    )
     assert "weather" in out["suggestions"].numpy()[0].astype(str).tolist()

@@ -21,7 +21,7 @@ from safety_probes import (
 import mtn_keras
 from mtn_keras.data.safety import child_unsafe, explicit
 from mtn_keras.data.text import normalise
-from mtn_tui.model import DEFAULT_MODEL, Backend
+from mtn_tui.model import DEFAULT_MODEL
 
 PROBES = probes()
 
@@ -52,11 +52,11 @@ def test_the_bundle_is_exported_with_explicit_suggestions_off():
 
 
 @pytest.mark.slow
-def test_the_bundles_signatures_show_nothing_unsafe():
+def test_the_bundles_signatures_show_nothing_unsafe(bundled_savedmodel):
     from mtn_keras.base.quiet import import_tensorflow
 
     tf = import_tensorflow()
-    model = tf.saved_model.load(str(DEFAULT_MODEL))
+    model = bundled_savedmodel
     shown, items = [], 0
     for name, out in signature_answers(model, tf):
         texts = [t.decode() for t in out["suggestions"].numpy().ravel() if t]
@@ -82,12 +82,12 @@ def client_bad_items(model, with_history):
 
 
 @pytest.mark.slow
-def test_the_client_and_the_app_show_nothing_unsafe():
-    model = mtn_keras.load("default")
+def test_the_client_and_the_app_show_nothing_unsafe(bundled_client, bundled_backend):
+    model = bundled_client
     for with_history in (False, True):
         shown, items = client_bad_items(model, with_history)
         assert items > len(PROBES) // 2 and not summary(shown)
-    backend = Backend()
+    backend = bundled_backend
     for session, prefix in PROBES[::10]:
         found = backend.suggestions(session, prefix, tuple(HISTORY))
         assert not summary(bad_items(item.text for item in found)), (session, prefix)
