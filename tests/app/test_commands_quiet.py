@@ -5,7 +5,6 @@ bundled model by the name `default`, options a SavedModel cannot honour refused.
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -39,24 +38,30 @@ def test_suggest_refuses_a_non_utf8_argument_in_one_line(capsys):
 
 
 def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
-    # Issue 26, item 8: within 2 seconds, Python's own start included.
+    # Issue 26, item 8 (said then as "within 2 seconds"; a wall clock on a busy machine is no
+    # test, so Python's own list of what it imported, -X importtime, says it instead).
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command in (
         ["suggest", "--model", str(tmp_path / "nope"), "weather"],
         ["evaluate", "--model", str(tmp_path / "nope"), "--input", "log.txt"],
     ):
-        began = time.perf_counter()
         run = subprocess.run(
-            [sys.executable, "-m", f"mtn_keras.{command[0]}", *command[1:]],
+            [sys.executable, "-X", "importtime", "-m", f"mtn_keras.{command[0]}", *command[1:]],
             env=env,
             capture_output=True,
             text=True,
             timeout=60,
         )
-        assert time.perf_counter() - began < 2
+        lines = run.stderr.splitlines(keepends=True)
+        imported = [
+            line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")
+        ]
+        assert "mtn_keras" in imported and not [m for m in imported if m.startswith("tensorflow")]
         assert run.returncode == 2
         missing = f"No model at {tmp_path / 'nope'}: the path does not exist."
-        assert run.stderr == f"{command[0]}: {missing}\n"
+        assert "".join(line for line in lines if not line.startswith("import time:")) == (
+            f"{command[0]}: {missing}\n"
+        )
 
 
 def test_default_names_the_bundled_model_from_any_folder(tmp_path, monkeypatch):
