@@ -142,6 +142,18 @@ def test_what_is_no_model_name_is_refused_in_one_line(model):
         mtn_keras.load(model)
 
 
+@pytest.mark.parametrize(
+    "url, said",
+    [
+        ("http://:8501/v1/models/x", "names no host"),
+        ("http://localhost:port/v1/models/x", "the port is not a number"),
+    ],
+)
+def test_an_address_without_a_host_or_a_port_number_is_one_suggest_error(url, said):
+    with pytest.raises(mtn_keras.SuggestError, match=said):
+        mtn_keras.load(url)
+
+
 def test_a_password_in_the_address_is_never_printed(hostile):
     url = hostile.replace("http://", "http://ann:s3cret@") + "not-http"
     assert redacted(url) == hostile + "not-http"

@@ -192,3 +192,14 @@ def test_a_bootstrap_without_the_units_of_the_pairs_is_refused():
         evaluate_suggesters(
             session_pairs(sessions), {"online": online}, progress=False, resamples=9
         )
+
+
+def test_a_suggester_that_reads_histories_is_refused_pairs_without_them():
+    sessions, _ = made_up_users(5)
+
+    def reader(contexts, histories):
+        return [[] for _ in contexts]
+
+    reader.reads_history = True
+    with pytest.raises(ValueError, match="suggester reader reads histories"):
+        evaluate_suggesters(session_pairs(sessions), {"reader": reader}, progress=False)

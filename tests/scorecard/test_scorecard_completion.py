@@ -129,3 +129,11 @@ def test_a_prefix_no_next_query_is_longer_than_is_refused():
     with pytest.raises(ValueError) as refused:
         completion_cases(TEST, chars=(2, 1000))
     assert str(refused.value).startswith("--prefix 1000: no next query is longer than 11 ")
+
+
+def test_histories_without_a_model_that_reads_them_are_refused_by_name():
+    def complete(contexts, prefixes):
+        return [[] for _ in prefixes]
+
+    with pytest.raises(ValueError, match="need a complete_with_history"):
+        completion_report(complete, "toy", TEST, TRAIN, chars=(2,), histories=[[]] * len(TEST))
