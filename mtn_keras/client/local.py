@@ -26,8 +26,7 @@ def open_local(
     """(the runner of `model`, the path the messages name): a run folder, a SavedModel
     directory, a folder holding `savedmodel/`, or `default`, the bundled model."""
     try:
-        # kind and resolve read any os.PathLike (through str and Path), though hinted str | Path
-        if savedmodel.kind(model) == "trained":  # type: ignore[arg-type]
+        if savedmodel.kind(model) == "trained":
             from mtn_keras.training.artifacts import ModelDirError, load_trained
 
             try:
@@ -35,7 +34,7 @@ def open_local(
             except ModelDirError as error:
                 raise SuggestError(str(error)) from error
             return RunFolder(trained, decoding), str(model)
-        path = savedmodel.resolve(model)  # type: ignore[arg-type]
+        path = savedmodel.resolve(model)
         return SavedModel(path), str(path)
     except SuggestError:
         raise

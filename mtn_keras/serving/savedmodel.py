@@ -8,6 +8,7 @@ in `savedmodel/`, or `default`, the bundled model.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -47,7 +48,7 @@ def bundled_model() -> Path:
     return installed if installed.is_dir() and not clone.is_dir() else clone
 
 
-def resolve(path: str | Path) -> Path:
+def resolve(path: str | os.PathLike[str]) -> Path:
     """The SavedModel directory for `path`: the bundled model for the name `default` (a folder
     of that name is `./default`), `path/savedmodel` if it exists, else `path`."""
     if str(path) == DEFAULT:
@@ -56,7 +57,7 @@ def resolve(path: str | Path) -> Path:
     return path / "savedmodel" if (path / "savedmodel").is_dir() else path
 
 
-def model_name(model: str | Path) -> str:
+def model_name(model: str | os.PathLike[str]) -> str:
     """The name a model is shown and served by: `default` for the bundled one, else its
     folder's, or that of the folder holding its `savedmodel/`."""
     path = resolve(model).resolve()
@@ -65,7 +66,7 @@ def model_name(model: str | Path) -> str:
     return path.parent.name if path.name == "savedmodel" else path.name
 
 
-def kind(path: str | Path) -> str:
+def kind(path: str | os.PathLike[str]) -> str:
     """ "trained" for a run folder written by `train` (it holds model.keras), "savedmodel" for an
     export; else a SavedModelError that says what `path` lacks. No TensorFlow: a wrong path is
     reported at once, not after the seconds TensorFlow takes to import."""
