@@ -1,5 +1,6 @@
-"""The Examples of the client's public API (`mtn_keras.load`, the Suggester's methods, Answer,
-Suggestion, SuggestError) run as written, on the bundled model."""
+"""The Examples of the public API (`mtn_keras.load`, the Suggester's methods, Answer,
+Suggestion, SuggestError, and the serving signatures' Python face, SuggestionService) run as
+written, on the bundled model."""
 
 import doctest
 import functools
@@ -20,12 +21,19 @@ def one_opening_of_each_model():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["__init__", "suggester", "answer", "inputs"])
-def test_the_client_examples_run(module, one_opening_of_each_model):
+@pytest.mark.parametrize(
+    "module",
+    [
+        "mtn_keras.client",
+        "mtn_keras.client.suggester",
+        "mtn_keras.client.answer",
+        "mtn_keras.client.inputs",
+        "mtn_keras.serving.service",
+    ],
+)
+def test_the_public_examples_run(module, one_opening_of_each_model):
     import importlib
 
-    found = importlib.import_module(
-        "mtn_keras.client" + ("" if module == "__init__" else f".{module}")
-    )
+    found = importlib.import_module(module)
     failed, tried = doctest.testmod(found, raise_on_error=False, verbose=False)
     assert tried > 0 and failed == 0

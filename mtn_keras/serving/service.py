@@ -43,7 +43,31 @@ from mtn_keras.serving.steps import SuggestionSteps
 
 class SuggestionService(SuggestionSteps):
     """A trained model with its vocabulary, decoding settings and string signatures; the
-    arguments are SuggestionSteps'."""
+    arguments are SuggestionSteps'. Its five tf.functions are the export's signatures.
+
+    Example (the bundled export, its signatures called as TensorFlow Serving calls them):
+        >>> import tensorflow as tf
+        >>> from mtn_keras.serving.savedmodel import bundled_model
+        >>> model = tf.saved_model.load(str(bundled_model()))
+        >>> session = tf.constant([["cheap flights", "cheap flights to rome"]])
+        >>> out = model.signatures["suggest"](session=session)
+        >>> out["suggestions"].shape, out["queries"].numpy()[0].tolist()
+        (TensorShape([1, 5]), [b'', b'cheap flights', b'cheap flights to rome'])
+        >>> out = model.signatures["complete"](session=session, prefix=tf.constant(["hotel"]))
+        >>> all(text.startswith(b"hotel") for text in out["suggestions"].numpy()[0])
+        True
+        >>> history = tf.constant([["rome hotels", "vatican tickets"]])
+        >>> out = model.signatures["suggest_with_history"](session=session, history=history)
+        >>> out["history"].shape[1], sorted(set(out) - set(SUGGEST_OUTPUTS))
+        (200, ['history', 'history_attention'])
+        >>> model.signatures["session_attention"](session=session)["attention"].shape
+        TensorShape([1, 2, 4, 3, 3])
+        >>> try:
+        ...     model.signatures["suggest"](session=tf.constant(["cheap flights"]))
+        ... except tf.errors.InvalidArgumentError as error:
+        ...     print("session must be a string tensor [B, S]" in str(error))
+        True
+    """
 
     def output_sizes(self, session: tf.Tensor) -> dict[str, int | tf.Tensor]:
         """The sizes that name the outputs' dimensions (see outputs.py)."""
@@ -60,6 +84,20 @@ class SuggestionService(SuggestionSteps):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def suggest(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
+        """The k best next queries of each session.
+
+        Args:
+            session: [B, S] strings, each row a session's queries, oldest first; empty
+                strings (before the first query, or anywhere) are no query.
+
+        Returns:
+            outputs.SUGGEST_OUTPUTS by name: `suggestions`, `scores` and `sources` [B, k]
+            (best first; "" and -inf where fewer than k pass), the copy and session
+            attention, `source_tokens` and `queries` (the session as read).
+
+        Raises:
+            tf.errors.InvalidArgumentError: `session` is not [B, S]; the message names it.
+        """
         # `complete` with empty prefixes answers exactly as a search without one (prefix.py):
         # one graph, one compilation, for both signatures.
         session, _ = checked_inputs(session)
@@ -72,6 +110,19 @@ class SuggestionService(SuggestionSteps):
         ]
     )
     def complete(self, session: tf.Tensor, prefix: tf.Tensor) -> dict[str, tf.Tensor]:
+        """What each session's next query is, given the start of it typed so far.
+
+        Args:
+            session: [B, S] strings, as `suggest` takes them.
+            prefix: [B] strings, what was typed of each next query; one without words
+                answers as `suggest`.
+
+        Returns:
+            `suggest`'s outputs, each suggestion held to the prefix (prefix.py).
+
+        Raises:
+            tf.errors.InvalidArgumentError: `session` is not [B, S] or `prefix` not [B].
+        """
         # `complete_with_history` with an empty history, which answers exactly as no history:
         # one graph and one compilation for every suggestion signature.
         session, prefix = checked_inputs(session, prefix)
@@ -86,6 +137,20 @@ class SuggestionService(SuggestionSteps):
         ]
     )
     def suggest_with_history(self, session: tf.Tensor, history: tf.Tensor) -> dict[str, tf.Tensor]:
+        """`suggest`, with each searcher's own earlier queries as the hierarchy's next level.
+
+        Args:
+            session: [B, S] strings, as `suggest` takes them.
+            history: [B, H] strings, each searcher's earlier queries, oldest first; an
+                empty one answers as `suggest`.
+
+        Returns:
+            `suggest`'s outputs and outputs.HISTORY_OUTPUTS: `history`, the queries kept
+            (the latest, safe ones) and `history_attention`, the weight on each.
+
+        Raises:
+            tf.errors.InvalidArgumentError: `session` or `history` is not [B, ...].
+        """
         # An empty history answers as `suggest`: no history candidate, all its evidence 0.
         return self.complete_with_history(session, tf.fill([tf.shape(session)[0]], ""), history)
 
@@ -99,6 +164,18 @@ class SuggestionService(SuggestionSteps):
     def complete_with_history(
         self, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
     ) -> dict[str, tf.Tensor]:
+        """`complete` with the searcher's history, as `suggest_with_history` reads it: the
+        one graph every suggestion signature runs.
+
+        Args:
+            session: [B, S] strings; prefix: [B] strings; history: [B, H] strings.
+
+        Returns:
+            `suggest_with_history`'s outputs, each suggestion held to the prefix.
+
+        Raises:
+            tf.errors.InvalidArgumentError: an input of the wrong shape, named.
+        """
         session, prefix, history = checked_inputs(session, prefix, history)
         outputs, sizes = SUGGEST_OUTPUTS | HISTORY_OUTPUTS, self.output_sizes(session)
         return unless_empty(
@@ -110,6 +187,18 @@ class SuggestionService(SuggestionSteps):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
     def session_attention(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
+        """The session encoder's attention between the session's queries.
+
+        Args:
+            session: [B, S] strings, as `suggest` takes them.
+
+        Returns:
+            `attention` [B, layers, heads, slots, slots] and `queries` [B, slots], the
+            session as read (its first slot the empty start).
+
+        Raises:
+            tf.errors.InvalidArgumentError: `session` is not [B, S].
+        """
         # The outputs of `suggest`'s own graph (the encoder runs there anyway): a client
         # that asks for suggestions has the attention already.
         out = self.suggest(session)
