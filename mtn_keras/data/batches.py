@@ -7,7 +7,8 @@ x also holds history_tokens (B,H,n). No TensorFlow: `train` runs on it under JAX
 """
 
 import os
-from typing import Sequence
+from collections.abc import Iterator
+from typing import Sequence, TypeAlias
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from mtn_keras.data.prepared import read_sessions
 from mtn_keras.data.vocab import Vocabulary
 
 INPUTS = ("session_tokens", "session_ext", "decoder_input")
+
+# A batch: its inputs by name and its targets.
+Batch: TypeAlias = tuple[dict[str, np.ndarray], np.ndarray]
 
 
 class SessionBatches:
@@ -51,11 +55,11 @@ class SessionBatches:
         self.history, self.limit, self.epoch = history, limit, 0
         self._plan_epoch: int | None = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         total = sum(-(-len(bucket["target"]) // self.batch_size) for bucket in self.buckets)
         return min(total, self.limit) if self.limit else total
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Batch:
         if not 0 <= index < len(self):
             raise IndexError(f"batch {index} of {len(self)}")
         bucket, rows = self.plan()[index]
@@ -64,6 +68,10 @@ class SessionBatches:
         if self.history is not None:
             x["history_tokens"] = history_tokens(self.history, arrays["line"][rows])
         return x, arrays["target"][rows]
+
+    def __iter__(self) -> Iterator[Batch]:
+        """This epoch's batches in order."""
+        return (self[index] for index in range(len(self)))
 
     def plan(self) -> list[tuple[int, np.ndarray]]:
         """This epoch's batches as (bucket, row indices), computed once per epoch."""

@@ -176,7 +176,7 @@ def model_perplexity(
     from mtn_keras.data.batches import SessionBatches
 
     total, count = 0.0, 0.0
-    for x, y in iter(SessionBatches(sessions, vocab, model.config.max_query_tokens, batch_size)):
+    for x, y in SessionBatches(sessions, vocab, model.config.max_query_tokens, batch_size):
         nll, _, _, weight = model.token_losses(x, y, model(x, training=False))
         total += float((nll * weight).numpy().sum())
         count += float(weight.numpy().sum())

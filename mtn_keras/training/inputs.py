@@ -4,19 +4,15 @@ backend (JAX, with TensorFlow absent)."""
 
 import itertools
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import keras
-import numpy as np
 
 from mtn_keras.base import distribute
-from mtn_keras.data.batches import SessionBatches
+from mtn_keras.data.batches import Batch, SessionBatches
 
 if TYPE_CHECKING:
     import tensorflow as tf
-
-# A batch of SessionBatches: its inputs by name and its targets.
-Batch: TypeAlias = tuple[dict[str, np.ndarray], np.ndarray]
 
 
 def fit_input(batches: SessionBatches, first_epoch: int = 0) -> "tf.data.Dataset | EpochBatches":

@@ -71,3 +71,13 @@ def test_a_shuffled_epoch_holds_every_session_once_and_a_limit_keeps_its_first_b
     limited = SessionBatches(sessions, VOCAB, 3, batch_size=4, shuffle=True, seed=3, limit=2)
     assert len(limited) == 2
     assert [y.tobytes() for _, y in limited] == [y.tobytes() for _, y in shuffled][:2]
+
+
+def test_iterating_gives_the_current_epochs_batches_as_indexing_does():
+    batches = SessionBatches(make_sessions(), VOCAB, 4, batch_size=3, shuffle=True, seed=1)
+    for epoch in (0, 1):
+        batches.epoch = epoch
+        looped = [y.tobytes() for _, y in batches]
+        assert looped == [batches[i][1].tobytes() for i in range(len(batches))]
+    batches.epoch = 0
+    assert [y.tobytes() for _, y in batches] != looped
