@@ -26,6 +26,17 @@ Pair = tuple[list[str], str]  # (context: the session's queries so far, next que
 BatchSuggester = Callable[..., list[Scored]]
 
 
+def reading_history(suggest: BatchSuggester) -> BatchSuggester:
+    """`suggest`, marked as reading histories: it takes the contexts and their histories."""
+    setattr(suggest, "reads_history", True)  # a function's attribute, read by reads_history
+    return suggest
+
+
+def reads_history(suggest: object) -> bool:
+    """Whether a batch suggester (or an anchor) reads the user's earlier queries too."""
+    return bool(getattr(suggest, "reads_history", False))
+
+
 class SessionAnchor(Protocol):
     """An anchor that suggests from the session alone."""
 
@@ -164,13 +175,12 @@ class History:
 def batched(anchor: SessionAnchor | HistoryAnchor, k: int = 5) -> BatchSuggester:
     """Wraps an anchor as a batch suggester: contexts (and, for an anchor that reads them,
     histories) -> lists of (text, score)."""
-    if getattr(anchor, "reads_history", False):
+    if reads_history(anchor):
         reader = cast(HistoryAnchor, anchor)
 
         def suggest(contexts: list[list[str]], histories: list[list[str]]) -> list[Scored]:
             return [reader.suggest(c, h, k) for c, h in zip(contexts, histories)]
 
-        setattr(suggest, "reads_history", True)  # a function's attribute, read by getattr
-        return suggest
+        return reading_history(suggest)
     plain = cast(SessionAnchor, anchor)
     return lambda contexts: [plain.suggest(context, k) for context in contexts]

@@ -25,7 +25,7 @@ from mtn_keras.scorecard import (
     model_report,
     perplexity,
 )
-from mtn_keras.scorecard.anchors import BatchSuggester, Pair, Scored
+from mtn_keras.scorecard.anchors import BatchSuggester, Pair, Scored, reading_history
 from mtn_keras.scorecard.list_measures import ListLog, anchor_figures
 from mtn_keras.scorecard.quality import filtered
 
@@ -94,8 +94,7 @@ def suggester(
 
     if not history:
         return suggest
-    setattr(suggest_with_history, "reads_history", True)  # read by getattr
-    return suggest_with_history
+    return reading_history(suggest_with_history)
 
 
 def completer(model: Suggester, k: int, history: bool = False) -> Completer:

@@ -15,7 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from mtn_keras.scorecard.anchors import ANCHORS, BatchSuggester, Pair
+from mtn_keras.scorecard.anchors import ANCHORS, BatchSuggester, Pair, reads_history
 from mtn_keras.scorecard.bootstrap import UserResamples, intervals
 from mtn_keras.scorecard.history_split import (
     paired_difference,
@@ -68,7 +68,7 @@ def evaluate_suggesters(
         said = 0
         for start in range(0, len(contexts), batch_size):
             batch_contexts = contexts[start : start + batch_size]
-            if getattr(suggest, "reads_history", False):
+            if reads_history(suggest):
                 if histories is None:
                     raise ValueError(f"suggester {name} reads histories, and the pairs have none")
                 batch = suggest(batch_contexts, histories[start : start + batch_size])
@@ -94,7 +94,7 @@ def evaluate_suggesters(
     if histories is not None:
         split_by_history(results, shown, pairs, histories, follows, groups, resamples, seed)
     if log is not None:
-        readers = {name for name, s in suggesters.items() if getattr(s, "reads_history", False)}
+        readers = {name for name, s in suggesters.items() if reads_history(s)}
         add_list_measures(results, shown, pairs, log, groups, resamples, seed, histories, readers)
     return results
 
