@@ -52,8 +52,7 @@ def tf_input(batches: SessionBatches, first_epoch: int = 0) -> "tf.data.Dataset"
 
     def one_epoch() -> Iterator[Batch]:
         batches.epoch = next(epochs)
-        for index in range(len(batches)):
-            yield batches[index]
+        yield from batches
 
     x, y = batches[0]
     spec = {key: tf.TensorSpec((None,) * value.ndim, value.dtype) for key, value in x.items()}
