@@ -1,15 +1,16 @@
 """tools/study_bound.py finds the grounded completions of what a person typed: the log's
 queries, the last query retyped with a slip, the typed words continued by an attested pair."""
 
-from tools.study_bound import grounded, one_edit, word_pairs
+from tools.study_bound import grounded, word_pairs
 
 LOG = {"student loan rates", "federal loan consolidation", "nfl standings", "nfl draft"}
 
 
-def test_one_edit_is_one_letter_added_dropped_replaced_or_two_swapped():
-    assert one_edit("nfl standigns", "nfl standings")
-    assert one_edit("flu", "flux") and one_edit("flux", "flu") and one_edit("abc", "abd")
-    assert not one_edit("abc", "abc") and not one_edit("abc", "acbd")
+def test_word_pairs_add_a_sessions_pairs_to_the_logs_and_leave_the_logs_as_they_are():
+    log = word_pairs(LOG)
+    both = word_pairs(["nfl standings week 3"], log)
+    assert both["standings"] == {"week"} and both["nfl"] == {"standings", "draft"}
+    assert "standings" not in log and log == word_pairs(LOG)
 
 
 def test_grounded_completions_are_queries_retypes_and_attested_continuations():
@@ -19,4 +20,6 @@ def test_grounded_completions_are_queries_retypes_and_attested_continuations():
     ]
     assert grounded("nfl st", ["nfl standings"], LOG, follows) == []
     assert grounded("nfl standigns", ["nfl standings"], LOG, follows) == ["nfl standings"]
+    assert grounded("nfl standngs", ["nfl standings"], LOG, follows) == ["nfl standings"]
+    assert grounded("nfl standings", ["nfl standings"], LOG, follows) == []
     assert grounded("weight watchers poi", ["weight watchers"], LOG, follows) == []

@@ -1,15 +1,18 @@
 """What the log allows the judged study while typing (issue 58): for each of the 40 sessions,
 the grounded completions of what the person typed, the phrases the issue's first measure
-counts as grounded: a query of the log, the session or the history that starts with it, or
-the typed words continued by a word that follows the last whole one in some query. A list
-can be clickable only where one exists; the rest bound the share of clickable lists.
+counts as grounded: a query of the log, the session or the history that starts with it, the
+last query retyped with one slip, or the typed words continued by a word that follows the
+last one in some query. A list can be clickable only where one exists; the rest bound the
+share of clickable lists.
 
 Usage: python -m tools.study_bound [--data data/aol-90]
 """
 
 import argparse
+from itertools import chain
 from pathlib import Path
 
+from mtn_keras.scorecard.typos import one_edit
 from tools.searcher_lists import made_up_history
 from tools.study_sessions import STUDY
 
@@ -24,34 +27,25 @@ def log_queries(data):
     return queries
 
 
-def word_pairs(queries):
-    """{word: the words that follow it in some query}."""
+def word_pairs(queries, base=None):
+    """{word: the words that follow it in some query of `queries`}, beside those of `base`
+    (a word_pairs of other queries, left as it is)."""
     follows = {}
     for query in queries:
         words = query.split()
         for first, second in zip(words, words[1:]):
             follows.setdefault(first, set()).add(second)
-    return follows
-
-
-def one_edit(a, b):
-    """Whether `b` is `a` with one letter added, dropped, replaced or two swapped."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    rest = (a[start + 1 :], b[start + 1 :])
-    swapped = a[start : start + 2] == b[start : start + 2][::-1] and rest[0][1:] == rest[1][1:]
-    return (
-        rest[0] == rest[1] or a[start:] == b[start + 1 :] or a[start + 1 :] == b[start:] or swapped
-    )
+    if base is None:
+        return follows
+    return base | {word: base.get(word, set()) | after for word, after in follows.items()}
 
 
 def grounded(typed, session, queries, follows):
     """The grounded completions of `typed` after `session`: whole queries, the last query
     only retyped with one slip (the list never repeats it otherwise), then one-word
     continuations."""
-    whole = sorted(q for q in queries if q.startswith(typed) and q != session[-1])
-    whole += [session[-1]] if one_edit(typed, session[-1]) else []
+    whole = sorted({q for q in queries if q.startswith(typed) and q != session[-1]})
+    whole += [session[-1]] if typed in one_edit(session[-1]) else []
     words = typed.split()
     # the last typed word unfinished (continued into a word beginning with it) or finished
     # (followed by a word); either way joined to the word before it by an attested pair
@@ -74,14 +68,15 @@ def main(argv=None):
     parser.add_argument("--data", default="data/aol-90", help="the prepared log (rank's)")
     args = parser.parse_args(argv)
     log = log_queries(args.data)
+    log_pairs = word_pairs(log)
     history = made_up_history()
     empty = 0
     print("| session | typed | grounded, none with history | with history | the first five |")
     print("|---|---|---:|---:|---|")
     for session, typed in STUDY:
-        plain = grounded(typed, session, log | set(session), word_pairs(log | set(session)))
-        own = set(session) | set(history)
-        mine = grounded(typed, session, log | own, word_pairs(log | own))
+        own = [*session, *history]
+        plain = grounded(typed, session, chain(log, session), word_pairs(session, log_pairs))
+        mine = grounded(typed, session, chain(log, own), word_pairs(own, log_pairs))
         empty += (not plain) + (not mine)
         shown = ", ".join(mine[:5]) or "—"
         print(f"| {' > '.join(session)} | {typed} | {len(plain)} | {len(mine)} | {shown} |")
