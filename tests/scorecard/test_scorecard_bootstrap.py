@@ -15,6 +15,7 @@ from mtn_keras.scorecard import (
     quality_table,
     table_rows,
 )
+from mtn_keras.scorecard.anchors import reading_history
 from mtn_keras.scorecard.bootstrap import bleu_of, bleu_statistics, resample_counts
 from mtn_keras.scorecard.metrics import corpus_scores
 
@@ -200,6 +201,6 @@ def test_a_suggester_that_reads_histories_is_refused_pairs_without_them():
     def reader(contexts, histories):
         return [[] for _ in contexts]
 
-    reader.reads_history = True
+    reading_history(reader)
     with pytest.raises(ValueError, match="suggester reader reads histories"):
         evaluate_suggesters(session_pairs(sessions), {"reader": reader}, progress=False)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mtn_keras.ranking.rules import log_follows, relates
+from mtn_keras.scorecard.anchors import reading_history
 from mtn_keras.scorecard.bootstrap import UserResamples
 from mtn_keras.scorecard.history_split import (
     paired_difference,
@@ -64,7 +65,7 @@ def test_evaluate_reports_the_split_and_the_table_shows_it():
     def suggest(contexts, histories):
         return [[(h[-1], 0.5)] for h in histories]
 
-    suggest.reads_history = True
+    reading_history(suggest)
 
     def plain(contexts):
         return [[("rome hotels", 0.5)] for _ in contexts]

@@ -4,7 +4,7 @@ included), filler lists, SR@5 by kind of pair, the new-word hit@5 and the log an
 import numpy as np
 import pytest
 
-from mtn_keras.scorecard.anchors import LogAnchor
+from mtn_keras.scorecard.anchors import LogAnchor, reading_history
 from mtn_keras.scorecard.bootstrap import UserResamples
 from mtn_keras.scorecard.grounding import LogPhrases, finished_words, grounded, typed_words
 from mtn_keras.scorecard.list_measures import (
@@ -145,7 +145,7 @@ def test_evaluate_suggesters_adds_the_measures_and_the_table_shows_them():
     def remembers(contexts, histories):
         return same(contexts)
 
-    remembers.reads_history = True
+    reading_history(remembers)
     results = evaluate_suggesters(
         pairs,
         {"m": plain, "n": same, "m + history": remembers},
