@@ -129,6 +129,7 @@ def candidate_rows(
 
     table = tf.function(
         functools.partial(candidate_table, steps),
+        autograph=False,
         input_signature=[
             tf.TensorSpec([None, None], tf.string),
             tf.TensorSpec([None], tf.string),

@@ -82,7 +82,9 @@ class SuggestionService(SuggestionSteps):
             "history": self.history.size,
         }
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    @tf.function(
+        input_signature=[tf.TensorSpec([None, None], tf.string, name="session")], autograph=False
+    )
     def suggest(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
         """The k best next queries of each session.
 
@@ -104,10 +106,11 @@ class SuggestionService(SuggestionSteps):
         return self.complete(session, tf.fill([tf.shape(session)[0]], ""))
 
     @tf.function(
+        autograph=False,
         input_signature=[
             tf.TensorSpec([None, None], tf.string, name="session"),
             tf.TensorSpec([None], tf.string, name="prefix"),
-        ]
+        ],
     )
     def complete(self, session: tf.Tensor, prefix: tf.Tensor) -> dict[str, tf.Tensor]:
         """What each session's next query is, given the start of it typed so far.
@@ -131,10 +134,11 @@ class SuggestionService(SuggestionSteps):
         return {name: found[name] for name in SUGGEST_OUTPUTS}
 
     @tf.function(
+        autograph=False,
         input_signature=[
             tf.TensorSpec([None, None], tf.string, name="session"),
             tf.TensorSpec([None, None], tf.string, name="history"),
-        ]
+        ],
     )
     def suggest_with_history(self, session: tf.Tensor, history: tf.Tensor) -> dict[str, tf.Tensor]:
         """`suggest`, with each searcher's own earlier queries as the hierarchy's next level.
@@ -155,11 +159,12 @@ class SuggestionService(SuggestionSteps):
         return self.complete_with_history(session, tf.fill([tf.shape(session)[0]], ""), history)
 
     @tf.function(
+        autograph=False,
         input_signature=[
             tf.TensorSpec([None, None], tf.string, name="session"),
             tf.TensorSpec([None], tf.string, name="prefix"),
             tf.TensorSpec([None, None], tf.string, name="history"),
-        ]
+        ],
     )
     def complete_with_history(
         self, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
@@ -185,7 +190,9 @@ class SuggestionService(SuggestionSteps):
             sizes,
         )
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.string, name="session")])
+    @tf.function(
+        input_signature=[tf.TensorSpec([None, None], tf.string, name="session")], autograph=False
+    )
     def session_attention(self, session: tf.Tensor) -> dict[str, tf.Tensor]:
         """The session encoder's attention between the session's queries.
 
