@@ -39,6 +39,22 @@ def _split_users(text: str) -> tuple[int, int]:
     return counts
 
 
+LOG_HELP = "log files, plain or .gz"
+OUT_HELP = "the prepared dataset directory to write"
+# The sessions' sizes and the vocabulary's least count, whole numbers: (option, default, help).
+COUNTS = (
+    ("--min-queries", None, "shortest session kept (default: 3 for paper, 2 for all)"),
+    ("--max-queries", 5, "paper: longest session kept; all: longest window (default: 5)"),
+    (
+        "--max-query-tokens",
+        10,
+        "paper: sessions with a longer query are dropped; all: longer "
+        "queries are truncated (default: 10)",
+    ),
+    ("--min-count", 3, "vocabulary: least count of a word in training (default: 3)"),
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     """The argument parser of `python -m mtn_keras.prepare`."""
     parser = argparse.ArgumentParser(
@@ -47,29 +63,18 @@ def _parser() -> argparse.ArgumentParser:
         "drop consecutive duplicates, filter sessions, split them (seeded), build the vocabulary "
         "from the training split, write DIR (see docs/contracts.md).",
     )
-    _add_reading_arguments(parser)
+    parser.add_argument(
+        "--input", type=file_name, nargs="+", required=True, metavar="LOG", help=LOG_HELP
+    )
+    parser.add_argument("--out", type=file_name, required=True, metavar="DIR", help=OUT_HELP)
+    _add_session_arguments(parser)
     _add_writing_arguments(parser)
     add_verbose(parser)
     return parser
 
 
-def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
-    """prepare's logs, output folder and session protocol."""
-    p.add_argument(
-        "--input",
-        type=file_name,
-        nargs="+",
-        required=True,
-        metavar="LOG",
-        help="log files, plain or .gz",
-    )
-    p.add_argument(
-        "--out",
-        type=file_name,
-        required=True,
-        metavar="DIR",
-        help="the prepared dataset directory to write",
-    )
+def _add_session_arguments(p: argparse.ArgumentParser) -> None:
+    """prepare's log format, session protocol and sizes, and the vocabulary's least count."""
     p.add_argument("--format", choices=FORMATS, default="aol", help="log format (default: aol)")
     p.add_argument(
         "--protocol",
@@ -86,38 +91,12 @@ def _add_reading_arguments(p: argparse.ArgumentParser) -> None:
         default=SESSION_GAP_SECONDS // 60,
         help="new session after more than this idle time (default: %(default)s)",
     )
-    p.add_argument(
-        "--min-queries",
-        type=int,
-        metavar="N",
-        help="shortest session kept (default: 3 for paper, 2 for all)",
-    )
-    p.add_argument(
-        "--max-queries",
-        type=int,
-        metavar="N",
-        default=5,
-        help="paper: longest session kept; all: longest window (default: 5)",
-    )
-    p.add_argument(
-        "--max-query-tokens",
-        type=int,
-        metavar="N",
-        default=10,
-        help="paper: sessions with a longer query are dropped; all: longer "
-        "queries are truncated (default: 10)",
-    )
+    for option, default, text in COUNTS:
+        p.add_argument(option, type=int, metavar="N", default=default, help=text)
 
 
 def _add_writing_arguments(p: argparse.ArgumentParser) -> None:
     """prepare's vocabulary, split and overwriting."""
-    p.add_argument(
-        "--min-count",
-        type=int,
-        metavar="N",
-        default=3,
-        help="vocabulary: least count of a word in training (default: 3)",
-    )
     p.add_argument(
         "--subwords",
         type=int,

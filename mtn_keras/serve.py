@@ -84,6 +84,37 @@ def bounded(kind: Callable[[str], Number], low: Number, high: Number) -> Callabl
     return read
 
 
+# serve's numeric options, each checked against its bounds: (option, type, default, help).
+NUMBERS: tuple[tuple[str, Callable[[str], float], float, str], ...] = (
+    ("--port", bounded(int, 1, 65535), 8501, "TensorFlow Serving's REST port"),
+    (
+        "--grpc-port",
+        bounded(int, 0, 65535),
+        8500,
+        "TensorFlow Serving's gRPC port (default 8500; 0: no gRPC)",
+    ),
+    (
+        "--batch-wait-ms",
+        bounded(float, 0, 1000),
+        5.0,
+        "how long a request waits for others to share its model call (default 5)",
+    ),
+    ("--max-batch", bounded(int, 1, 1024), 64, "sessions in one model call (default 64)"),
+    (
+        "--max-sessions",
+        bounded(int, 1, 100_000),
+        MAX_SESSIONS,
+        f"sessions one request may hold; more get HTTP 400 (default {MAX_SESSIONS})",
+    ),
+    (
+        "--max-body-mb",
+        bounded(float, 0.001, 1024),
+        MAX_BODY_MB,
+        f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
+    ),
+)
+
+
 def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed options, each checked (argparse: one line, exit 2)."""
     parser = argparse.ArgumentParser(
@@ -99,39 +130,8 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 opens it to "
         "the network, with no authentication)",
     )
-    parser.add_argument(
-        "--port", type=bounded(int, 1, 65535), default=8501, help="TensorFlow Serving's REST port"
-    )
-    parser.add_argument(
-        "--grpc-port",
-        type=bounded(int, 0, 65535),
-        default=8500,
-        help="TensorFlow Serving's gRPC port (default 8500; 0: no gRPC)",
-    )
-    parser.add_argument(
-        "--batch-wait-ms",
-        type=bounded(float, 0, 1000),
-        default=5.0,
-        help="how long a request waits for others to share its model call (default 5)",
-    )
-    parser.add_argument(
-        "--max-batch",
-        type=bounded(int, 1, 1024),
-        default=64,
-        help="sessions in one model call (default 64)",
-    )
-    parser.add_argument(
-        "--max-sessions",
-        type=bounded(int, 1, 100_000),
-        default=MAX_SESSIONS,
-        help=f"sessions one request may hold; more get HTTP 400 (default {MAX_SESSIONS})",
-    )
-    parser.add_argument(
-        "--max-body-mb",
-        type=bounded(float, 0.001, 1024),
-        default=MAX_BODY_MB,
-        help=f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
-    )
+    for option, kind, default, text in NUMBERS:
+        parser.add_argument(option, type=kind, default=default, help=text)
     parser.add_argument(
         "--allow-origin",
         metavar="ORIGIN",

@@ -35,13 +35,7 @@ class CopyHead(ArgumentsConfig, keras.layers.Layer):
         self.key_dense = keras.layers.Dense(units, name="copy_key")
         self.gate_dense = keras.layers.Dense(1, name="copy_gate")
 
-    def build(
-        self,
-        hidden_shape: Shape,
-        memory_shape: Shape | None = None,
-        mask_shape: Shape | None = None,
-    ) -> None:
-        assert memory_shape is not None, "Keras passes the shape of every call argument"
+    def build(self, hidden_shape: Shape, memory_shape: Shape) -> None:
         hidden_width, memory_width = hidden_shape[-1], memory_shape[-1]
         assert hidden_width is not None and memory_width is not None, "Dense needs known widths"
         self.query_dense.build(hidden_shape)

@@ -45,12 +45,7 @@ class HistoryReader(ArgumentsConfig, keras.layers.Layer):
         self.output_dropout = keras.layers.Dropout(dropout)
         self.norm = keras.layers.LayerNormalization(epsilon=epsilon)
 
-    def build(
-        self,
-        vectors_shape: Shape,
-        history_shape: Shape | None = None,
-        history_mask_shape: Shape | None = None,
-    ) -> None:
+    def build(self, vectors_shape: Shape, history_shape: Shape) -> None:
         self.attention.build(vectors_shape, history_shape)
         self.norm.build(vectors_shape)
 

@@ -143,7 +143,9 @@ class SuggestionSteps(tf.Module):
         # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
         # inside the signatures, rather than a second copy of its own.
         search = SearchCore(self, no_repeat_words="repeats" in self.filters)
-        self.core = functools.partial(tf.function(search, jit_compile=decoding.xla, autograph=False))
+        self.core = functools.partial(
+            tf.function(search, jit_compile=decoding.xla, autograph=False)
+        )
         # [1, layers, heads, 2, 2]: the sizes of the session attention, for empty batches.
         self.attention_shape = tuple(
             model.session_attention(tf.zeros([1, 2, self.n], tf.int32)).shape
