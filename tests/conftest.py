@@ -1,8 +1,8 @@
 """Shared fixtures: a made-up search log, its prepared dataset, one tiny trained MTN and its
 ranking (query-log index and ranker).
 
-Training costs seconds of tracing, so the model is trained once per test session and
-shared; tests that change it work on a copy.
+Training costs seconds of tracing, so the model is trained once per test run and shared, by
+pytest-xdist's workers too (built_once); tests that change it work on a copy.
 """
 
 import json
@@ -19,6 +19,7 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import pytest
+from built_once import built_once
 
 TOPICS = [
     "cheap flights",
@@ -175,26 +176,40 @@ def bundled_savedmodel():
     return import_tensorflow().saved_model.load(str(bundled_model()))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_xla_cache(tmp_path_factory):
+    """One XLA compilation cache for the test run, its workers and the commands they start
+    (TF_XLA_FLAGS, unless set): an export's search compiles once, not once per process that
+    loads it."""
+    folder = built_once(tmp_path_factory, "xla-cache", lambda path: path.mkdir())
+    os.environ.setdefault("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={folder}")
+
+
 @pytest.fixture(scope="session")
 def made_up_log(tmp_path_factory):
-    return write_made_up_log(tmp_path_factory.mktemp("log") / "made-up.txt")
+    return built_once(tmp_path_factory, "log/made-up.txt", write_made_up_log)
 
 
 @pytest.fixture(scope="session")
 def prepared_data(made_up_log, tmp_path_factory):
     from mtn_keras.data.dataset_writer import prepare
 
-    out = tmp_path_factory.mktemp("prepared") / "data"
-    prepare([str(made_up_log)], str(out), min_count=2, split=(80, 10, 10), progress=False)
-    return out
+    def build(out):
+        prepare([str(made_up_log)], str(out), min_count=2, split=(80, 10, 10), progress=False)
+
+    return built_once(tmp_path_factory, "prepared/data", build)
 
 
 @pytest.fixture(scope="session")
 def trained_model_dir(prepared_data, tmp_path_factory):
     """A tiny MTN with the copy head, trained for a few epochs by `train`'s own code."""
+    return built_once(tmp_path_factory, "models/tiny", lambda out: train_tiny(prepared_data, out))
+
+
+def train_tiny(prepared_data, out):
+    """`train` of the tiny preset on `prepared_data` into `out`, as trained_model_dir's."""
     from mtn_keras.train import main
 
-    out = tmp_path_factory.mktemp("models") / "tiny"
     main(
         [
             "--data",
@@ -213,7 +228,6 @@ def trained_model_dir(prepared_data, tmp_path_factory):
             "warmup_steps=20",
         ]
     )
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -229,9 +243,10 @@ def exported(trained, tmp_path_factory):
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
-    out = tmp_path_factory.mktemp("export") / "savedmodel"
-    export(trained, str(out), DecodeConfig(k=5, beam=6))
-    return out
+    def build(out):
+        export(trained, str(out), DecodeConfig(k=5, beam=6))
+
+    return built_once(tmp_path_factory, "export/savedmodel", build)
 
 
 @pytest.fixture(scope="session")
@@ -243,18 +258,19 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.ranking.build import RankingData
     from mtn_keras.training.artifacts import load_trained
 
-    out = tmp_path_factory.mktemp("ranked") / "tiny"
-    shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
-    trained = load_trained(str(out), ranking=False)
-    decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
-    data = RankingData(
-        load_split(prepared_data, "train"),
-        load_split(prepared_data, "valid"),
-        PairHistories.load(str(prepared_data), "valid"),
-    )
-    ranking = rank(trained, data, decoding, hidden=4, progress=lambda _: None)
-    ranking.save(str(out))
-    return out
+    def build(out):
+        shutil.copytree(trained_model_dir, out, ignore=shutil.ignore_patterns("tensorboard"))
+        trained = load_trained(str(out), ranking=False)
+        decoding = DecodeConfig(k=5, beam=6, threshold=0.0, xla=False)
+        data = RankingData(
+            load_split(prepared_data, "train"),
+            load_split(prepared_data, "valid"),
+            PairHistories.load(str(prepared_data), "valid"),
+        )
+        ranking = rank(trained, data, decoding, hidden=4, progress=lambda _: None)
+        ranking.save(str(out))
+
+    return built_once(tmp_path_factory, "ranked/tiny", build)
 
 
 @pytest.fixture(scope="session")

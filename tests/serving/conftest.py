@@ -3,6 +3,7 @@
 service and its SavedModel."""
 
 import pytest
+from built_once import built_once
 
 K = 5
 
@@ -21,12 +22,17 @@ def service(trained):
 @pytest.fixture(scope="session")
 def pieces_model_dir(tmp_path_factory):
     """A tiny MTN trained on WordPiece pieces of the syllable log (`train`'s own code)."""
+    return built_once(tmp_path_factory, "pieces", train_on_pieces)
+
+
+def train_on_pieces(root):
+    """The syllable log, its WordPiece dataset and the tiny MTN trained on it, in `root`."""
     from syllable_log import write_syllable_log
 
     from mtn_keras.data.dataset_writer import prepare
     from mtn_keras.train import main
 
-    root = tmp_path_factory.mktemp("pieces")
+    root.mkdir()
     log = write_syllable_log(root / "syllables.txt")
     prepare(
         [str(log)], str(root / "data"), min_count=2, split=(80, 10, 10), progress=False, subwords=60
@@ -54,7 +60,6 @@ def pieces_model_dir(tmp_path_factory):
             "patience=40",
         ]
     )
-    return root
 
 
 @pytest.fixture(scope="session")
@@ -79,6 +84,7 @@ def pieces_exported(pieces_trained, tmp_path_factory):
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
-    out = tmp_path_factory.mktemp("export") / "pieces"
-    export(pieces_trained, str(out), DecodeConfig(k=K, beam=6))
-    return out
+    def build(out):
+        export(pieces_trained, str(out), DecodeConfig(k=K, beam=6))
+
+    return built_once(tmp_path_factory, "export/pieces", build)
