@@ -17,6 +17,11 @@ import urllib.request
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    # Each xdist worker's TensorFlow, and the commands it starts, computes an op on its share
+    # of the cores: more threads than cores spin waiting for one another.
+    _CORES = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", str(_CORES))
 
 import pytest
 from built_once import built_once
@@ -278,6 +283,19 @@ def ranked(ranked_model_dir):
     from mtn_keras.training.artifacts import load_trained
 
     return load_trained(str(ranked_model_dir))
+
+
+@pytest.fixture(scope="session")
+def ranked_exported(ranked, tmp_path_factory):
+    """The tiny ranked model's SavedModel (every signature, the ranker and the log index; no
+    threshold), exported once for the loaders' and the ranking's tests."""
+    from mtn_keras.base.config import DecodeConfig
+    from mtn_keras.export import export
+
+    def build(out):
+        export(ranked, str(out), DecodeConfig(k=5, beam=6, threshold=0.0))
+
+    return built_once(tmp_path_factory, "export/ranked", build)
 
 
 @pytest.fixture(scope="session")

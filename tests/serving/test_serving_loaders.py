@@ -108,19 +108,8 @@ def check_every_loader(path, folder):
     return expected
 
 
-@pytest.fixture(scope="module")
-def ranked_export(ranked, tmp_path_factory):
-    """The tiny ranked model's SavedModel (every signature, the ranker and the log index)."""
-    from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.export import export
-
-    out = tmp_path_factory.mktemp("export") / "ranked"
-    export(ranked, str(out), DecodeConfig(k=5, beam=6, threshold=0.0))
-    return out
-
-
-def test_every_signature_answers_alike_through_every_loader(ranked_export, tmp_path):
-    answers = check_every_loader(ranked_export, tmp_path)
+def test_every_signature_answers_alike_through_every_loader(ranked_exported, tmp_path):
+    answers = check_every_loader(ranked_exported, tmp_path)
     assert set(answers) >= {"suggest", "complete", "suggest_with_history", "session_attention"}
     assert any(text for text in answers["suggest"]["suggestions"][0])
 

@@ -171,24 +171,14 @@ def test_typing_an_earlier_query_of_the_session_again_completes_it(hybrid):
     assert all(t.startswith("hot") for t in shown[0] if t) and "used cars" not in shown[1]
 
 
-@pytest.fixture(scope="module")
-def exported(ranked, tmp_path_factory):
-    from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.export import export
-
-    out = tmp_path_factory.mktemp("export") / "ranked"
-    export(ranked, str(out), DecodeConfig(k=K, beam=6, threshold=0.0))
-    return out
-
-
-def test_savedmodel_ranks_as_python_does(hybrid, exported):
+def test_savedmodel_ranks_as_python_does(hybrid, ranked_exported):
     import tensorflow as tf
 
     script = textwrap.dedent(f"""
         import json, sys
         import tensorflow as tf
         assert not any(m.startswith("mtn_keras") for m in sys.modules)
-        model = tf.saved_model.load({str(exported)!r})
+        model = tf.saved_model.load({str(ranked_exported)!r})
         rows = {[s + [""] * (3 - len(s)) for s in SESSIONS]!r}
         out = model.signatures["suggest"](session=tf.constant(rows))
         done = model.signatures["complete"](session=tf.constant(rows),
@@ -308,7 +298,7 @@ def test_history_candidates_are_completions_too(hybrid):
     assert all(t.startswith("spa w") for t in shown[1] if t) and any(shown[1])
 
 
-def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, exported, tmp_path):
+def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, ranked_exported, tmp_path):
     queries = ["cheap flights", "best cheap flights"]
     (tmp_path / "mine.txt").write_text("\n".join(HISTORY[0]) + "\n\n")
     rows = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"] + [
@@ -318,10 +308,17 @@ def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, exported, t
     ]
     (tmp_path / "log.txt").write_text("\n".join(rows) + "\n")
     expected = texts(hybrid.suggest_with_history(tensor([queries]), history_tensor(HISTORY[:1])))
+    suggest = [
+        sys.executable,
+        "-m",
+        "mtn_keras.suggest",
+        "--model",
+        str(ranked_exported),
+        "--history",
+    ]
     for given in (["mine.txt"], ["log.txt", "--user", "7"]):
         done = subprocess.run(
-            [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported), "--history"]
-            + [str(tmp_path / given[0]), *given[1:], *queries],
+            [*suggest, str(tmp_path / given[0]), *given[1:], *queries],
             capture_output=True,
             text=True,
             timeout=300,
@@ -330,8 +327,7 @@ def test_suggest_command_reads_a_history_file_or_a_users_log(hybrid, exported, t
         shown = [line.split("\t")[1] for line in done.stdout.splitlines()]
         assert shown == [t for t in expected[0] if t]
     done = subprocess.run(
-        [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported), "--history"]
-        + [str(tmp_path / "log.txt"), "--user", "9", *queries],
+        [*suggest, str(tmp_path / "log.txt"), "--user", "9", *queries],
         capture_output=True,
         text=True,
         timeout=300,
@@ -351,12 +347,12 @@ def test_a_session_with_history_is_held_to_its_own_threshold(ranked):
 
 
 def test_evaluate_prefix_with_history_scores_complete_with_history_beside_its_anchor(
-    exported, prepared_data, tmp_path
+    ranked_exported, prepared_data, tmp_path
 ):
     from mtn_keras.evaluate import main
 
     report = tmp_path / "prefix.json"
-    args = ["--model", str(exported), "--data", str(prepared_data), "--prefix", "2"]
+    args = ["--model", str(ranked_exported), "--data", str(prepared_data), "--prefix", "2"]
     assert main([*args, "--history", "--bootstrap", "0", "--json", str(report)]) == 0
     result = json.loads(report.read_text())
     for case in ("2 characters", "first query, 4 characters, empty session"):
@@ -399,11 +395,11 @@ def test_the_unrelated_history_setting_caps_the_users_unrelated_queries(ranked, 
     assert not any(row[0] in unrelated for row in lists if row[0])
 
 
-def test_the_export_warms_up_the_history_signatures_too(exported):
+def test_the_export_warms_up_the_history_signatures_too(ranked_exported):
     from warmup_records import check_warmup
 
-    model = json.loads((exported / "export.json").read_text())["model"]
-    assert check_warmup(exported, model) == [
+    model = json.loads((ranked_exported / "export.json").read_text())["model"]
+    assert check_warmup(ranked_exported, model) == [
         "suggest",
         "complete",
         "suggest_with_history",
