@@ -208,31 +208,29 @@ def prepared_data(made_up_log, tmp_path_factory):
 @pytest.fixture(scope="session")
 def trained_model_dir(prepared_data, tmp_path_factory):
     """A tiny MTN with the copy head, trained for a few epochs by `train`'s own code."""
-    return built_once(tmp_path_factory, "models/tiny", lambda out: train_tiny(prepared_data, out))
-
-
-def train_tiny(prepared_data, out):
-    """`train` of the tiny preset on `prepared_data` into `out`, as trained_model_dir's."""
     from mtn_keras.train import main
 
-    main(
-        [
-            "--data",
-            str(prepared_data),
-            "--preset",
-            "tiny",
-            "--out",
-            str(out),
-            "--epochs",
-            "4",
-            "--verbose",
-            "0",
-            "--set",
-            "learning_rate_scale=4",
-            "--set",
-            "warmup_steps=20",
-        ]
-    )
+    def build(out):
+        main(
+            [
+                "--data",
+                str(prepared_data),
+                "--preset",
+                "tiny",
+                "--out",
+                str(out),
+                "--epochs",
+                "4",
+                "--verbose",
+                "0",
+                "--set",
+                "learning_rate_scale=4",
+                "--set",
+                "warmup_steps=20",
+            ]
+        )
+
+    return built_once(tmp_path_factory, "models/tiny", build)
 
 
 @pytest.fixture(scope="session")
