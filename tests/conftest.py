@@ -25,6 +25,7 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 
 import pytest
 from built_once import built_once
+from tiny_training import tiny_train_args
 
 TOPICS = [
     "cheap flights",
@@ -211,24 +212,7 @@ def trained_model_dir(prepared_data, tmp_path_factory):
     from mtn_keras.train import main
 
     def build(out):
-        main(
-            [
-                "--data",
-                str(prepared_data),
-                "--preset",
-                "tiny",
-                "--out",
-                str(out),
-                "--epochs",
-                "4",
-                "--verbose",
-                "0",
-                "--set",
-                "learning_rate_scale=4",
-                "--set",
-                "warmup_steps=20",
-            ]
-        )
+        main(tiny_train_args(prepared_data, out, 4))
 
     return built_once(tmp_path_factory, "models/tiny", build)
 

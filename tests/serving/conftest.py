@@ -4,6 +4,7 @@ service and its SavedModel."""
 
 import pytest
 from built_once import built_once
+from tiny_training import tiny_train_args
 
 K = 5
 
@@ -40,26 +41,7 @@ def train_on_pieces(root):
     # 40 epochs: how soon the tiny model learns to copy pieces depends on the CPU's kernels
     # (oneDNN): after 4 epochs 1 of 20 unseen words on an AVX-512 CPU; after 20, 15 there but
     # 5 on an AVX-512 + AMX one (9 after 30, 13 after 40; with oneDNN off, enough after 20).
-    main(
-        [
-            "--data",
-            str(root / "data"),
-            "--preset",
-            "tiny",
-            "--out",
-            str(root / "model"),
-            "--epochs",
-            "40",
-            "--verbose",
-            "0",
-            "--set",
-            "learning_rate_scale=4",
-            "--set",
-            "warmup_steps=20",
-            "--set",
-            "patience=40",
-        ]
-    )
+    main(tiny_train_args(root / "data", root / "model", 40, "patience=40"))
 
 
 @pytest.fixture(scope="session")

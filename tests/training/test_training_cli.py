@@ -5,6 +5,7 @@ import json
 
 import keras
 import pytest
+from tiny_training import tiny_train_args
 
 from mtn_keras.train import main
 
@@ -127,29 +128,7 @@ def test_the_best_epoch_can_be_chosen_by_validation_bleu(prepared_data, tmp_path
     """--set select=bleu: every epoch logs the validation pairs' BLEU, the kept model is
     the (first) epoch with the highest, and early stopping watches it too."""
     out = tmp_path / "bleu"
-    assert (
-        main(
-            [
-                "--data",
-                str(prepared_data),
-                "--preset",
-                "tiny",
-                "--out",
-                str(out),
-                "--epochs",
-                "3",
-                "--verbose",
-                "0",
-                "--set",
-                "select=bleu",
-                "--set",
-                "learning_rate_scale=4",
-                "--set",
-                "warmup_steps=20",
-            ]
-        )
-        == 0
-    )
+    assert main(tiny_train_args(prepared_data, out, 3, "select=bleu")) == 0
     summary = json.loads((out / "train_summary.json").read_text())
     bleu = summary["val_bleu"]
     assert summary["selected_by"] == "val_bleu" and len(bleu) == summary["epochs"] >= 1
