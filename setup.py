@@ -11,5 +11,9 @@ setup(
     + ["mtn_tui", "mtn_tui.history", "mtn_tui.screens", "mtn_tui.widgets"]
     + ["mtn_keras.default_model"],
     package_dir={"mtn_tui": "app", "mtn_keras.default_model": "saved_models/default"},
-    package_data={"mtn_tui": ["*.tcss"], "mtn_keras.default_model": ["*", "**/*"]},
+    package_data={
+        "mtn_tui": ["*.tcss"],
+        "mtn_keras.data": ["*.txt"],
+        "mtn_keras.default_model": ["*", "**/*"],
+    },
 )

@@ -17,6 +17,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from mtn_keras.data.evidence import Evidence
 from mtn_keras.data.logs import InputError, Tally, check_inputs, read_log
 from mtn_keras.data.text import normalise
 
@@ -30,16 +31,19 @@ def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
     """The (query, time) pairs of `user` in the AOL-format `log`, in file order, whole: the
     history's filter reads each whole before the store cuts it to MAX_QUERY_CHARS, so that a
     secret across that length is never stored in part. As `prepare` does, queries without
-    words ("-") and a query repeated right after itself (a click or a next page) are skipped.
-    Raises InputError for an unreadable log, one with lines not in the format (how many, and
+    words ("-") and a query repeated right after itself (a click or a next page) are skipped,
+    and so is one that the log's clicks call explicit beside a word for a minor
+    (mtn_keras.data.evidence; the word rule is the filter's). Raises InputError for an unreadable log, one with lines not in the format (how many, and
     the first), or one that holds no query of `user`."""
     check_inputs([str(log)])
     tally, found, last = Tally(), [], None
+    evidence = Evidence.of_logs([str(log)], "aol")
     for row_user, query, when, _, _ in read_log(str(log), "aol", tally, progress=False):
         if row_user != user or not normalise(query) or query == last:
             continue
         last = query
-        found.append((query, float(when)))
+        if not evidence.child_unsafe(normalise(query)):
+            found.append((query, float(when)))
     if bad := tally.counts["rows_malformed"]:
         first = tally.malformed_examples[0]
         raise InputError(

@@ -5,7 +5,9 @@ queries TAB-separated, oldest first; under the `all` protocol one window of a se
 line), beside each its users file (train.users, valid.users, test.users: the user id of
 each line of the .tsv, in its order, so that evaluation can resample users, and TAB, where
 the line starts in its user's history), history.tsv (every user's queries in time order:
-user, time, query; history.py), vocab.txt (from the training split only) and stats.json.
+user, time, query; history.py), vocab.txt (from the training split only), evidence.tsv (the
+queries that the log's clicks or an adult site's name call explicit: data/evidence.py) and
+stats.json (its `evidence` counts them).
 stats.json accounts for every row read:
 
     rows_read = rows_malformed + sum(dropped_rows.values()) + queries_kept
@@ -30,6 +32,7 @@ import os
 from typing import Any
 
 from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
+from mtn_keras.data.evidence import Evidence
 from mtn_keras.data.history import write_history
 from mtn_keras.data.logs import Tally, check_inputs
 from mtn_keras.data.replay import protocol_view
@@ -55,7 +58,7 @@ SESSION_DROPS = ("child_unsafe", "too_short", "too_long", "long_query")
 FILES = (
     tuple(f"{name}.tsv" for name in SPLITS)
     + tuple(f"{name}.users" for name in SPLITS)
-    + ("history.tsv", "vocab.txt", "stats.json")
+    + ("history.tsv", "vocab.txt", "evidence.tsv", "stats.json")
 )
 
 
@@ -88,7 +91,8 @@ def prepare(
     _check_out(out, force, inputs)
     tally = Tally()
     history: list[tuple[str, int, str]] = []
-    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress, history)
+    evidence = Evidence.of_logs(inputs, fmt)
+    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress, history, evidence)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
     try:
@@ -110,9 +114,9 @@ def prepare(
     train_queries = [q for s in splits["train"] for q in s.queries]
     vocab, pieces = _vocabulary(train_queries, min_count, subwords, split, protocol)
     options |= pieces
-    stats = _stats(tally, splits, lines, vocab, options)
+    stats = _stats(tally, splits, lines, vocab, options) | {"evidence": evidence.counts()}
     users = {name: list(zip(view.users, view.starts)) for name, view in views.items()}
-    _write(out, lines, users, history, vocab, stats)
+    _write(out, lines, users, history, vocab, stats, evidence.kept())
     return stats
 
 
@@ -303,6 +307,7 @@ def _write(
     history: list[tuple[str, int, str]],
     vocab: Vocabulary,
     stats: dict[str, Any],
+    evidence: Evidence,
 ) -> None:
     """Writes the directory into a temporary sibling, then renames it to `out` (replacing it)."""
     with staged_directory(out, "prepare") as temp:
@@ -313,6 +318,7 @@ def _write(
                 file.writelines(f"{user}\t{start}\n" for user, start in users[name])
         write_history(os.path.join(temp, "history.tsv"), history)
         vocab.save(os.path.join(temp, "vocab.txt"))
+        evidence.save(temp)
         with open(os.path.join(temp, "stats.json"), "w", encoding="utf-8") as file:
             json.dump(stats, file, indent=2)
             file.write("\n")

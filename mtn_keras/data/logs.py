@@ -114,6 +114,20 @@ def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) ->
         tally.counts["page_through"] += page_throughs
 
 
+def read_clicks(path: str, fmt: str) -> Iterator[tuple[str, str]]:
+    """(raw query, clicked address) of each row of an AOL log that carries a click, in file
+    order; rows that `read_log` counts as malformed are skipped here (it reports them). An
+    Excite log carries no clicks: nothing."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown log format {fmt!r}; expected one of {FORMATS}")
+    if fmt != "aol":
+        return
+    for text in chain.from_iterable(_decoded_blocks(path, False)):
+        fields = text.split("\t") if text else ()
+        if len(fields) >= 5 and fields[0] and fields[4] and fields[0] != "AnonID":
+            yield fields[1], fields[4]
+
+
 def _decoded_blocks(path: str, progress: bool | None) -> Iterator[Sequence[str | None]]:
     """The file's lines in blocks, without line endings; None for a line that is not UTF-8."""
     for block in _blocks(path, progress):

@@ -4,6 +4,7 @@ path for `prepare` (per split) and `evaluate --input` (the whole log)."""
 
 from typing import NamedTuple
 
+from mtn_keras.data.evidence import Evidence
 from mtn_keras.data.sessions import (
     Protocol,
     Session,
@@ -35,9 +36,13 @@ def replay_logs(
     paths: list[str], fmt: str, protocol: Protocol, history: bool = False
 ) -> tuple[Lines, dict[str, list[str]] | None]:
     """The logs' lines under `protocol`, and with `history` each user's queries in time
-    order (the histories that the lines' starts point into; None without)."""
+    order (the histories that the lines' starts point into; None without). As in `prepare`,
+    the sessions that seek sexual content involving minors, by their words or by the logs'
+    clicks (data/evidence.py), are left out."""
     rows: list[tuple[str, int, str]] | None = [] if history else None
-    view = protocol_view(sessions_from_logs(paths, fmt, protocol, history=rows), protocol)
+    evidence = Evidence.of_logs(paths, fmt)
+    sessions = sessions_from_logs(paths, fmt, protocol, history=rows, evidence=evidence)
+    view = protocol_view(sessions, protocol)
     if rows is None:  # no `history` asked
         return view, None
     by_user: dict[str, list[str]] = {}

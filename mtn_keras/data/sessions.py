@@ -17,11 +17,14 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from mtn_keras.data.logs import Row, Tally, read_log
 from mtn_keras.data.safety import child_unsafe
 from mtn_keras.data.text import normalise
+
+if TYPE_CHECKING:
+    from mtn_keras.data.evidence import Evidence
 
 SPLITS = ("train", "valid", "test")
 PROTOCOLS = ("paper", "all")
@@ -260,12 +263,15 @@ def sessions_from_logs(
     tally: Tally | None = None,
     progress: bool | None = None,
     history: list[tuple[str, int, str]] | None = None,
+    evidence: "Evidence | None" = None,
 ) -> list[Session]:
     """The kept sessions of the logs, in log order, under `protocol`; counts go to `tally`.
 
     A session holding a query that seeks sexual content involving minors (data.safety) is
     dropped whole, before anything else, and counted as `child_unsafe`: its queries are
-    neither trained on, nor indexed, nor anyone's history. Under `all`, queries are truncated
+    neither trained on, nor indexed, nor anyone's history. With the log's `evidence`
+    (data.evidence), so is a session holding a query that the evidence calls explicit beside
+    a word for a minor. Under `all`, queries are truncated
     to `max_query_tokens` words before consecutive duplicates are dropped (counted as
     `queries_truncated`), and long sessions are kept whole. `history`, a list, gets (user,
     time, query) of every query of every other session, kept or dropped, in the same form:
@@ -278,10 +284,11 @@ def sessions_from_logs(
     duplicates = truncated = 0
     cut = protocol.name == "all"
     kept: list[Session] = []
+    unsafe = child_unsafe if evidence is None else evidence.child_unsafe
     for user, timed in user_queries(rows, tally):
         seen = 0  # the user's queries so far
         for session in sessionize(timed, gap):
-            if any(child_unsafe(query) for _, query in session):
+            if any(unsafe(query) for _, query in session):
                 dropped["session_child_unsafe"] += len(session)
                 dropped["sessions_child_unsafe"] += 1
                 continue

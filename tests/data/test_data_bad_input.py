@@ -61,6 +61,7 @@ def test_force_never_deletes_an_input_or_other_files(tmp_path):
         [str(log)], str(out), force=True, split=(60, 20, 20), progress=False
     )  # a dataset: replaced
     assert sorted(os.listdir(out)) == [
+        "evidence.tsv",
         "history.tsv",
         "stats.json",
         "test.tsv",

@@ -50,6 +50,7 @@ def test_data_prepare_writes_the_contract_directory(tmp_path):
     out = tmp_path / "prepared"
     stats = prepare([write_log(tmp_path / "log.txt")], str(out), split=(80, 10, 10), min_count=2)
     assert sorted(os.listdir(out)) == [
+        "evidence.tsv",
         "history.tsv",
         "stats.json",
         "test.tsv",

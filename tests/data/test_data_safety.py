@@ -31,6 +31,16 @@ CHILD_UNSAFE = [
     "free teenporn",
     "boys naked",
     "14yo bikini",
+    # a word for a minor beside a body part, an act or a gallery word, whatever else stands
+    "teen boys penis",
+    "schoolboy twinks tgp",
+    "young models galleries",
+    "boys kissing boys thumbs",
+    "teen pics",
+    "free boys pics",
+    "free boy pics",
+    "young girl pics",
+    "baby butts",
 ]
 EXPLICIT = [
     "free porn",
@@ -73,6 +83,14 @@ INNOCENT = [
     "",
     "booby trap",
     "the naked chef",
+    # a word for a minor beside a picture word, where parents and fans search
+    "baby pictures",
+    "kids photos",
+    "baby shower games",
+    "boy scout pictures",
+    "the beach boys gallery",
+    "young jeezy pics",
+    "chris young pictures",
 ]
 
 
