@@ -18,7 +18,7 @@ from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_train
 
 if TYPE_CHECKING:
     from mtn_keras.ranking import Ranking
-    from mtn_keras.ranking.build import RankingData
+    from mtn_keras.ranking.fitting_data import RankingData
 
 
 def rank(
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if code := needs_tensorflow("rank", args.verbose):
         return code
-    from mtn_keras.ranking.build import RankingData  # TensorFlow's import, once it is known there
+    from mtn_keras.ranking.fitting_data import RankingData
 
     try:
         if not os.access(args.model, os.W_OK) and os.path.isdir(args.model):
@@ -76,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         fitting = RankingData.load(data, valid_data)
     except (ModelDirError, InputError, OutputError, OSError, ValueError) as error:
         return fail("rank", error, args.verbose)
+    if fitting.evidence is None:
+        print(
+            f"rank: {data} keeps no evidence of the log's clicks (prepare it again to hide "
+            "what the clicks call explicit)"
+        )
     if fitting.valid_histories is None:
         print(f"rank: {valid_data} keeps no users' histories (prepare it again to fit on them)")
     ranking = rank(trained, fitting, DecodeConfig(threshold=0.0), args.hidden)

@@ -242,7 +242,7 @@ def ranked_model_dir(trained_model_dir, prepared_data, tmp_path_factory):
     from mtn_keras.data.history import PairHistories
     from mtn_keras.data.prepared import load_split
     from mtn_keras.rank import rank
-    from mtn_keras.ranking.build import RankingData
+    from mtn_keras.ranking.fitting_data import RankingData
     from mtn_keras.training.artifacts import load_trained
 
     def build(out):

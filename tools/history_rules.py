@@ -38,7 +38,8 @@ def candidates(trained, data, every):
     row's user."""
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.pairs import session_pairs
-    from mtn_keras.ranking.build import RankingData, candidate_rows, pairs_as_met
+    from mtn_keras.ranking.build import candidate_rows, pairs_as_met
+    from mtn_keras.ranking.fitting_data import RankingData
     from mtn_keras.serving.service import SuggestionService
 
     decoding = DecodeConfig(threshold=0.0)
@@ -246,7 +247,7 @@ def popular_curve(rows, cands, thresholds, index, data):
     shares (times each history scale given with a history), beside the adj anchor."""
     from mtn_keras.base.config import FILTERS
     from mtn_keras.ranking.blocklist import blocked_phrases
-    from mtn_keras.ranking.build import RankingData
+    from mtn_keras.ranking.fitting_data import RankingData
     from mtn_keras.ranking.popular import WITH_HISTORY, PopularQueries
     from mtn_keras.ranking.rules import word_set
     from mtn_keras.scorecard.anchors import Adj

@@ -42,6 +42,7 @@ def main(argv=None):
 
     import mtn_keras.models as models
     from mtn_keras.base.config import model_config_from_dict
+    from mtn_keras.data.evidence import Evidence
     from mtn_keras.data.prepared import load_split, load_users
     from mtn_keras.ranking import Ranking
     from mtn_keras.ranking.blocklist import blocked_phrases
@@ -77,7 +78,8 @@ def main(argv=None):
     with open(os.path.join(args.out, "config.json"), "w") as handle:
         json.dump({**config, "data": data_entry(args.data, args.out)}, handle, indent=2)
     train = load_split(args.data, "train")
-    index = QueryLogIndex.build(train, blocked_phrases(), users=load_users(args.data, "train"))
+    users, evidence = load_users(args.data, "train"), Evidence.load(args.data)
+    index = QueryLogIndex.build(train, blocked_phrases(), users=users, evidence=evidence)
     built = index.sizes()  # an older export lacks the newer tables' sizes
     if any(built.get(name) != size for name, size in info["index"].items()):
         raise SystemExit(f"restore: the index of {args.data} differs from the export's")

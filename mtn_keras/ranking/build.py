@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
@@ -15,10 +14,10 @@ import numpy as np
 from mtn_keras.data.history import HISTORY_SIZE, PairHistories, latest
 from mtn_keras.data.padding import front_padded
 from mtn_keras.data.pairs import session_pairs
-from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.ranking import Ranking
 from mtn_keras.ranking.blocklist import blocked_phrases
 from mtn_keras.ranking.features import FEATURES
+from mtn_keras.ranking.fitting_data import RankingData
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.ranker import choose_threshold, fit_ranker, threshold_curve
 from mtn_keras.ranking.rules import word_set
@@ -162,40 +161,6 @@ def candidate_rows(
     return np.array(features, np.float32), np.array(labels), np.array(groups), keys
 
 
-@dataclass
-class RankingData:
-    """What a ranking is built from: the training split's sessions (the index) and the
-    validation split's (the ranker and its thresholds), with each validation session's
-    user's earlier queries (`valid_histories`, a `data.history.PairHistories`, when the
-    dataset has them) and each session's user (`train_users`, `valid_users`, one per
-    session; else each session is its own user)."""
-
-    train_sessions: list[list[str]]
-    valid_sessions: list[list[str]]
-    valid_histories: PairHistories | None = None
-    valid_users: list[str] | None = None
-    train_users: list[str] | None = None
-
-    @classmethod
-    def load(cls, data: str, valid_data: str | None = None) -> RankingData:
-        """The training split of the prepared dataset `data` and the validation split of
-        `valid_data` (default: `data`'s). Raises ValueError when the validation split is
-        empty (the ranker is fitted on it)."""
-        valid_data = valid_data or data
-        found = cls(
-            load_split(data, "train"),
-            load_split(valid_data, "valid"),
-            PairHistories.load(valid_data, "valid"),
-            load_users(valid_data, "valid"),
-            load_users(data, "train"),
-        )
-        if not found.valid_sessions:
-            raise ValueError(
-                f"{valid_data}: the validation split is empty; the ranker is fitted on it"
-            )
-        return found
-
-
 def fit_ranking(
     steps_for: Callable[[QueryLogIndex], SuggestionSteps],
     data: RankingData,
@@ -214,7 +179,9 @@ def fit_ranking(
     meets them: held-out sessions of training users, added, made a worse ranker
     (docs/ranking.md): the model remembers them, and its scores of their next queries
     mislead."""
-    index = QueryLogIndex.build(data.train_sessions, blocked_phrases(), users=data.train_users)
+    index = QueryLogIndex.build(
+        data.train_sessions, blocked_phrases(), users=data.train_users, evidence=data.evidence
+    )
     progress(f"index: {index.sizes()}")
     fitted = fitting_rows(steps_for(index), data, progress)
     ranker = fit_ranker(fitted["features"], fitted["labels"], hidden)

@@ -10,7 +10,9 @@ searcher's habit is no witness that two queries go together); and the completion
 prefixes (prefix_index.py). The log's
 misspellings are read as their corrections first (slips.py). Queries
 with a blocked word or a word twice are never offered; sessions that seek sexual content
-involving minors are not indexed at all.
+involving minors are not indexed at all. With the log's evidence (data/evidence.py), the
+index keeps which of its queries the clicks call explicit and which of its words name an
+adult site, for the graph to hide them as it hides explicit words.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
@@ -21,19 +23,25 @@ import math
 import os
 from collections import Counter, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from mtn_keras.data.safety import child_unsafe
+from mtn_keras.data.evidence import Evidence
 from mtn_keras.ranking.prefix_index import prefix_arrays
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 from mtn_keras.ranking.slips import corrected, log_slips
 
 PEOPLE = 2  # the fewest people whose sessions make a pair of queries shared (`shared_keys`)
-FILES = ("queries.txt", "words.txt", "prefixes.txt", "slips.txt", "index.npz", "index.json")
+LISTS = {"queries": "queries", "words": "words", "prefixes": "prefixes"}
+EVIDENCE = {"explicit_queries": "explicit", "site_names": "sites"}  # lists, absent in old indexes
+FILES = tuple(f"{name}.txt" for name in (*LISTS.values(), *EVIDENCE.values())) + (
+    "slips.txt",
+    "index.npz",
+    "index.json",
+)
 
 
 @dataclass
@@ -64,6 +72,8 @@ class QueryLogIndex:
     prefix_order: np.ndarray  # [N] the offerable query ids in character order
     # the log's misspellings and their corrections (slips.py), already applied
     slips: dict[str, str]
+    explicit_queries: list[str] = field(default_factory=list)  # explicit by the log's clicks
+    site_names: list[str] = field(default_factory=list)  # words that name an adult site
 
     @classmethod
     def build(
@@ -73,19 +83,23 @@ class QueryLogIndex:
         neighbours: int = 10,
         queries_per_word: int = 5,
         users: Sequence[Hashable] | None = None,
+        evidence: Evidence | None = None,
     ) -> QueryLogIndex:
         """The index of training `sessions` (lists of normalised queries) of `users` (one per
         session; None: each session is its own person); a session holding a query that seeks
-        sexual content involving minors is left out whole, as `prepare` leaves it out
-        (data/safety.py), so no table of the export holds one."""
+        sexual content involving minors (by its words, or by the log's `evidence`) is left out
+        whole, as `prepare` leaves it out (data/safety.py), so no table of the export holds
+        one."""
         users = range(len(sessions)) if users is None else users
         if len(users) != len(sessions):
             raise ValueError(f"{len(users):,} users for {len(sessions):,} sessions")
-        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(child_unsafe, s))]
+        evidence = evidence or Evidence()
+        unsafe = evidence.child_unsafe
+        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
         sessions, users = [s for s, _ in kept], [u for _, u in kept]
         slips = log_slips(q for session in sessions for q in session)
         sessions = [[corrected(q, slips) for q in session] for session in sessions]
-        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(child_unsafe, s))]
+        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
         sessions, users = [s for s, _ in kept], [u for _, u in kept]  # a fix can make one
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
@@ -147,15 +161,17 @@ class QueryLogIndex:
             prefix_rows=prefix_rows,
             prefix_order=prefix_order,
             slips=slips,
+            explicit_queries=sorted(q for q in evidence.explicit if q in ids),
+            site_names=sorted(evidence.sites & holding.keys()),
         )
 
     def save(self, folder: str) -> None:
         """Writes queries.txt, words.txt, prefixes.txt, index.npz and index.json (sizes) into
         `folder`."""
         os.makedirs(folder, exist_ok=True)
-        for name in ("queries", "words", "prefixes"):
+        for name, file in (LISTS | EVIDENCE).items():
             items = getattr(self, name)
-            with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as handle:
+            with open(os.path.join(folder, f"{file}.txt"), "w", encoding="utf-8") as handle:
                 handle.writelines(f"{item}\n" for item in items)
         with open(os.path.join(folder, "slips.txt"), "w", encoding="utf-8") as handle:
             handle.writelines(f"{wrong}\t{right}\n" for wrong, right in self.slips.items())
@@ -169,8 +185,11 @@ class QueryLogIndex:
     def load(cls, folder: str) -> QueryLogIndex:
         """The index saved in `folder`; OSError or ValueError when it is missing or damaged."""
         lists: dict[str, Any] = {}  # fields by name, for ** (Any: see `save`)
-        for name in ("queries", "words", "prefixes"):
-            with open(os.path.join(folder, f"{name}.txt"), encoding="utf-8") as handle:
+        for name, file in (LISTS | EVIDENCE).items():
+            path = os.path.join(folder, f"{file}.txt")
+            if name in EVIDENCE and not os.path.exists(path):
+                continue  # an index of a dataset prepared before the log's evidence was kept
+            with open(path, encoding="utf-8") as handle:
                 lists[name] = [line.rstrip("\n") for line in handle]
         with open(os.path.join(folder, "slips.txt"), encoding="utf-8") as handle:
             slips = dict(line.rstrip("\n").split("\t") for line in handle)
@@ -195,6 +214,8 @@ class QueryLogIndex:
             "prefixes": len(self.prefixes),
             "prefix_rows": len(self.prefix_rows),
             "slips": len(self.slips),
+            "explicit_queries": len(self.explicit_queries),
+            "site_names": len(self.site_names),
         }
 
     @cached_property

@@ -61,7 +61,9 @@ class PopularQueries:
         threshold: the ranker's threshold without a history: a share below it is not shown.
         phrases: the blocked phrases (none when the filter is off).
         enabled: the filters on; `session` keeps the last query's words off the list.
-        explicit_shown: sexually explicit queries may be offered (never child-unsafe ones).
+        explicit_shown: sexually explicit queries may be offered (never child-unsafe ones);
+            when not, nor those the log's evidence calls explicit (the index's
+            `explicit_queries` and `site_names`).
     """
 
     def __init__(
@@ -75,12 +77,16 @@ class PopularQueries:
     ) -> None:
         texts, shares = most_followed(index, len(index.queries) if cap else 0)
         unsafe = safety.child_unsafe if explicit_shown else safety.explicit
+        logged = set() if explicit_shown else set(index.explicit_queries)
+        sites = set() if explicit_shown else set(index.site_names)
         fine = [
             i
             for i, text in enumerate(texts)
             if not ("repeats" in enabled and repeats_a_word(text))
             and not ("blocked" in enabled and blocks(text, phrases))
             and not unsafe(text)
+            and text not in logged
+            and sites.isdisjoint(text.split())
         ][:POOL]
         # Plain Python, made constants of the graph where it is traced: tensors, or a
         # tf.Module, would be saved with the variables and change them with every setting.

@@ -1,6 +1,8 @@
 """What the serving graph never shows, whatever its settings (data/safety.py, the rule's one
 room): the ids the beam never writes, so that lists stay full, and the last check of every
-list, wherever its items came from."""
+list, wherever its items came from; and unless explicit items are asked for, what the log's
+evidence calls explicit (data/evidence.py): queries whose clicks reached adult sites, and
+any query naming an adult site."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import tensorflow as tf
 from mtn_keras.data import safety
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.ranking import filters
+from mtn_keras.ranking.log_lookup import fingerprints
+from mtn_keras.ranking.tables import SavedTable
 
 if TYPE_CHECKING:
     from mtn_keras.ranking.hybrid import Shown
@@ -19,11 +23,49 @@ if TYPE_CHECKING:
 NEG_INF = float("-inf")
 
 
-def last_check(shown: Shown, explicit_shown: bool) -> Shown:
-    """The `shown` (hybrid.Shown, [B, k] each) less any item the safety rule forbids
-    (filters.unsafe), the rest moved up in their order: the graph's last word on every list,
-    whatever the settings and wherever an item came from."""
-    bad = filters.unsafe(shown.texts, explicit_shown) & (shown.scores > NEG_INF)
+QUERY, SITE = 1, 2  # what a key of LoggedExplicit's table is: an explicit query, a site's name
+
+
+class LoggedExplicit(tf.Module):
+    """The queries and the site names that the log's evidence calls explicit (the index's
+    `explicit_queries` and `site_names`), in one table keyed by their fingerprints."""
+
+    def __init__(self, queries: Sequence[str], sites: Sequence[str]) -> None:
+        super().__init__()
+        named = set(sites)
+        keys = list(dict.fromkeys([*sites, *queries]))  # a site's name alone is a query too
+        kinds = [SITE if key in named else QUERY for key in keys]
+        self.table = SavedTable(
+            fingerprints(tf.constant(keys or [""], tf.string)),
+            tf.constant(kinds or [0], tf.int32),
+            0,
+        )
+
+    def marks(self, texts: tf.Tensor) -> tf.Tensor:
+        """[...]: the normalised text is an explicit query of the log, or holds a word that
+        names an adult site."""
+        whole = self.table.lookup(fingerprints(texts)) == QUERY
+        words = tf.strings.split(texts)
+        named = tf.ragged.map_flat_values(lambda w: self.table.lookup(fingerprints(w)), words)
+        return whole | tf.reduce_any(named == SITE, axis=-1)
+
+
+def forbidden(
+    texts: tf.Tensor, explicit_shown: bool, logged: LoggedExplicit | None = None
+) -> tf.Tensor:
+    """[...]: the safety rule forbids the normalised text (filters.unsafe), or `logged`, the
+    log's evidence, calls it explicit and explicit items are not shown."""
+    found = filters.unsafe(texts, explicit_shown)
+    if logged is not None and not explicit_shown:
+        found |= logged.marks(texts)
+    return found
+
+
+def last_check(shown: Shown, explicit_shown: bool, logged: LoggedExplicit | None = None) -> Shown:
+    """The `shown` (hybrid.Shown, [B, k] each) less any item the safety rule or the log's
+    evidence forbids (`forbidden`), the rest moved up in their order: the graph's last word on
+    every list, whatever the settings and wherever an item came from."""
+    bad = forbidden(shown.texts, explicit_shown, logged) & (shown.scores > NEG_INF)
     order = tf.argsort(tf.cast(bad, tf.int32), axis=1, stable=True)
     scores = tf.where(bad, NEG_INF, shown.scores)
     return shown._replace(
@@ -35,15 +77,21 @@ def last_check(shown: Shown, explicit_shown: bool) -> Shown:
 
 
 def banned_ids(
-    vocab_tokens: Sequence[str], phrases: Iterable[str], pieces: bool, explicit_shown: bool = False
+    vocab_tokens: Sequence[str],
+    phrases: Iterable[str],
+    pieces: bool,
+    explicit_shown: bool = False,
+    sites: Iterable[str] = (),
 ) -> list[int]:
     """The ids the beam never writes: <pad>, <unk>, <bos>, and in a word vocabulary the
     blocked words and the words the safety rule forbids alone (data/safety.py: a term for
-    abuse material always, an explicit word unless `explicit_shown`), so that lists stay
-    full. Under WordPiece a blocked word's id is also the first piece of innocent words
-    ("dick" of "dickens"), so there the filters alone drop them."""
+    abuse material always, an explicit word unless `explicit_shown`), and unless
+    `explicit_shown` the names of adult `sites`, so that lists stay full. Under WordPiece a
+    blocked word's id is also the first piece of innocent words ("dick" of "dickens"), so
+    there the filters alone drop them."""
     if pieces:
         return [PAD, UNK, BOS]
     rule = safety.child_unsafe if explicit_shown else safety.explicit
     blocked = set(phrases) | {word for word in vocab_tokens if rule(word)}
+    blocked |= set() if explicit_shown else set(sites)
     return sorted({PAD, UNK, BOS} | {i for i, word in enumerate(vocab_tokens) if word in blocked})

@@ -26,7 +26,7 @@ from mtn_keras.ranking.scoring import Scored, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
 from mtn_keras.serving.encoding import Encoded, SessionEncoder
-from mtn_keras.serving.forbidden import banned_ids, last_check
+from mtn_keras.serving.forbidden import LoggedExplicit, banned_ids, forbidden, last_check
 from mtn_keras.serving.grounding import PhraseConstraint, slip_ids
 from mtn_keras.serving.prefix import PrefixConstraint, Typed
 from mtn_keras.serving.search_core import SearchCore
@@ -114,7 +114,13 @@ class SuggestionSteps(tf.Module):
         self.explicit = decoding.explicit
         phrases = blocked_phrases(self.explicit) if "blocked" in self.filters else []
         self.blocked_pattern = filters.blocked_pattern(phrases)
-        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces, self.explicit)
+        index = ranking and ranking.index
+        sites = index.site_names if index else []
+        self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces, self.explicit, sites)
+        # What the log's clicks call explicit, hidden unless explicit items are asked for.
+        self.logged = (
+            LoggedExplicit(index.explicit_queries, sites) if index and not self.explicit else None
+        )
         self.history = HistoryLookup()
         self.pool: CandidatePool | None = None
         self.hybrid: HybridRanker | None = None
@@ -301,7 +307,7 @@ class SuggestionSteps(tf.Module):
         if "nonwords" in self.filters:
             kept &= self.spelling.all_known(table.words, session.words, history, typed)
             kept &= ~filters.too_long(table.words)
-        kept &= ~filters.unsafe(table.texts, self.explicit)  # whatever the filters
+        kept &= ~forbidden(table.texts, self.explicit, self.logged)  # whatever the filters
         return kept if table.listed is None else table.listed & kept
 
     def rank(self, table: Table, valid: tf.Tensor, prepared: Prepared, history: tf.Tensor) -> Shown:
@@ -319,7 +325,7 @@ class SuggestionSteps(tf.Module):
         the `prepared` sessions with the kept `history` [B, T] and what the search `found`.
         A session with no query is answered only when typed words say what to complete."""
         session = prepared.session
-        shown = last_check(shown, self.explicit)
+        shown = last_check(shown, self.explicit, self.logged)
         empty = ~tf.reduce_any(session.tokens != PAD, axis=[1, 2]) & ~prepared.vouched
         scores = tf.where(empty[:, None], NEG_INF, shown.scores)
         found_any = scores > NEG_INF

@@ -1,7 +1,10 @@
 """Every string table of the bundled export (its variables and the graph's string constants)
 and every file of the prepared AOL data hold no query that seeks sexual content involving
-minors (data/safety.py). The rule's own patterns, constants of the graph, are not data."""
+minors (data/safety.py), by its words or, where the AOL dev log is at hand, by its clicks
+(data/evidence.py, every user's). The rule's own patterns, constants of the graph, are not
+data."""
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +49,19 @@ def export_strings(path):
                     yield node.name, value.decode("utf-8", "replace")
 
 
+@functools.cache
+def child_unsafe():
+    """The judge: the word rule, and the dev log's clicks when the log is at hand."""
+    if not AOL_DEV.exists():
+        return safety.child_unsafe
+    from mtn_keras.data.evidence import Evidence
+
+    return Evidence.of_logs([str(AOL_DEV)], "aol").child_unsafe
+
+
 def unsafe_entries(entries):
-    return [(where, text) for where, text in entries if safety.child_unsafe(normalise(text))]
+    unsafe = child_unsafe()
+    return [(where, text) for where, text in entries if unsafe(normalise(text))]
 
 
 @pytest.mark.slow
