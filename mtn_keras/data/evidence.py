@@ -30,8 +30,10 @@ COMMON_ZIPF = 3.0  # wordfreq: a word this frequent (once in a million words) is
 SITE_ENDINGS = ("com", "net", "org")  # "NAME com": a site's address as people type it
 
 
+@functools.cache
 def innocent_hosts() -> dict[str, str]:
-    """The hosts of the adult list that are read as innocent, with why (innocent_hosts.txt)."""
+    """The hosts of the adult list that are read as innocent, with why (innocent_hosts.txt;
+    read once)."""
     text = resources.files("mtn_keras.data").joinpath("innocent_hosts.txt").read_text("utf-8")
     found = {}
     for line in text.splitlines():
