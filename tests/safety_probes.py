@@ -204,6 +204,7 @@ INNOCENT_WORDS = {
     "titter",
     "tittle",
     "boobytrap",
+    "pussycat",  # the Pussycat Dolls
 }
 
 

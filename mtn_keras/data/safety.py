@@ -70,7 +70,7 @@ SEXUAL_WORDS = (
     r"nakid|nekkid|desnud[a-z]*|fuck[a-z]*|fuk|fuks|fukin|fuking|fukk[a-z]*|fck[a-z]*|"
     r"phuck[a-z]*|pussy|pussies|pusy|cock|cocks|tits|titty|titties|tittys|tetas|boob[a-z]*|"
     r"hentai|h3ntai|erotic[a-z]*|rape|raped|rapes|raping|molest[a-z]*|upskirt[a-z]*|"
-    r"downblouse|topless|panty|panties|incest|orgy|orgies|orgasm[a-z]*|masturbat[a-z]*|"
+    r"downblouse|topless|panty|panties|incest|orgy|orgies|orgasm[a-z]*|masturb[a-z]*|"
     r"blowjob[a-z]*|blow job[a-z]*|handjob[a-z]*|cumshot[a-z]*|cum|horny|slut[a-z]*|"
     r"whore[a-z]*|putas?|hardcore|bondage|fetish[a-z]*|strip tease|striptease|strippers?|"
     r"lingerie|milfs?|dildo[a-z]*|vibrators?|gangbang[a-z]*|threesome[a-z]*|bukkake|"

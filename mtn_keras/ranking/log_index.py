@@ -12,7 +12,8 @@ misspellings are read as their corrections first (slips.py). Queries
 with a blocked word or a word twice are never offered; sessions that seek sexual content
 involving minors are not indexed at all. With the log's evidence (data/evidence.py), the
 index keeps which of its queries the clicks call explicit and which of its words name an
-adult site, for the graph to hide them as it hides explicit words.
+adult site, for the graph to hide them as it hides explicit words: every explicit query of
+the log whose words the index holds (the beam can write it, whoever typed it).
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
@@ -72,7 +73,7 @@ class QueryLogIndex:
     prefix_order: np.ndarray  # [N] the offerable query ids in character order
     # the log's misspellings and their corrections (slips.py), already applied
     slips: dict[str, str]
-    explicit_queries: list[str] = field(default_factory=list)  # explicit by the log's clicks
+    explicit_queries: list[str] = field(default_factory=list)  # explicit by clicks, in its words
     site_names: list[str] = field(default_factory=list)  # words that name an adult site
 
     @classmethod
@@ -161,7 +162,9 @@ class QueryLogIndex:
             prefix_rows=prefix_rows,
             prefix_order=prefix_order,
             slips=slips,
-            explicit_queries=sorted(q for q in evidence.explicit if q in ids),
+            explicit_queries=sorted(
+                q for q in evidence.explicit if all(w in holding for w in q.split())
+            ),
             site_names=sorted(evidence.sites & holding.keys()),
         )
 

@@ -45,9 +45,9 @@ class LoggedExplicit(tf.Module):
         """[...]: the normalised text is an explicit query of the log, or holds a word that
         names an adult site."""
         whole = self.table.lookup(fingerprints(texts)) == QUERY
-        words = tf.strings.split(texts)
+        words = tf.strings.split(tf.reshape(texts, [-1]))  # [N, (words)]: one ragged axis
         named = tf.ragged.map_flat_values(lambda w: self.table.lookup(fingerprints(w)), words)
-        return whole | tf.reduce_any(named == SITE, axis=-1)
+        return whole | tf.reshape(tf.reduce_any(named == SITE, axis=-1), tf.shape(texts))
 
 
 def forbidden(

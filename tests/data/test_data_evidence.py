@@ -131,19 +131,23 @@ def test_a_damaged_evidence_file_is_named_with_its_line(tmp_path):
 
 
 def test_the_index_keeps_the_evidence_of_its_own_queries_and_leaves_minors_out(tmp_path):
-    evidence = Evidence({"zanzibar velvet": "clicks", "only elsewhere": "clicks"}, {"xpeeps"})
+    evidence = Evidence(
+        {"zanzibar velvet": "clicks", "velvet flights": "clicks", "only elsewhere": "clicks"},
+        {"xpeeps"},
+    )
     sessions = [
         ["cheap flights", "zanzibar velvet", "xpeeps com"],
         ["cheap flights", "velvet boys", "rome hotels"],  # a boy, nothing the log marks
         ["cheap flights", "xpeeps boys"],  # a boy beside an adult site's name: left out
     ]
     index = QueryLogIndex.build(sessions, evidence=evidence)
-    assert index.explicit_queries == ["zanzibar velvet"]  # the index's own queries only
+    # the explicit queries made of the index's words: the beam can write them
+    assert index.explicit_queries == ["velvet flights", "zanzibar velvet"]
     assert index.site_names == ["xpeeps"]
     assert "xpeeps boys" not in index.queries and "velvet boys" in index.queries
     index.save(str(tmp_path))
     loaded = QueryLogIndex.load(str(tmp_path))
-    assert (loaded.explicit_queries, loaded.site_names) == (["zanzibar velvet"], ["xpeeps"])
+    assert loaded.explicit_queries == index.explicit_queries and loaded.site_names == ["xpeeps"]
     for name in ("explicit.txt", "sites.txt"):  # an index saved before the evidence was kept
         (tmp_path / name).unlink()
     assert QueryLogIndex.load(str(tmp_path)).explicit_queries == []
@@ -161,6 +165,11 @@ def test_the_graph_hides_what_the_evidence_marks_unless_asked():
     assert forbidden(texts, False, logged).numpy().tolist() == [[1, 1, 0, 0, 0]]
     assert forbidden(texts, True, logged).numpy().tolist() == [[0, 0, 0, 0, 0]]
     assert not LoggedExplicit([], []).marks(texts).numpy().any()
+    traced = tf.function(  # as the signatures trace it: shapes unknown
+        lambda t: forbidden(t, False, logged),
+        input_signature=[tf.TensorSpec([None, None], tf.string)],
+    )
+    assert traced(texts).numpy().tolist() == [[1, 1, 0, 0, 0]]
     vocab = ["<pad>", "<unk>", "<bos>", "<eos>", "xpeeps", "cheap"]
     assert 4 in banned_ids(vocab, [], False, False, ["xpeeps"])
     assert 4 not in banned_ids(vocab, [], False, True, ["xpeeps"])
