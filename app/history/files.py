@@ -33,8 +33,9 @@ def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
     secret across that length is never stored in part. As `prepare` does, queries without
     words ("-") and a query repeated right after itself (a click or a next page) are skipped,
     and so is one that the log's clicks call explicit beside a word for a minor
-    (mtn_keras.data.evidence; the word rule is the filter's). Raises InputError for an unreadable log, one with lines not in the format (how many, and
-    the first), or one that holds no query of `user`."""
+    (mtn_keras.data.evidence; the word rule is the filter's). Raises InputError for an
+    unreadable log, one with lines not in the format (how many, and the first), or one that
+    holds no query of `user`."""
     check_inputs([str(log)])
     tally, found, last = Tally(), [], None
     evidence = Evidence.of_logs([str(log)], "aol")
