@@ -162,10 +162,10 @@ class Evidence:
         return child_unsafe(query) or (self.marks(query) and names_minor(query))
 
     def kept(self) -> Evidence:
-        """This evidence less the queries that seek sexual content involving minors: what a
-        prepared dataset may hold (their sessions are gone)."""
+        """This evidence less the queries and the site names that seek sexual content
+        involving minors: what a prepared dataset may hold (their sessions are gone)."""
         explicit = {q: why for q, why in self.explicit.items() if not self.child_unsafe(q)}
-        return Evidence(explicit, self.sites)
+        return Evidence(explicit, frozenset(s for s in self.sites if not self.child_unsafe(s)))
 
     def counts(self) -> dict[str, int]:
         """How many queries each kind of evidence calls explicit, how many of them seek

@@ -166,12 +166,13 @@ def test_data_prepare_all_protocol_windows_after_the_split(tmp_path):
 @pytest.mark.skipif(not AOL_DEV.exists(), reason=f"{AOL_DEV} is absent")
 def test_data_prepare_the_aol_dev_log_under_both_protocols(tmp_path):
     """The paper's counts (20,566 sessions, 52,778 pairs) less the sessions that seek sexual
-    content involving minors (data/safety.py; 455 of every length, 117 of the paper's); `all`
-    keeps at least 100,000 pairs, every row counted."""
+    content involving minors, by their words or their clicks (data/safety.py,
+    data/evidence.py; 871 of every length, 212 of the paper's); `all` keeps at least 100,000
+    pairs, every row counted."""
     paper = prepare([str(AOL_DEV)], str(tmp_path / "paper"))
-    assert sum(split["sessions"] for split in paper["splits"].values()) == 20_566 - 117
-    assert sum(split["pairs"] for split in paper["splits"].values()) == 52_778 - 312
-    assert paper["dropped_sessions"]["child_unsafe"] == 455
+    assert sum(split["sessions"] for split in paper["splits"].values()) == 20_566 - 212
+    assert sum(split["pairs"] for split in paper["splits"].values()) == 52_778 - 567
+    assert paper["dropped_sessions"]["child_unsafe"] == 871
     every = prepare([str(AOL_DEV)], str(tmp_path / "all"), protocol=Protocol.named("all"))
     assert every["rows_read"] == 366_927 and unaccounted_rows(every) == 0
     assert sum(split["pairs"] for split in every["splits"].values()) >= 100_000

@@ -60,8 +60,17 @@ def child_unsafe():
 
 
 def unsafe_entries(entries):
+    """The entries that seek sexual content involving minors. A word table's keys are words
+    of the log's queries, not queries: the word rule judges them, the clicks judge queries
+    ("preteen" spells an innocent query, and typed alone its clicks went to adult sites)."""
     unsafe = child_unsafe()
-    return [(where, text) for where, text in entries if unsafe(normalise(text))]
+    return [
+        (where, text)
+        for where, text in entries
+        if (safety.child_unsafe if "words" in where or "vocab" in where else unsafe)(
+            normalise(text)
+        )
+    ]
 
 
 @pytest.mark.slow
