@@ -16,26 +16,14 @@ from mtn_keras.data.evidence import (
     ADULT_SHARE,
     MIN_ADULT_CLICKS,
     Evidence,
-    adult_domains,
     adult_host,
     host_of,
     innocent_hosts,
+    listed_domain,
 )
 from mtn_keras.data.logs import Tally, read_clicks, read_log
 from mtn_keras.data.safety import explicit
 from mtn_keras.data.text import normalise
-
-
-def excepted_by(host, innocent):
-    """The innocent host that `host` is or belongs to, where the list names it; else None."""
-    labels = host.split(".")
-    for start in range(len(labels) - 1):
-        domain = ".".join(labels[start:])
-        if domain in innocent:
-            return domain
-        if domain in adult_domains():
-            return None
-    return None
 
 
 def marked(adult, clicks):
@@ -50,7 +38,7 @@ def kept_by_exceptions(path):
         query, host = normalise(raw), host_of(address)
         clicks[query] += 1
         adult[query] += adult_host(host)
-        if by := excepted_by(host, innocent):
+        if (by := listed_domain(host)) in innocent:
             excepted[query][by] += 1
     rows = Counter(normalise(row[1]) for row in read_log(path, "aol", Tally(), False))
     kept = defaultdict(lambda: [0, 0])

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.data import safety
+from mtn_keras.data.evidence import Evidence
 from mtn_keras.ranking import filters
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 
@@ -77,16 +78,16 @@ class PopularQueries:
     ) -> None:
         texts, shares = most_followed(index, len(index.queries) if cap else 0)
         unsafe = safety.child_unsafe if explicit_shown else safety.explicit
-        logged = set() if explicit_shown else set(index.explicit_queries)
-        sites = set() if explicit_shown else set(index.site_names)
+        logged = Evidence(
+            dict.fromkeys(index.explicit_queries, "clicks"), frozenset(index.site_names)
+        )
         fine = [
             i
             for i, text in enumerate(texts)
             if not ("repeats" in enabled and repeats_a_word(text))
             and not ("blocked" in enabled and blocks(text, phrases))
             and not unsafe(text)
-            and text not in logged
-            and sites.isdisjoint(text.split())
+            and (explicit_shown or not logged.marks(text))
         ][:POOL]
         # Plain Python, made constants of the graph where it is traced: tensors, or a
         # tf.Module, would be saved with the variables and change them with every setting.

@@ -161,7 +161,7 @@ def test_the_client_and_the_app_show_nothing_unsafe_from_nothing(
 
 
 @pytest.mark.slow
-def test_the_rest_and_grpc_doors_show_nothing_unsafe_from_nothing(serve, evidence, starts):
+def test_the_rest_and_grpc_doors_show_nothing_unsafe_from_nothing(serve, port, evidence, starts):
     import grpc
     from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
@@ -169,7 +169,7 @@ def test_the_rest_and_grpc_doors_show_nothing_unsafe_from_nothing(serve, evidenc
     from mtn_keras.serving.savedmodel import bundled_model
 
     tf = import_tensorflow()
-    grpc_port = free_port()
+    grpc_port = port
     url, server = serve(bundled_model(), "default", "--grpc-port", str(grpc_port))
     try:
         remote = mtn_keras.load(url)
@@ -199,11 +199,3 @@ def test_the_rest_and_grpc_doors_show_nothing_unsafe_from_nothing(serve, evidenc
     finally:
         server.terminate()
         server.wait(30)
-
-
-def free_port():
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
