@@ -172,7 +172,7 @@ def test_the_rest_and_grpc_doors_show_nothing_unsafe_from_nothing(serve, port, e
     grpc_port = port
     url, server = serve(bundled_model(), "default", "--grpc-port", str(grpc_port))
     try:
-        remote = mtn_keras.load(url)
+        remote = mtn_keras.load(url, timeout=120)  # a first call compiles; a busy CPU is slow
 
         def rest(session, history, typed):
             return [s.text for s in remote.complete(session, typed, history)]
