@@ -10,7 +10,7 @@ from pathlib import Path
 from mtn_keras.base.quiet import native_stderr_silenced
 from mtn_keras.base.xla_setup import cache_home, set_up_xla, skip_graph_rewrites
 from mtn_keras.cli import BAD_INPUT, describe, file_name
-from mtn_keras.client.remote import is_url
+from mtn_keras.client.remote import is_url, redacted
 from mtn_keras.data.logs import InputError
 
 from .history.files import (
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.server and args.model:
         args_parser.error("give --model or --server, not both")
     if args.server and not is_url(args.server):
-        args_parser.error(f"--server {args.server}: give http://HOST:PORT/v1/models/NAME")
+        args_parser.error(f"--server {redacted(args.server)}: give http://HOST:PORT/v1/models/NAME")
     set_up_xla()  # process-wide, before TensorFlow is imported: compilations kept on disk
     # TensorFlow's native log lines would garble the screen: they go to a log file, where a
     # native abort also leaves its words. Inside: Textual takes sys.__stderr__ when the app

@@ -7,12 +7,12 @@ unless asked."""
 from __future__ import annotations
 
 import ipaddress
-import re
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from mtn_keras.client import load
+from mtn_keras.client.remote import redacted
 from mtn_keras.data.history import HISTORY_SIZE
 
 from .model import ModelCalls
@@ -43,13 +43,13 @@ class RemoteBackend(ModelCalls):
         send_history: bool = False,
         timeout: float = TIMEOUT_S,
     ):
-        (progress or (lambda step: None))(f"Asking {url}…")
+        (progress or (lambda step: None))(f"Asking {redacted(url)}…")
         began = time.perf_counter()
         self._client = load(url, timeout=timeout)
         self.start_seconds = {"server": time.perf_counter() - began}
-        self.url = url
-        found = re.search(r"/v1/models/([^/:?#]+)", url)
-        self.name = f"{found.group(1)} on {urlsplit(url).netloc}"
+        shown = urlsplit(self._client.where)  # the address checked, without its password
+        model = shown.path.partition("/v1/models/")[2].split("/")[0]
+        self.name = f"{model} on {shown.netloc}"
         reads = self._client.reads_history
         sends = send_history or on_this_machine(url)
         self.has_history, self.withheld_history = reads and sends, reads and not sends

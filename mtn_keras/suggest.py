@@ -24,6 +24,7 @@ from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import set_up_xla, skip_graph_rewrites
 from mtn_keras.client import Answer, Suggestion, load
+from mtn_keras.client.remote import redacted
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
@@ -133,6 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return cli.NOTHING_TO_SHOW
     try:
+        if "://" in args.model:  # a server's address, which may hold a password: not printed
+            raise SavedModelError(
+                f"--model {redacted(args.model)} is an address: suggest opens a run folder, an "
+                "export or `default` (ask a server with mtn_keras.load(URL) or mtn-tui --server)"
+            )
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
         settings = export_settings(resolve(args.model)) if exported else {}
         if exported and (reason := cli.unfit_option(decoding, settings)):

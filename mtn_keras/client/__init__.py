@@ -7,11 +7,12 @@ model never does.
 """
 
 import os
+import re
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.client.answer import Answer, Attention, Suggestion
 from mtn_keras.client.inputs import SuggestError
-from mtn_keras.client.remote import Rest, is_url
+from mtn_keras.client.remote import Rest, is_url, redacted
 from mtn_keras.client.suggester import Suggester
 
 __all__ = ["Answer", "Attention", "SuggestError", "Suggester", "Suggestion", "load"]
@@ -33,7 +34,8 @@ def load(
             fixed when it was exported. Its `explicit` says whether sexually explicit
             suggestions may be shown, for every model (off by default; one that seeks sexual
             content involving minors never is).
-        timeout: for a REST address, the seconds each request may take.
+        timeout: for a REST address, the seconds each request may take (above 0, at most
+            a day).
 
     Returns:
         A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
@@ -45,8 +47,9 @@ def load(
         of query strings, oldest first; a batch, a list of sessions, gets a list of answers.
 
     Raises:
-        SuggestError: for a path that is no model, an unreachable server, bad input or a
-            failed call; the message says what and where.
+        SuggestError: for a path that is no model, an address or timeout that is not one,
+            an unreachable server, bad input, a failed call or an answer that is not one; the
+            message says what and where (an address without its user and password).
 
     Example:
         >>> import mtn_keras
@@ -71,7 +74,10 @@ def load(
         )
     explicit_shown = decoding is not None and decoding.explicit
     if is_url(model):
-        return Suggester(Rest(model, timeout), model, explicit_shown)
+        server = Rest(model, timeout)
+        return Suggester(server, server.url, explicit_shown)  # messages name it, no password
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", str(model)):
+        raise SuggestError(f"{redacted(str(model))}: a server is asked over http:// or https://")
     from mtn_keras.client.local import open_local
 
     runner, where = open_local(model, decoding)

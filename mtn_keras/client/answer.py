@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
+from mtn_keras.client import checks
 from mtn_keras.data.safety import shown
 from mtn_keras.data.text import normalise
 
@@ -103,58 +103,109 @@ def read_rows(
 ) -> list[tuple[list[Suggestion], list[str], dict]]:
     """[(the Suggestions shown, every text answered, the details)] for each row of a
     signature's outputs `out`, `sessions` the sessions asked: what may not be shown is left
-    out (data/safety.py). Raises KeyError, TypeError, ValueError or IndexError when `out` is
-    not the outputs of a suggestion signature."""
-    scores = np.asarray(out["scores"], dtype=np.float32)
-    texts = [[text_of(text) for text in row] for row in out["suggestions"]]
-    if scores.ndim != 2 or [len(row) for row in texts] != [scores.shape[1]] * len(scores):
-        raise ValueError("suggestions and scores differ in shape")
-    sources = out.get("sources", np.full(scores.shape, ""))
+    out (data/safety.py). A ValueError (checks.py) when `out` is not the outputs of a
+    suggestion signature for them: a text that is no string, a score that is not a finite
+    number (an empty slot's may be -inf), lists of different shapes."""
+    count = len(sessions)
+    texts = checks.texts(output(out, "suggestions"), "suggestions", (count, None))
+    width = len(texts[0])
+    scores = checks.numbers(output(out, "scores"), "scores", (count, width))
+    empty = np.array(texts, dtype=object).reshape(count, width) == ""
+    checks.finite(scores, "scores", used=~(empty & (scores == -np.inf)))
+    sources = [[""] * width] * count
+    if "sources" in out:
+        sources = checks.texts(out["sources"], "sources", (count, width))
+    found = _details(out, sessions, width) if details else [{} for _ in sessions]
     rows = []
-    for i, (row, row_scores, row_sources) in enumerate(zip(texts, scores, sources)):
-        found: dict = {}
-        copies: list[None] | np.ndarray = [None] * len(row)
-        if details:
-            found = _details(out, i, sessions[i])
-            copies = np.asarray(out["copy_attention"][i], np.float32)[:, found.pop("kept")]
+    for row, row_scores, row_sources, row_found in zip(texts, scores, sources, found):
+        copies = row_found.pop("copies", [None] * width)
         items = [
-            Suggestion(text, float(score), text_of(source), copy)
+            Suggestion(text, float(score), source, copy)
             for text, score, source, copy in zip(row, row_scores, row_sources, copies)
             if text and shown(text, explicit_shown)
         ]
-        rows.append((items, row, found))
+        rows.append((items, row, row_found))
     return rows
 
 
-def _details(out, i, session):
-    """What the model read for row `i` of `out` (the Answer's details), and `kept`: the rows
-    of source_tokens that are queries, not padding."""
-    tokens = [[text_of(word) for word in query] for query in out["source_tokens"][i]]
-    kept = [row for row, query in enumerate(tokens) if any(query)]
-    found = {"kept": kept, "source_tokens": [tokens[row] for row in kept]}
-    found["positions"] = used_queries(session, len(kept))
+def output(out: dict, name: str) -> Any:
+    """`out[name]`; a ValueError when the signature answered no such output."""
+    if name not in out:
+        raise ValueError(f"no `{name}` output")
+    return out[name]
+
+
+def _details(out, sessions, width):
+    """What the model read for each row of `out` (the Answer's details), and `copies`: each
+    suggestion's copy attention over the queries that are not padding."""
+    count = len(sessions)
+    tokens = checks.texts(output(out, "source_tokens"), "source_tokens", (count, None, None))
+    slots = len(tokens[0])
+    words = len(tokens[0][0]) if slots else 0
+    shape = (count, width, slots, words)
+    copies = checks.numbers(output(out, "copy_attention"), "copy_attention", shape)
+    history = weights = None
     if "history" in out:
-        history = [text_of(query) for query in out["history"][i]]
-        read = [j for j, query in enumerate(history) if query]
-        found["history"] = [history[j] for j in read]
-        found["history_attention"] = np.asarray(out["history_attention"][i], np.float32)[read]
+        history = checks.texts(out["history"], "history", (count, None))
+        size = len(history[0])
+        weights = checks.numbers(
+            output(out, "history_attention"), "history_attention", (count, size)
+        )
+    views = None
     if "session_attention" in out and "queries" in out:
-        found["attention"] = kept_attention(out["session_attention"][i], out["queries"][i], session)
+        views = attentions(out, "session_attention", sessions)
+    found = []
+    for i, session in enumerate(sessions):
+        used = np.array([any(query) for query in tokens[i]], dtype=bool)
+        kept = list(np.flatnonzero(used))
+        row = {"source_tokens": [tokens[i][j] for j in kept]}
+        checks.finite(copies[i], f"copy_attention[{i}]", used[None, :, None])
+        row["copies"], row["positions"] = copies[i][:, kept], used_queries(session, len(kept))
+        if history is not None and weights is not None:
+            read = np.array([bool(query) for query in history[i]], dtype=bool)
+            row["history"] = [query for query in history[i] if query]
+            checks.finite(weights[i], f"history_attention[{i}]", read)
+            row["history_attention"] = weights[i][read]
+        if views is not None:
+            row["attention"] = views[i]
+        found.append(row)
     return found
 
 
-def kept_attention(weights: ArrayLike, queries: Iterable | None, session: list[str]) -> Attention:
-    """An Attention of `weights` [layers, heads, S, S] over `session` without the padding slots
-    (an empty entry in `queries`; when the model does not say, none was dropped: the last
-    S queries with words)."""
-    weights = np.asarray(weights, np.float32)
+def attentions(out: dict, name: str, sessions: list[list[str]]) -> list[Attention]:
+    """The Attention of each of `sessions` from `out[name]` [B, layers, heads, S, S] and, when
+    the model answers them, `out["queries"]` [B, S], its readings of the S query slots ("" for
+    padding); a ValueError when they are not that."""
+    weights = checks.rows(output(out, name), name, len(sessions))
+    queries = out.get("queries")
+    if queries is not None:
+        queries = checks.rows(queries, "queries", len(sessions))
+    return [
+        _kept_attention(
+            weights[i], None if queries is None else queries[i], session, f"[{i}]", name
+        )
+        for i, session in enumerate(sessions)
+    ]
+
+
+def _kept_attention(weights, queries, session, row, name):
+    """An Attention of `weights` [layers, heads, S, S] (`name` and `row` say where they came
+    from) over `session` without the padding slots (an empty entry in `queries`; when the
+    model does not say, none was dropped: the last S queries with words)."""
+    weights = checks.numbers(weights, name + row, (None, None, None, None))
+    slots = weights.shape[-1]
+    if weights.shape[-2] != slots:
+        raise ValueError(f"{name + row} is {list(weights.shape)}: not S x S over its queries")
     if queries is None:
-        positions = used_queries(session, weights.shape[-1])
-        return Attention(weights, tuple(normalise(session[i]) for i in positions), tuple(positions))
-    texts = [text_of(query) for query in queries]
-    kept = [i for i, text in enumerate(texts) if text]
-    weights = weights[:, :, kept][:, :, :, kept]
+        positions = used_queries(session, slots)
+        read = tuple(normalise(session[i]) for i in positions)
+        return Attention(checks.finite(weights, name + row), read, tuple(positions))
+    texts = checks.texts(queries, "queries" + row, (slots,))
+    used = np.array([bool(text) for text in texts], dtype=bool)
+    checks.finite(weights, name + row, used[:, None] & used[None, :])
+    kept = list(np.flatnonzero(used))
     read = tuple(texts[i] for i in kept)
+    weights = weights[:, :, kept][:, :, :, kept]
     return Attention(weights, read, tuple(used_queries(session, len(read))))
 
 
@@ -164,8 +215,3 @@ def used_queries(session: list[str], kept: int) -> list[int]:
     not where they stand in the session)."""
     with_words = [index for index, query in enumerate(session) if normalise(query)]
     return with_words[len(with_words) - kept :] if kept else []
-
-
-def text_of(value: object) -> str:
-    """A string output as text: TensorFlow answers bytes, a REST server strings."""
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

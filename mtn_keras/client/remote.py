@@ -6,12 +6,15 @@ The address names the model: `http://HOST:PORT/v1/models/NAME`, optionally with
 `POST ...:predict` with `signature_name` and the columnar `inputs`, answered by `outputs`.
 Each request has one deadline for the whole of it (connect, send, headers and body: a server
 that answers a byte a second is cut off there), an answer is read up to MAX_ANSWER_BYTES, and
-whatever goes wrong on the way is one SuggestError. A user and password in the address are
-sent as HTTP basic authentication and never printed.
+whatever goes wrong on the way is one SuggestError. An address or a timeout that is not one
+is refused before anything is sent. A user and password in the address are sent as HTTP
+basic authentication and never printed; a server's words reach a message with their control
+characters escaped.
 """
 
 import base64
 import http.client
+import ipaddress
 import json
 import re
 import socket
@@ -20,11 +23,16 @@ import time
 from typing import Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
+from mtn_keras.client.checks import printable
 from mtn_keras.client.inputs import SuggestError
 
 MODEL_URL = re.compile(
-    r"^(https?://[^/?#]+(?:/[^?#]*)?/v1/models/[^/:?#]+(?:/versions/\d+)?)(?::predict)?/?$"
+    r"^(https?://[^/?#]+(?:/[^?#]*)?/v1/models/[^/:?#]+(?:/versions/\d+)?)(?::predict)?/?$",
+    re.IGNORECASE,  # the scheme's case does not matter; a name's is kept as given
 )
+HOST_PORT = re.compile(r"(\[[^\[\]]*\]|[^\[\]:]+)(?::([0-9]*))?")  # after the userinfo
+GIVE = "give http://HOST:PORT/v1/models/NAME, as TensorFlow Serving's REST API has it"
+MAX_TIMEOUT_S = 86400  # a day: a longer wait is no deadline
 LOADING_POLL_S = 0.5  # how often a server that is still loading its model is asked again
 MAX_ANSWER_BYTES = 16 << 20  # 1,000 sessions' suggestions and attention fit in a few MiB
 READ_BYTES = 1 << 16
@@ -32,15 +40,69 @@ READ_BYTES = 1 << 16
 
 def is_url(model: object) -> TypeGuard[str]:
     """Whether `model` names a server rather than a path."""
-    return isinstance(model, str) and model.startswith(("http://", "https://"))
+    return isinstance(model, str) and model.lower().startswith(("http://", "https://"))
 
 
 def redacted(url: str) -> str:
-    """`url` without the user and password it may hold (what messages print)."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    """`url` as messages print it: without the user and password it may hold (all before
+    the last `@` ahead of the model's path, however malformed the address), its control
+    characters escaped."""
+    scheme, separator, rest = url.partition("://")
+    model = rest.find("/v1/models/")
+    userinfo = rest.rfind("@", 0, model if model >= 0 else len(rest))
+    return printable(scheme + separator + rest[userinfo + 1 :] if separator else url, 500)
+
+
+def check_timeout(timeout: object) -> float:
+    """`timeout` if it is a number of seconds above 0 and at most MAX_TIMEOUT_S; else a
+    SuggestError, before anything is sent."""
+    if (
+        not isinstance(timeout, (int, float))
+        or isinstance(timeout, bool)
+        or not 0 < timeout <= MAX_TIMEOUT_S
+    ):
+        raise SuggestError(
+            f"timeout is {printable(repr(timeout), 40)}: give the seconds each request may "
+            f"take, a number above 0 and at most {MAX_TIMEOUT_S} (a day)"
+        )
+    return float(timeout)
+
+
+def host_and_port(address: str) -> tuple[str, int | None]:
+    """(the host, the port or None for the scheme's) of a server's `address`, the model's
+    URL; a SuggestError saying what is wrong with it (the userinfo never printed)."""
+    shown = redacted(address)
+    if not address.isprintable() or " " in address:  # urlsplit would drop some silently
+        raise SuggestError(f"{shown} holds a space or a control character: {GIVE}")
+    try:
+        parts = urlsplit(address)
+        host = parts.hostname
+    except ValueError as error:  # a bracket without its pair, no IP address inside them
+        reason = printable(str(error), 80)
+        raise SuggestError(f"{shown} is not an address ({reason}): {GIVE}") from None
+    try:
+        port = parts.port
+    except ValueError:  # not digits, or past 65535
+        port = 0
+    if not host:  # http://:8501/...: http.client would fail with a TypeError
+        raise SuggestError(f"{shown} names no host: {GIVE}")
+    if port == 0:
+        raise SuggestError(f"{shown}: the port is not a number from 1 to 65535: {GIVE}")
+    found = HOST_PORT.fullmatch(parts.netloc.rpartition("@")[2])
+    if not found or _bad_ip(found.group(1)):  # "[::1]x", "[v1.x]"
+        raise SuggestError(f"{shown}: the host is not a name or an IP address: {GIVE}")
+    return host, port
+
+
+def _bad_ip(host):
+    """Whether `host`, in brackets, is not an IPv6 address (its %zone aside)."""
+    if not host.startswith("["):
+        return False
+    try:
+        ipaddress.IPv6Address(host[1:-1].partition("%")[0])
+    except ValueError:
+        return True
+    return False
 
 
 class Unavailable(SuggestError):
@@ -52,28 +114,18 @@ class Rest:
     of it."""
 
     def __init__(self, url: str, timeout: float = 30.0) -> None:
+        self.timeout = check_timeout(timeout)
         found = MODEL_URL.match(url)
         if not found:
-            raise SuggestError(
-                f"{redacted(url)} does not name a model: give http://HOST:PORT/v1/models/NAME, "
-                "as TensorFlow Serving's REST API has it"
-            )
+            raise SuggestError(f"{redacted(url)} does not name a model: {GIVE}")
+        self.host, self.port = host_and_port(found.group(1))
         parts = urlsplit(found.group(1))
         self.headers = {"Content-Type": "application/json"}
         if parts.username is not None:
             login = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
             self.headers["Authorization"] = "Basic " + base64.b64encode(login.encode()).decode()
-        try:
-            host, self.port = parts.hostname, parts.port
-        except ValueError:
-            raise SuggestError(f"{redacted(url)}: the port is not a number") from None
-        if not host:  # http://:8501/...: http.client would fail with a TypeError
-            raise SuggestError(
-                f"{redacted(url)} names no host: give http://HOST:PORT/v1/models/NAME"
-            )
-        self.host = host
         self.https, self.path = parts.scheme == "https", parts.path
-        self.url, self.timeout = redacted(found.group(1)), timeout
+        self.url = redacted(found.group(1))
         metadata = self._metadata()
         try:
             found = metadata["metadata"]["signature_def"]["signature_def"]
@@ -170,7 +222,7 @@ class Rest:
 
 def _reason(error: BaseException) -> str:
     """What went wrong, in a few words on one line."""
-    said = " ".join(str(getattr(error, "reason", None) or error).split())[:120]
+    said = printable(" ".join(str(getattr(error, "reason", None) or error).split()), 120)
     if isinstance(error, http.client.HTTPException):
         return f"{type(error).__name__} {said!r}" if said else type(error).__name__
     return said or type(error).__name__
@@ -183,4 +235,4 @@ def _said(text: bytes) -> str:
         said = str(json.loads(decoded)["error"])
     except (ValueError, KeyError, TypeError, RecursionError):
         said = decoded
-    return " ".join(said.split())[:300] or "no body"
+    return printable(" ".join(said.split())) or "no body"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from mtn_keras.client.answer import Answer, Attention, kept_attention, read_rows
+from mtn_keras.client.answer import Answer, Attention, attentions, read_rows
 from mtn_keras.client.inputs import Session, SuggestError, asked, sessions_of
 from mtn_keras.client.reasons import why_empty
 from mtn_keras.data.padding import front_padded
@@ -122,15 +122,10 @@ class Suggester:
         out = self._call(sessions, prefixes, histories)
         try:
             rows = read_rows(out, sessions, self.explicit_shown, details)
-        except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
+        except ValueError as error:  # what checks.py refuses, said with where
             raise SuggestError(
-                f"{self.where} answered outputs that are not suggestions "
-                f"({type(error).__name__}: {str(error)[:200]})"
+                f"{self.where} answered outputs that are not suggestions (ValueError: {error})"
             ) from None
-        if len(rows) != len(sessions):
-            raise SuggestError(
-                f"{self.where} answered {len(rows)} lists for {len(sessions)} sessions"
-            )
         earliers: Sequence[list[str] | None] = histories or [None] * len(sessions)
         answers = [
             Answer(
@@ -197,20 +192,15 @@ class Suggester:
         sessions, batched = sessions_of(session)
         if self.answers_attention:
             out = self._call(sessions, [""] * len(sessions), None)
-            weights = out["session_attention"]
+            name = "session_attention"
         else:
             out = self._run("session_attention", {"session": front_padded(sessions)})
-            weights = out["attention"]
-        queries = out.get("queries")
+            name = "attention"
         try:
-            answers = [
-                kept_attention(weights[i], None if queries is None else queries[i], sessions[i])
-                for i in range(len(sessions))
-            ]
-        except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError) as error:
+            answers = attentions(out, name, sessions)
+        except ValueError as error:
             raise SuggestError(
-                f"{self.where} answered an attention that cannot be read "
-                f"({type(error).__name__}: {str(error)[:200]})"
+                f"{self.where} answered an attention that cannot be read (ValueError: {error})"
             ) from None
         return answers if batched else answers[0]
 
