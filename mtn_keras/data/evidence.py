@@ -19,11 +19,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
+from mtn_keras.data.keyed_hash import keyed_hash
 from mtn_keras.data.logs import read_clicks
 from mtn_keras.data.safety import child_unsafe, names_minor
 from mtn_keras.data.text import normalise
 
 FILE = "evidence.tsv"  # in a prepared dataset: query TAB why, one a line
+WHY = ("clicks", "sitename", "child")  # a child line holds a keyed hash, not the query
 MIN_ADULT_CLICKS = 2  # a query needs at least this many clicks on adult sites ...
 ADULT_SHARE = 0.5  # ... and at least this share of its clicks
 COMMON_ZIPF = 3.0  # wordfreq: a word this frequent (once in a million words) is common English
@@ -144,35 +146,50 @@ def tally_clicks(paths: Sequence[str], fmt: str) -> ClickTally:
 @dataclass
 class Evidence:
     """What the log says beyond the words: the `explicit` queries (normalised) with why
-    ("clicks"), and `sites`, the words that name an adult site (xpeeps, "xpeeps com"), each
-    explicit wherever it stands in a query."""
+    ("clicks"), `sites`, the words that name an adult site (xpeeps, "xpeeps com"), each
+    explicit wherever it stands in a query, and `child_keys`, the keyed hashes (keyed_hash.py)
+    of those that seek sexual content involving minors: kept to hide them, never as text."""
 
     explicit: dict[str, str] = field(default_factory=dict)
     sites: frozenset[str] = frozenset()
+    child_keys: frozenset[int] = frozenset()
 
     @classmethod
     def of_logs(cls, paths: Sequence[str], fmt: str) -> Evidence:
-        """The evidence of the logs' clicks, and the adult sites they reached by name."""
+        """The evidence of the logs' clicks, and the adult sites they reached by name where
+        people type that name: a word of a query whose clicks reached an adult site (the list
+        also names news, dating and celebrity sites nobody types to find them)."""
         tally = tally_clicks(paths, fmt)
         explicit = dict.fromkeys(sorted(tally.explicit()), "clicks")
-        names = {host.rsplit(".", 1)[0] for host in tally.adult_hosts}
+        typed = {word for query in tally.adult for word in query.split()}
+        names = {host.rsplit(".", 1)[0] for host in tally.adult_hosts} & typed
         sites = frozenset(n for n in names if "." not in n and names_site(n, tally.adult_hosts))
         return cls(explicit, sites)
 
     def marks(self, query: str) -> bool:
         """Whether the normalised `query` is explicit by this evidence."""
-        return query in self.explicit or not self.sites.isdisjoint(query.split())
+        named = query in self.explicit or not self.sites.isdisjoint(query.split())
+        return named or self._hashed_child(query)
 
     def child_unsafe(self, query: str) -> bool:
         """Whether the normalised `query` seeks sexual content involving minors: by its words,
         or explicit by this evidence beside a word for a minor."""
-        return child_unsafe(query) or (self.marks(query) and names_minor(query))
+        by_words = child_unsafe(query) or self._hashed_child(query)
+        return by_words or (self.marks(query) and names_minor(query))
+
+    def _hashed_child(self, query: str) -> bool:
+        return bool(self.child_keys) and keyed_hash(query) in self.child_keys
 
     def kept(self) -> Evidence:
-        """This evidence less the queries and the site names that seek sexual content
-        involving minors: what a prepared dataset may hold (their sessions are gone)."""
-        explicit = {q: why for q, why in self.explicit.items() if not self.child_unsafe(q)}
-        return Evidence(explicit, frozenset(s for s in self.sites if not self.child_unsafe(s)))
+        """This evidence with the queries and the site names that seek sexual content
+        involving minors turned into their keyed hashes: what a prepared dataset may hold
+        (their sessions are gone; the hashes let the graph hide them all the same)."""
+        unsafe = {q for q in [*self.explicit, *self.sites] if self.child_unsafe(q)}
+        return Evidence(
+            {q: why for q, why in self.explicit.items() if q not in unsafe},
+            frozenset(self.sites - unsafe),
+            self.child_keys | {keyed_hash(q) for q in unsafe},
+        )
 
     def counts(self) -> dict[str, int]:
         """How many queries each kind of evidence calls explicit, how many of them seek
@@ -185,11 +202,12 @@ class Evidence:
         }
 
     def save(self, directory: str) -> None:
-        """Writes `evidence.tsv` into `directory`: the explicit queries, then the site names
-        (why `sitename`)."""
+        """Writes `evidence.tsv` into `directory`: the explicit queries, the site names (why
+        `sitename`), then the child keys (why `child`)."""
         with open(os.path.join(directory, FILE), "w", encoding="utf-8") as handle:
             handle.writelines(f"{query}\t{why}\n" for query, why in self.explicit.items())
             handle.writelines(f"{name}\tsitename\n" for name in sorted(self.sites))
+            handle.writelines(f"{key}\tchild\n" for key in sorted(self.child_keys))
 
     @classmethod
     def load(cls, directory: str) -> Evidence | None:
@@ -198,14 +216,16 @@ class Evidence:
         path = os.path.join(directory, FILE)
         if not os.path.exists(path):
             return None
-        explicit, sites = {}, set()
+        explicit, sites, keys = {}, set(), set()
         with open(path, encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 query, tab, why = line.rstrip("\n").partition("\t")
-                if not tab or not query or why not in ("clicks", "sitename"):
+                if not tab or not query or why not in WHY or why == "child" and not query.isdigit():
                     raise ValueError(f"{path}:{number}: not a line of `query TAB why`")
                 if why == "sitename":
                     sites.add(query)
+                elif why == "child":
+                    keys.add(int(query))
                 else:
                     explicit[query] = why
-        return cls(explicit, frozenset(sites))
+        return cls(explicit, frozenset(sites), frozenset(keys))

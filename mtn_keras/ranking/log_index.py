@@ -11,9 +11,9 @@ prefixes (prefix_index.py). The log's
 misspellings are read as their corrections first (slips.py). Queries
 with a blocked word or a word twice are never offered; sessions that seek sexual content
 involving minors are not indexed at all. With the log's evidence (data/evidence.py), the
-index keeps which of its queries the clicks call explicit and which of its words name an
-adult site, for the graph to hide them as it hides explicit words: every explicit query of
-the log whose words the index holds (the beam can write it, whoever typed it).
+index keeps every query the clicks call explicit and every word that names an adult site,
+for the graph to hide them as it hides explicit words: the beam can write one of them, and a
+person's own session or history may hold one with words the index never saw.
 `LogLookup` (log_lookup.py) carries these arrays into the serving graph as lookup tables.
 """
 
@@ -37,7 +37,7 @@ from mtn_keras.ranking.slips import corrected, log_slips
 
 PEOPLE = 2  # the fewest people whose sessions make a pair of queries shared (`shared_keys`)
 LISTS = {"queries": "queries", "words": "words", "prefixes": "prefixes"}
-EVIDENCE = {"explicit_queries": "explicit", "site_names": "sites"}  # lists, absent in old indexes
+EVIDENCE = {"explicit_queries": "explicit", "site_names": "sites", "child_keys": "child"}
 FILES = tuple(f"{name}.txt" for name in (*LISTS.values(), *EVIDENCE.values())) + (
     "slips.txt",
     "index.npz",
@@ -73,8 +73,9 @@ class QueryLogIndex:
     prefix_order: np.ndarray  # [N] the offerable query ids in character order
     # the log's misspellings and their corrections (slips.py), already applied
     slips: dict[str, str]
-    explicit_queries: list[str] = field(default_factory=list)  # explicit by clicks, in its words
-    site_names: list[str] = field(default_factory=list)  # words that name an adult site
+    explicit_queries: list[str] = field(default_factory=list)  # every query the clicks mark
+    site_names: list[str] = field(default_factory=list)  # every adult site's name the log knows
+    child_keys: list[int] = field(default_factory=list)  # keyed hashes of what seeks minors
 
     @classmethod
     def build(
@@ -162,10 +163,9 @@ class QueryLogIndex:
             prefix_rows=prefix_rows,
             prefix_order=prefix_order,
             slips=slips,
-            explicit_queries=sorted(
-                q for q in evidence.explicit if all(w in holding for w in q.split())
-            ),
-            site_names=sorted(evidence.sites & holding.keys()),
+            explicit_queries=sorted(evidence.explicit),
+            site_names=sorted(evidence.sites),
+            child_keys=sorted(evidence.child_keys),
         )
 
     def save(self, folder: str) -> None:
@@ -194,6 +194,7 @@ class QueryLogIndex:
                 continue  # an index of a dataset prepared before the log's evidence was kept
             with open(path, encoding="utf-8") as handle:
                 lists[name] = [line.rstrip("\n") for line in handle]
+        lists["child_keys"] = [int(key) for key in lists.get("child_keys", [])]
         with open(os.path.join(folder, "slips.txt"), encoding="utf-8") as handle:
             slips = dict(line.rstrip("\n").split("\t") for line in handle)
         with np.load(os.path.join(folder, "index.npz")) as arrays:
@@ -219,6 +220,7 @@ class QueryLogIndex:
             "slips": len(self.slips),
             "explicit_queries": len(self.explicit_queries),
             "site_names": len(self.site_names),
+            "child_keys": len(self.child_keys),
         }
 
     @cached_property

@@ -2,7 +2,8 @@
 room): the ids the beam never writes, so that lists stay full, and the last check of every
 list, wherever its items came from; and unless explicit items are asked for, what the log's
 evidence calls explicit (data/evidence.py): queries whose clicks reached adult sites, and
-any query naming an adult site."""
+any query naming an adult site; and always those of them that seek minors, kept as keyed
+hashes only."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import TYPE_CHECKING
 import tensorflow as tf
 
 from mtn_keras.data import safety
+from mtn_keras.data.keyed_hash import BUCKETS, KEY, keyed_hash
 from mtn_keras.data.vocab import BOS, PAD, UNK
 from mtn_keras.ranking import filters
-from mtn_keras.ranking.log_lookup import fingerprints
 from mtn_keras.ranking.tables import SavedTable
 
 if TYPE_CHECKING:
@@ -23,41 +24,52 @@ if TYPE_CHECKING:
 NEG_INF = float("-inf")
 
 
-QUERY, SITE = 1, 2  # what a key of LoggedExplicit's table is: an explicit query, a site's name
+QUERY, SITE, CHILD = 1, 2, 3  # a key of LoggedExplicit: an explicit query, a site, seeks minors
 
 
 class LoggedExplicit(tf.Module):
     """The queries and the site names that the log's evidence calls explicit (the index's
-    `explicit_queries` and `site_names`), in one table keyed by their fingerprints."""
+    `explicit_queries` and `site_names`), and the keyed hashes of those that seek minors
+    (`child_keys`), in one table keyed by keyed hashes (data/keyed_hash.py)."""
 
-    def __init__(self, queries: Sequence[str], sites: Sequence[str]) -> None:
+    def __init__(
+        self, queries: Sequence[str], sites: Sequence[str], child_keys: Sequence[int] = ()
+    ) -> None:
         super().__init__()
         named = set(sites)
-        keys = list(dict.fromkeys([*sites, *queries]))  # a site's name alone is a query too
-        kinds = [SITE if key in named else QUERY for key in keys]
+        texts = list(dict.fromkeys([*sites, *queries]))  # a site's name alone is a query too
+        keys = [keyed_hash(text) for text in texts] + list(child_keys)
+        kinds = [SITE if text in named else QUERY for text in texts] + [CHILD] * len(child_keys)
         self.table = SavedTable(
-            fingerprints(tf.constant(keys or [""], tf.string)),
-            tf.constant(kinds or [0], tf.int32),
-            0,
+            tf.constant(keys or [0], tf.int64), tf.constant(kinds or [0], tf.int32), 0
         )
+
+    def _kinds(self, texts: tf.Tensor) -> tf.Tensor:
+        return self.table.lookup(tf.strings.to_hash_bucket_strong(texts, BUCKETS, list(KEY)))
 
     def marks(self, texts: tf.Tensor) -> tf.Tensor:
         """[...]: the normalised text is an explicit query of the log, or holds a word that
         names an adult site."""
-        whole = self.table.lookup(fingerprints(texts)) == QUERY
+        whole = self._kinds(texts)
         words = tf.strings.split(tf.reshape(texts, [-1]))  # [N, (words)]: one ragged axis
-        named = tf.ragged.map_flat_values(lambda w: self.table.lookup(fingerprints(w)), words)
-        return whole | tf.reshape(tf.reduce_any(named == SITE, axis=-1), tf.shape(texts))
+        named = tf.ragged.map_flat_values(self._kinds, words)
+        named = tf.reshape(tf.reduce_any(named == SITE, axis=-1), tf.shape(texts))
+        return (whole == QUERY) | (whole == CHILD) | named
+
+    def seeks_minors(self, texts: tf.Tensor) -> tf.Tensor:
+        """[...]: the normalised text is one the log's evidence says seeks minors."""
+        return self._kinds(texts) == CHILD
 
 
 def forbidden(
     texts: tf.Tensor, explicit_shown: bool, logged: LoggedExplicit | None = None
 ) -> tf.Tensor:
     """[...]: the safety rule forbids the normalised text (filters.unsafe), or `logged`, the
-    log's evidence, calls it explicit and explicit items are not shown."""
+    log's evidence, says it seeks minors, or calls it explicit and explicit items are not
+    shown."""
     found = filters.unsafe(texts, explicit_shown)
-    if logged is not None and not explicit_shown:
-        found |= logged.marks(texts)
+    if logged is not None:
+        found |= logged.seeks_minors(texts) if explicit_shown else logged.marks(texts)
     return found
 
 

@@ -18,6 +18,7 @@ from mtn_keras.data.evidence import (
     innocent_hosts,
     names_site,
 )
+from mtn_keras.data.keyed_hash import keyed_hash
 from mtn_keras.ranking.log_index import QueryLogIndex
 
 START = datetime.datetime(2006, 3, 1)
@@ -112,6 +113,8 @@ def test_prepare_keeps_the_evidence_and_drops_what_it_says_seeks_minors(tmp_path
     evidence = Evidence.load(str(out))
     assert evidence.explicit == {"xpeeps com": "clicks", "zanzibar velvet": "clicks"}
     assert evidence.sites == {"xpeeps"}
+    assert evidence.child_keys == {keyed_hash("summer boys")}  # its hash, never its text
+    assert evidence.child_unsafe("summer boys") and evidence.marks("summer boys")
     assert evidence.marks("xpeeps") and evidence.marks("free xpeeps videos")
     assert not evidence.marks("zanzibar") and not evidence.marks("cat food deals")
     assert json.loads((out / "stats.json").read_text())["evidence"]["site_names"] == 1
@@ -127,6 +130,9 @@ def test_a_damaged_evidence_file_is_named_with_its_line(tmp_path):
     (tmp_path / "evidence.tsv").write_text("xpeeps com\tclicks\nno tab here\n")
     with pytest.raises(ValueError, match=r"evidence.tsv:2: not a line of `query TAB why`"):
         Evidence.load(str(tmp_path))
+    (tmp_path / "evidence.tsv").write_text("xpeeps com\tclicks\nsummer boys\tchild\n")
+    with pytest.raises(ValueError, match=r"evidence.tsv:2: "):  # a child line holds a hash
+        Evidence.load(str(tmp_path))
     assert Evidence.load(str(tmp_path / "none")) is None
 
 
@@ -134,21 +140,29 @@ def test_the_index_keeps_the_evidence_of_its_own_queries_and_leaves_minors_out(t
     evidence = Evidence(
         {"zanzibar velvet": "clicks", "velvet flights": "clicks", "only elsewhere": "clicks"},
         {"xpeeps"},
+        {keyed_hash("rome boys")},
     )
     sessions = [
         ["cheap flights", "zanzibar velvet", "xpeeps com"],
         ["cheap flights", "velvet boys", "rome hotels"],  # a boy, nothing the log marks
         ["cheap flights", "xpeeps boys"],  # a boy beside an adult site's name: left out
+        ["rome hotels", "rome boys"],  # the evidence's hash says it seeks minors: left out
     ]
     index = QueryLogIndex.build(sessions, evidence=evidence)
-    # the explicit queries made of the index's words: the beam can write them
-    assert index.explicit_queries == ["velvet flights", "zanzibar velvet"]
+    # every explicit query, its words the index's or not: a person's history may hold it
+    assert index.explicit_queries == ["only elsewhere", "velvet flights", "zanzibar velvet"]
     assert index.site_names == ["xpeeps"]
     assert "xpeeps boys" not in index.queries and "velvet boys" in index.queries
+    assert "rome boys" not in index.queries and index.child_keys == [keyed_hash("rome boys")]
     index.save(str(tmp_path))
     loaded = QueryLogIndex.load(str(tmp_path))
     assert loaded.explicit_queries == index.explicit_queries and loaded.site_names == ["xpeeps"]
-    for name in ("explicit.txt", "sites.txt"):  # an index saved before the evidence was kept
+    assert loaded.child_keys == index.child_keys
+    for name in (
+        "explicit.txt",
+        "sites.txt",
+        "child.txt",
+    ):  # an index saved before the evidence was kept
         (tmp_path / name).unlink()
     assert QueryLogIndex.load(str(tmp_path)).explicit_queries == []
 
@@ -158,12 +172,19 @@ def test_the_graph_hides_what_the_evidence_marks_unless_asked():
     from mtn_keras.base.quiet import import_tensorflow
 
     tf = import_tensorflow()
+    from mtn_keras.data.keyed_hash import BUCKETS, KEY
     from mtn_keras.serving.forbidden import LoggedExplicit, banned_ids, forbidden
 
-    logged = LoggedExplicit(["zanzibar velvet"], ["xpeeps"])
+    logged = LoggedExplicit(["zanzibar velvet"], ["xpeeps"], [keyed_hash("summer boys")])
     texts = tf.constant([["zanzibar velvet", "xpeeps com", "zanzibar", "cheap flights", ""]])
     assert forbidden(texts, False, logged).numpy().tolist() == [[1, 1, 0, 0, 0]]
     assert forbidden(texts, True, logged).numpy().tolist() == [[0, 0, 0, 0, 0]]
+    minors = tf.constant(["summer boys", "summer"])  # hidden even when explicit is asked for
+    assert forbidden(minors, True, logged).numpy().tolist() == [1, 0]
+    # the graph's hash is data time's (keyed_hash.py), on any text
+    odd = ["", "a", "abcdefgh", "abcdefghi", "héllo wörld, a longer query"]
+    strong = tf.strings.to_hash_bucket_strong(odd, BUCKETS, list(KEY)).numpy().tolist()
+    assert strong == [keyed_hash(text) for text in odd]
     assert not LoggedExplicit([], []).marks(texts).numpy().any()
     traced = tf.function(  # as the signatures trace it: shapes unknown
         lambda t: forbidden(t, False, logged),
