@@ -12,11 +12,13 @@ first 4 after an empty session), beside the most popular completion anchor (MPC)
 train split at hand, each list kind also gets the list measures of docs/quality.md."""
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from mtn_keras.base.outputs import OutputError, check_writable
+from mtn_keras.base.files import check_output
+from mtn_keras.base.outputs import OutputError
 from mtn_keras.base.parsing import non_negative_int, positive_int
 from mtn_keras.cli import (
     MODEL_HELP,
@@ -55,6 +57,7 @@ from mtn_keras.scorecard.evaluation import (
 )
 from mtn_keras.scorecard.list_table import list_table
 from mtn_keras.serving.savedmodel import (
+    DEFAULT,
     SavedModelError,
     export_settings,
     kind,
@@ -71,18 +74,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--typos and --every apply to --prefix only")
     decoding = decode_config(args)
     try:
+        _check_files(args)
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
         settings = export_settings(resolve(args.model)) if exported else {}
         if exported and (reason := unfit_option(decoding, settings)):
             raise SavedModelError(reason)
-    except SavedModelError as error:
+    except (SavedModelError, InputError, OutputError) as error:
         return fail("evaluate", error, args.verbose)
     if code := needs_tensorflow("evaluate", args.verbose):
         return code
     try:
-        for flag in ("json", "markdown", "chart"):  # before the evaluation, not after it
-            if getattr(args, flag):
-                check_writable(getattr(args, flag), f"--{flag}")
         trained = None if exported else load_trained(args.model)
         pairs = _pairs(args, vars(trained.config) if trained else settings)
         train_sessions = _train_sessions(args, trained, pairs.sessions)
@@ -93,6 +94,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return write_completions(report, args)
     _print_report(name, report, exported, args)
     return 0
+
+
+def _check_files(args: argparse.Namespace) -> None:
+    """Before any work (TensorFlow's import included): the logs are regular files, each given
+    once, and no report goes over a file read, into a folder read (the model's, the data's)
+    or where another report goes."""
+    check_inputs(args.input or [], "--input")
+    model = str(resolve(args.model)) if args.model == DEFAULT else args.model
+    folders = [folder for folder in (model, args.data, args.train_data) if folder]
+    reports: dict[str, str] = {}
+    for flag in ("--json", "--markdown", "--chart"):
+        if path := getattr(args, flag[2:]):
+            check_output(path, flag, args.input or [], folders)
+            if (other := reports.get(os.path.realpath(path))) is not None:
+                raise OutputError(f"{flag} {path} is also {other}: give each report its file")
+            reports[os.path.realpath(path)] = flag
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -197,7 +214,6 @@ def _pairs(args: argparse.Namespace, limits: Mapping[str, Any]) -> Pairs:
                 f"{args.data} keeps no users' histories: prepare it again for --history"
             )
         return Pairs(sessions, users, earlier, pair_histories(sessions, earlier))
-    check_inputs(args.input)
     sizes = {name: limits[name] for name in ("max_queries", "max_query_tokens") if name in limits}
     protocol = Protocol.named(args.protocol, **sizes)
     view, by_user = replay_logs(args.input, args.format, protocol, history=args.history)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ..model import Backend
@@ -35,6 +36,11 @@ class HistoryControl:
         self.store: HistoryStore | None = None
         self.private = False
         self.session_began = time.time()  # the history read is what came before it
+        # The filter judges typed queries on a thread of its own; each batch waits here,
+        # with its time, until `write_pending` stores what it kept, in the order typed.
+        self._judging: list[tuple[Future[list[str]], float]] = []
+        self._judge = ThreadPoolExecutor(1, thread_name_prefix="history-filter")
+        self._closed = False
 
     def open(self) -> list[str]:
         """Open the store (unless history is off); what the person should hear about it."""
@@ -48,8 +54,12 @@ class HistoryControl:
         return notes
 
     def close(self) -> None:
-        if self.store is not None:
+        """Store what the filter is still judging, then close the store."""
+        if self.store is not None and not self._closed:
+            self.write_pending(wait=True)
             self.store.close()
+        self._closed = True
+        self._judge.shutdown()
 
     def toggle_private(self) -> str | None:
         """Start or end a private session; why not, when history is off."""
@@ -81,15 +91,39 @@ class HistoryControl:
 
     def keep(self, typed: list[str], new_session: bool) -> None:
         """Store the queries `typed` (as typed), just added to the session (the first ones of
-        it if `new_session`), unless private; those the filter drops are not written."""
+        it if `new_session`), unless private; those the filter drops are not written. Waits
+        for the filter: the app's screen calls `keep_later` instead."""
+        self.keep_later(typed, new_session)
+        self.write_pending(wait=True)
+
+    def keep_later(self, typed: list[str], new_session: bool) -> Future[list[str]] | None:
+        """`keep`, with the filter's judgement made on its own thread, so that the caller (the
+        screen) never waits for it; what it keeps is stored by `write_pending` once the
+        returned future is done, and by `close` at the latest. None when nothing is kept."""
         now = time.time()
         if new_session:
             self.session_began = now
-        if self.store is not None and not self.private:
-            queries = [query for query in map(self.filter.kept, typed) if query]
-            self.store.add_many([(query, now) for query in queries])
+        if self.store is None or self.private or self._closed:
+            return None
+        future = self._judge.submit(self._kept, list(typed))
+        self._judging.append((future, now))
+        return future
 
-    def write_pending(self) -> None:
-        """Write the queries a locked store could not take yet."""
-        if self.store is not None and self.store.pending:
+    def _kept(self, typed: list[str]) -> list[str]:
+        """The queries of `typed` the filter keeps, as they are stored."""
+        assert self.filter is not None  # made with the store
+        return [query for query in map(self.filter.kept, typed) if query]
+
+    def write_pending(self, wait: bool = False) -> None:
+        """Store the queries the filter has judged (all of them, waiting for it, if `wait`),
+        and those a locked store could not take yet."""
+        if self.store is None or self._closed:
+            return
+        judged = []
+        while self._judging and (wait or self._judging[0][0].done()):
+            future, when = self._judging.pop(0)
+            judged += [(query, when) for query in future.result()]
+        if judged:
+            self.store.add_many(judged)
+        elif self.store.pending:
             self.store.flush()

@@ -2,29 +2,36 @@
 exported one query a line with its time (TAB-separated), and such an export imported back, for
 `mtn-tui`'s command line.
 
-Both refuse rather than guess: a log with lines not in the format imports nothing, and an
+Both refuse rather than guess: a file with lines not in the format imports nothing, and an
 export is written through a private temporary file renamed into place, so that a killed
-export leaves nothing that looks complete."""
+export leaves nothing that looks complete. An export imports back as itself: each query's
+text as stored, its time to the millisecond (to the second when it is a whole one), years
+1 to 9999."""
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
+import re
 import stat
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
+from mtn_keras.base.files import bounded_lines
 from mtn_keras.data.evidence import Evidence
+from mtn_keras.data.history import HISTORY_FILE_BYTES, HISTORY_LINE_BYTES
 from mtn_keras.data.logs import InputError, Tally, check_inputs, read_log
 from mtn_keras.data.text import normalise
 
 from .filter import HistoryFilter
-from .store import HistoryStore
+from .store import HistoryStore, one_line
 
-TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # as the AOL log writes its times
+EPOCH = datetime(1970, 1, 1)  # times are seconds since then, UTC
+TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?")  # as exports and logs write it
 
 
 def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
@@ -44,7 +51,7 @@ def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
             continue
         last = query
         if not evidence.child_unsafe(normalise(query)):
-            found.append((query, float(when)))
+            found.append((query, when))  # whole seconds: compared to the second
     if bad := tally.counts["rows_malformed"]:
         first = tally.malformed_examples[0]
         raise InputError(
@@ -60,7 +67,7 @@ def read_history_file(path: str | Path, user: str | None) -> list[tuple[str, flo
     """The (query, time) pairs of a file to import: a store's export (`query TAB time` lines,
     as `export_tsv` writes them; `user` not needed) or one user's rows of an AOL-format log.
     Raises InputError as `user_queries` does, and for an AOL log without `user`."""
-    check_inputs([str(path)])
+    check_inputs([str(path)], "--import-history")
     if _is_export(path):
         return exported_queries(path)
     if not user:
@@ -78,40 +85,79 @@ def _is_export(path: str | Path) -> bool:
 
 
 def _export_time(text: str) -> float | None:
-    """Seconds since 1970 of an export's time (UTC), or None if it is none."""
+    """Seconds since 1970 of an export's time (UTC) or a log's, or None if it is none; an int
+    for a time without a fraction of a second (an older export, a log): compared to the
+    second, as such a file states it."""
+    if not TIME.fullmatch(text):
+        return None
     try:
-        return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc).timestamp()
+        moment = datetime.fromisoformat(text)
     except ValueError:
         return None
+    if "." in text:
+        return (moment - EPOCH) / timedelta(seconds=1)
+    return (moment - EPOCH) // timedelta(seconds=1)
+
+
+def stamp(when: float) -> str:
+    """The time `when` (seconds since 1970) as an export writes it: UTC, to the millisecond,
+    without the fraction when it is a whole second (as the AOL log writes times)."""
+    seconds, millis = divmod(_millis(when), 1000)
+    text = (EPOCH + timedelta(seconds=seconds)).isoformat(sep=" ")
+    return f"{text}.{millis:03d}" if millis else text
+
+
+def _millis(when: float) -> int:
+    """`when` in whole milliseconds, as an export states it."""
+    return round(when * 1000)
 
 
 def exported_queries(path: str | Path) -> list[tuple[str, float]]:
-    """The (query, time) pairs of an export written by `export_tsv`; InputError naming the
-    first line that is not `query TAB time`, and nothing imported."""
+    """The (query, time) pairs of an export written by `export_tsv`, each query's text as it
+    stands. InputError naming the first line that is not UTF-8 text or not `query TAB time`,
+    or one past the bounds of a history file; nothing imported."""
     found = []
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as file:
-        for number, line in enumerate(file, 1):
-            query, _, stamp = line.rstrip("\r\n").rpartition("\t")
-            when = _export_time(stamp)
-            if when is None or not query:
-                raise InputError(
-                    f"{path}:{number}: not a `query TAB time` line of an export: nothing imported"
-                )
-            if normalise(query):
-                found.append((query, when))
+    for number, raw in bounded_lines(str(path), HISTORY_LINE_BYTES, HISTORY_FILE_BYTES):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = "\x00"  # refused below, as a NUL byte is
+        query, _, text = line.rpartition("\t")
+        when = _export_time(text)
+        if "\x00" in line:
+            raise InputError(f"{path}:{number}: not UTF-8 text: nothing imported")
+        if when is None or not query:
+            raise InputError(
+                f"{path}:{number}: not a `query TAB time` line of an export: nothing imported"
+            )
+        if normalise(query):
+            found.append((query, when))
     if not found:
         raise InputError(f"{path}: no query to import: nothing imported")
     return found
 
 
 def import_queries(store: HistoryStore, timed: list[tuple[str, float]]) -> int:
-    """Add the (query, time) pairs to `store` but those already stored (same time and text: an
-    import run twice); returns how many were added."""
-    stored = {(entry.time, entry.query) for entry in store.entries()}
-    new = [(query, when) for query, when in timed if (when, query) not in stored]
+    """Add the (query, time) pairs to `store` but those already stored (same text, same time
+    at the precision the file states: an import run twice, an export imported back); returns
+    how many were added. A time in whole seconds (an int: a log, an older export, which cut
+    the fraction) matches a stored one in that second."""
+    stored = set()
+    for entry in store.entries():
+        stored |= {
+            (entry.query, "ms", _millis(entry.time)),
+            (entry.query, "s", math.floor(entry.time)),
+        }
+    new = [(query, when) for query, when in timed if not _known(stored, query, when)]
     store.add_many(new)
     return len(new)
+
+
+def _known(stored: set, query: str, when: float) -> bool:
+    """Whether `stored` holds `query` at `when`, at the precision the file states."""
+    if isinstance(when, int):
+        return (query, "s", when) in stored or (query, "ms", when * 1000) in stored
+    return (query, "ms", _millis(when)) in stored
 
 
 RECOVERY_USER = "me"  # the AnonID of a recovery file's rows
@@ -122,18 +168,17 @@ def save_unwritten(store: HistoryStore) -> Path:
     `STORE.unwritten-DATE-XXXX.txt` (0600), as an AOL-format log of the user `me`, so that
     `mtn-tui --import-history FILE --user me` adds them once the store can be written;
     returns its path. Raises OSError naming the store's folder when it cannot be made."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    today = time.strftime("%Y%m%d-%H%M%S")
     try:
         handle, name = tempfile.mkstemp(
-            dir=store.path.parent, prefix=f"{store.path.name}.unwritten-{stamp}-", suffix=".txt"
+            dir=store.path.parent, prefix=f"{store.path.name}.unwritten-{today}-", suffix=".txt"
         )
     except OSError as error:
         raise OSError(error.errno, error.strerror, str(store.path.parent)) from None
     with open(handle, "w", encoding="utf-8") as file:
         file.write("AnonID\tQuery\tQueryTime\n")
         for query, when in store.pending:
-            stamped = datetime.fromtimestamp(when, timezone.utc).strftime(TIME_FORMAT)
-            file.write(f"{RECOVERY_USER}\t{' '.join(query.split())}\t{stamped}\n")
+            file.write(f"{RECOVERY_USER}\t{one_line(query)}\t{stamp(when)}\n")
     return Path(name)
 
 
@@ -167,11 +212,10 @@ def export_tsv(store: HistoryStore, out: str | Path) -> int:
 
 
 def write_tsv(file, entries) -> None:
-    """The entries as `query TAB time` lines."""
+    """The entries as `query TAB time` lines, each query's text as stored (a store never
+    holds a TAB or a line break since it writes them as spaces: `one_line`)."""
     for entry in entries:
-        stamp = datetime.fromtimestamp(entry.time, timezone.utc).strftime(TIME_FORMAT)
-        query = " ".join(entry.query.split())  # a TAB or line break typed would split it
-        file.write(f"{query}\t{stamp}\n")
+        file.write(f"{one_line(entry.query)}\t{stamp(entry.time)}\n")
 
 
 def purge_secrets(store: HistoryStore, history_filter: HistoryFilter) -> tuple[int, bool]:

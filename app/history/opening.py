@@ -12,15 +12,8 @@ from pathlib import Path
 
 from platformdirs import user_data_path
 
-from .store import (
-    APP_ID,
-    HistoryStore,
-    StoreError,
-    failure,
-    is_damaged,
-    is_locked,
-    read_only_uri,
-)
+from .schema import APP_ID, StoreError, failure, is_damaged, read_only_uri
+from .store import HistoryStore, StoreLocked
 
 TABLES = {"queries", "schema_version"}  # a store made before APP_ID was written has these
 
@@ -60,11 +53,14 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
         return None, [f"History off: cannot write {path.parent} ({error.strerror})."]
     try:
         return HistoryStore(path), _wide_permissions(path)
+    except StoreLocked:  # written once it is free: this run's queries wait in memory till then
+        return HistoryStore(path, connect=False), [
+            f"History store {path} is locked by another program: this run's queries wait "
+            "in memory and are written once it is free."
+        ]
     except StoreError as error:
         return None, [f"History off: {path}: {error}."]
     except sqlite3.DatabaseError as error:
-        if is_locked(error):
-            return None, [f"History off: {path} is locked by another program."]
         if not is_damaged(error):
             return None, [f"History off: {path}: {failure(error)}."]
         aside = _set_aside(path)
@@ -72,7 +68,7 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     try:
         _make_private(path)
         return HistoryStore(path), notes
-    except (OSError, sqlite3.DatabaseError) as error:
+    except (OSError, sqlite3.DatabaseError, StoreError) as error:
         return None, [*notes, f"History off: cannot make a new store at {path} ({error})."]
 
 

@@ -5,6 +5,10 @@ followed by a value, "my password is hunter2", "pw: x"), gitleaks' and atuin's t
 the checksums of the numbers people paste: card numbers by Luhn, IBANs by ISO 7064 mod 97,
 US social security numbers by their structure. An ordinary query ("password reset", "bowling
 pin set", "route 66 diner") is kept.
+
+Every check is linear in the query's length (a pattern starts only where its run of
+characters starts, and never gives back what it took), and a query longer than anyone types
+is judged a secret unread: the filter's cost has a bound whatever is pasted or imported.
 """
 
 import re
@@ -134,8 +138,10 @@ SERVICES = {
 CARD = re.compile(r"(?<!\d)\d(?:[ .\-]{0,2}\d){12,18}(?!\d)")
 SSN = re.compile(r"(?<![\d-])(\d{3})[- ]?(\d{2})[- ]?(\d{4})(?![\d-])")
 IBAN = re.compile(r"\b([a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?)\b", re.IGNORECASE)
-CREDENTIAL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+:\S+|\w+://[^/\s:@]+:[^/\s@]+@")
-PRIVATE_KEY = re.compile(r"BEGIN (?:[A-Z]+ )*PRIVATE KEY", re.IGNORECASE)
+CREDENTIAL = re.compile(
+    r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++:\S|(?<!\w)\w++://[^/\s:@]++:[^/\s@]++@"
+)
+PRIVATE_KEY = re.compile(r"BEGIN (?:[A-Z]++ ){0,3}PRIVATE KEY", re.IGNORECASE)
 KEY_LIKE = re.compile(r"[A-Za-z0-9_\-+/=]{20,}")
 
 
@@ -215,8 +221,20 @@ def _numbers_secret(query: str) -> bool:
     return any(_ssn_like(*found.groups()) for found in SSN.finditer(query))
 
 
+# Longer than the longest query a person types (search boxes take about 2,000 characters):
+# judged a secret, so never kept, without reading it.
+MAX_CHARS = 2048
+
+
 def looks_secret(query: str) -> bool:
-    """Whether `query` looks like it holds a secret (see the module's docstring)."""
+    """Whether `query` looks like it holds a secret (see the module's docstring); one longer
+    than MAX_CHARS is taken as one."""
+    return len(query) > MAX_CHARS or holds_secret(query)
+
+
+def holds_secret(query: str) -> bool:
+    """Whether `query`, of any length, holds a secret by the checks of the module's
+    docstring, in time linear in its length."""
     if CREDENTIAL.search(query) or PRIVATE_KEY.search(query):
         return True
     if _keyword_secret(query) or _numbers_secret(query):

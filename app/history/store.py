@@ -2,14 +2,13 @@
 
 The store is the person's: it lives in the platform's user-data folder, 0600 in a 0700 folder,
 deletes overwrite the deleted text (secure_delete), and a query is never dropped: when the file
-is locked it waits in memory and is written later. Which file is opened, and how, is
-opening.py's.
+is locked, even from the start, it waits in memory and is written later. Which file is
+opened, and how, is opening.py's.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -19,27 +18,18 @@ from pathlib import Path
 from mtn_keras.data.sessions import SESSION_GAP_SECONDS
 from mtn_keras.data.text import normalise
 
+from .schema import MIGRATIONS as MIGRATIONS  # re-exported: the schema the store is at
+from .schema import VERSION as VERSION
+from .schema import StoreError, connect, failure, is_locked
+
 BUSY_MS = 200  # how long a write waits for a locked store before keeping the query in memory
 OPEN_WAIT_S = 5  # how long opening waits for another instance that is migrating the store
-LOCKED = ("SQLITE_BUSY", "SQLITE_LOCKED")
-APP_ID = 0x4D544E48  # "MTNH" in the file's header (PRAGMA application_id): a store of ours
 MAX_QUERY_CHARS = 512  # a longer entry is cut: no stored text may slow a keystroke's call
-
-# MIGRATIONS[v] takes a store of schema version v to v + 1; version 0 is an empty file.
-MIGRATIONS = [
-    """
-    CREATE TABLE queries (id INTEGER PRIMARY KEY, query TEXT NOT NULL, time REAL NOT NULL);
-    """,
-    # version 2: reading the last H queries per keystroke is one indexed query
-    """
-    CREATE INDEX queries_by_time ON queries (time, id);
-    """,
-]
-VERSION = len(MIGRATIONS)
+ONE_LINE = str.maketrans("\t\r\n", "   ")  # what no line of an export or a log can hold
 
 
-class StoreError(Exception):
-    """A store that cannot be used: the message says why, in one line."""
+class StoreLocked(StoreError):
+    """A store another program holds locked since before this one connected to it."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +45,16 @@ class HistoryStore:
     """One person's stored queries. Open with `open_store` (opening.py), which also copes
     with damage.
 
-    A read-only store (`read_only`) is read; this run's queries stay in memory, unwritten.
+    A read-only store (`read_only`) is read; this run's queries stay in memory, unwritten. A
+    store that another program held locked when it was opened (`connect` False) is connected
+    to at its first use once the lock is gone; its queries wait in memory until then.
     """
 
-    def __init__(self, path: Path, read_only: bool = False):
+    def __init__(self, path: Path, read_only: bool = False, connect: bool = True):
         self.path, self.read_only = path, read_only
-        self._db = _connect(path, read_only)
-        self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        self._db: sqlite3.Connection | None = None
+        if connect:
+            self._connection(wait=True)
         self.pending: list[tuple[str, float]] = []  # queries a locked store could not take yet
         self.failure = "stayed locked"  # why `pending` is not written, for the closing line
         # (data version, size, before, stored queries newest first) of the latest `recent`
@@ -74,7 +67,8 @@ class HistoryStore:
         if self.read_only:
             self.pending.clear()
         written = self.flush(wait=True)
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
         return written
 
     def add(self, query: str, when: float | None = None) -> None:
@@ -83,8 +77,9 @@ class HistoryStore:
         self.add_many([(query, time.time() if when is None else when)])
 
     def add_many(self, timed: list[tuple[str, float]]) -> None:
-        """Store these (query, time) pairs, as `add` does, each cut to MAX_QUERY_CHARS."""
-        self.pending.extend((query[:MAX_QUERY_CHARS], when) for query, when in timed)
+        """Store these (query, time) pairs, as `add` does, each cut to MAX_QUERY_CHARS and on
+        one line (`one_line`)."""
+        self.pending.extend((one_line(query[:MAX_QUERY_CHARS]), when) for query, when in timed)
         self.flush()
 
     def flush(self, wait: bool = False) -> bool:
@@ -97,17 +92,20 @@ class HistoryStore:
             self.failure = "the store is read-only"
             return False
         try:
-            self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000 if wait else BUSY_MS}")
-            with self._db:
-                self._db.executemany(
-                    "INSERT INTO queries (query, time) VALUES (?, ?)", self.pending
-                )
-        except sqlite3.OperationalError as error:
-            # locked by another instance: they wait for the next write; else say why
+            db = self._connection(wait)
+            db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000 if wait else BUSY_MS}")
+            try:
+                with db:
+                    db.executemany("INSERT INTO queries (query, time) VALUES (?, ?)", self.pending)
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        except StoreError as error:  # a store locked from the start, or one of another version
+            self.failure = "stayed locked" if isinstance(error, StoreLocked) else str(error)
+            return False
+        except sqlite3.DatabaseError as error:
+            # locked by another program: they wait for the next write; else say why
             self.failure = "stayed locked" if is_locked(error) else failure(error)
             return False
-        finally:
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         self.pending.clear()
         self._recent = None
         return True
@@ -120,9 +118,10 @@ class HistoryStore:
         Read again only when this or another instance changed the store.
         """
         with self._named():
-            version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            db = self._connection()
+            version = db.execute("PRAGMA data_version").fetchone()[0]
             if self._recent is None or self._recent[:3] != (version, size, before):
-                rows = self._db.execute(
+                rows = db.execute(
                     "SELECT query FROM queries WHERE time < ? ORDER BY time DESC, id DESC",
                     (before,),
                 )
@@ -137,12 +136,14 @@ class HistoryStore:
     def count(self) -> int:
         """How many queries the file holds."""
         with self._named():
-            return self._db.execute("SELECT count(*) FROM queries").fetchone()[0]
+            return self._connection().execute("SELECT count(*) FROM queries").fetchone()[0]
 
     def entries(self) -> list[Entry]:
         """The stored queries, oldest first."""
         with self._named():
-            rows = self._db.execute("SELECT id, query, time FROM queries ORDER BY time, id")
+            rows = self._connection().execute(
+                "SELECT id, query, time FROM queries ORDER BY time, id"
+            )
             return [Entry(*row) for row in rows.fetchall()]
 
     def sessions(self, search: str = "") -> list[list[Entry]]:
@@ -167,7 +168,7 @@ class HistoryStore:
                 held += len(session)
 
         with self._named():
-            cursor = self._db.execute(
+            cursor = self._connection().execute(
                 "SELECT id, query, time FROM queries ORDER BY time DESC, id DESC"
             )
             try:
@@ -191,17 +192,15 @@ class HistoryStore:
     def delete(self, ids: list[int]) -> bool:
         """Delete the queries with these row ids, their text overwritten in the file; False if
         another program's open read kept the deleted text in the file (`scrub` again)."""
-        with self._named():
-            with self._db:
-                self._db.executemany("DELETE FROM queries WHERE id = ?", [(i,) for i in ids])
+        with self._named(), self._connection() as db:
+            db.executemany("DELETE FROM queries WHERE id = ?", [(i,) for i in ids])
         return self.scrub()
 
     def clear(self) -> bool:
         """Delete every stored query (and those waiting in memory), as `delete` does."""
         self.pending.clear()
-        with self._named():
-            with self._db:
-                self._db.execute("DELETE FROM queries")
+        with self._named(), self._connection() as db:
+            db.execute("DELETE FROM queries")
         return self.scrub()
 
     def scrub(self) -> bool:
@@ -210,13 +209,28 @@ class HistoryStore:
         connection's read to end. False if one still holds it: the deletion waits in the
         -wal file, and the store's file keeps the text until the write-ahead log moves in."""
         self._recent = None
-        self._db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
+        db = self._connection()
+        db.execute(f"PRAGMA busy_timeout = {OPEN_WAIT_S * 1000}")
         try:
             with self._named():
-                busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         finally:
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+            db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         return not busy
+
+    def _connection(self, wait: bool = False) -> sqlite3.Connection:
+        """The store's connection, made now for a store that was locked when it was opened
+        (waiting up to OPEN_WAIT_S if `wait`, else BUSY_MS); a StoreError while it still is."""
+        if self._db is None:
+            try:
+                waited = OPEN_WAIT_S if wait else BUSY_MS / 1000
+                self._db = connect(self.path, self.read_only, waited)
+            except sqlite3.OperationalError as error:
+                if not is_locked(error):
+                    raise
+                raise StoreLocked(f"{self.path} is locked by another program") from None
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        return self._db
 
     @contextmanager
     def _named(self):
@@ -228,6 +242,11 @@ class HistoryStore:
             if is_locked(error) or isinstance(error, sqlite3.ProgrammingError):
                 raise  # a closed connection is a defect, not the file's state
             raise StoreError(f"{self.path}: {failure(error)}") from None
+
+
+def one_line(query: str) -> str:
+    """`query` with each TAB and line break a space: a query as a line of a file holds it."""
+    return query.translate(ONE_LINE)
 
 
 def counted(newest_first, size: int) -> tuple[str, ...]:
@@ -243,81 +262,3 @@ def counted(newest_first, size: int) -> tuple[str, ...]:
             count, previous = count + 1, text
         taken.append(query)
     return tuple(taken) if count else ()
-
-
-def is_locked(error: sqlite3.Error) -> bool:
-    """Whether `error` is another connection holding the file."""
-    return getattr(error, "sqlite_errorname", "") in LOCKED
-
-
-def is_damaged(error: sqlite3.Error) -> bool:
-    """Whether `error` is a damaged file (or one that is no database)."""
-    name = getattr(error, "sqlite_errorname", "")
-    return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
-
-
-def failure(error: sqlite3.Error) -> str:
-    """What went wrong with the file, in a few words."""
-    name = getattr(error, "sqlite_errorname", "")
-    if is_damaged(error):
-        return f"the store is damaged ({error})"
-    if name == "SQLITE_FULL":
-        return "the disk is full"
-    if name.startswith("SQLITE_READONLY"):
-        return "the store is read-only"
-    return str(error)
-
-
-def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
-    """A connection to the store at `path` in WAL mode with secure_delete, migrated to VERSION
-    (read-only: as it is, and it must be at VERSION).
-
-    Raises sqlite3.DatabaseError for a file that is not a store.
-    """
-    if read_only:
-        db = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
-        version = db.execute("SELECT max(version) FROM schema_version").fetchone()[0]
-        if version != VERSION:
-            db.close()
-            raise StoreError(f"read-only, at schema version {version}: make it writable once")
-        return db
-    db = sqlite3.connect(path, timeout=OPEN_WAIT_S, isolation_level=None)
-    try:
-        db.execute("PRAGMA secure_delete = ON")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        _migrate(db)
-    except sqlite3.DatabaseError:
-        db.close()
-        raise
-    db.isolation_level = "DEFERRED"  # `with db:` commits
-    return db
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the store to VERSION, one migration at a time, each in its own transaction."""
-    db.execute("BEGIN IMMEDIATE")  # one instance migrates; the other waits, then finds it done
-    try:
-        row = db.execute("SELECT version FROM schema_version").fetchone()
-        version = row[0] if row else 0
-        if version > VERSION:
-            raise StoreError(f"schema version {version} is newer than this app's {VERSION}")
-        for script in MIGRATIONS[version:]:
-            for statement in filter(str.strip, script.split(";")):
-                db.execute(statement)
-        db.execute("DELETE FROM schema_version")
-        db.execute("INSERT INTO schema_version VALUES (?)", (VERSION,))
-        db.execute(f"PRAGMA application_id = {APP_ID}")
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-
-
-def read_only_uri(path: Path) -> str:
-    """The URI that opens the store at `path` for reading only. In a folder this process may
-    not write, SQLite cannot make the -shm file a reader of a WAL store needs ("attempt to
-    write a readonly database"): there the file is read as it stands (immutable), and
-    nothing is created beside it."""
-    frozen = "" if os.access(path.parent, os.W_OK) else "&immutable=1"
-    return f"{path.resolve().as_uri()}?mode=ro{frozen}"

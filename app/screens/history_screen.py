@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from rich.text import Text
 from textual import on
@@ -22,18 +22,25 @@ from ..history.store import Entry, HistoryStore, StoreError
 ROWS_SHOWN = 500  # newest queries listed; searching reaches the older ones
 
 
+def local_time(when: float) -> datetime:
+    """The local time of `when` (seconds since 1970); in UTC where the platform cannot say
+    (a time in year 1 or 9999, which an import may hold)."""
+    try:
+        return datetime.fromtimestamp(when)
+    except (ValueError, OverflowError, OSError):
+        return datetime(1970, 1, 1) + timedelta(seconds=when)
+
+
 def session_label(session: list[Entry]) -> Text:
     """A session's heading: when it began and how many queries it holds."""
-    began = datetime.fromtimestamp(session[0].time).strftime("%Y-%m-%d %H:%M")
+    began = local_time(session[0].time).strftime("%Y-%m-%d %H:%M")
     count = f"{len(session)} quer{'y' if len(session) == 1 else 'ies'}"
     return Text.assemble((f"Session of {began}", "bold"), (f" · {count}", "dim"))
 
 
 def query_label(entry: Entry) -> Text:
     """A stored query with the time it was typed."""
-    return Text.assemble(
-        (datetime.fromtimestamp(entry.time).strftime("%H:%M "), "dim"), entry.query
-    )
+    return Text.assemble((local_time(entry.time).strftime("%H:%M "), "dim"), entry.query)
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -4,8 +4,11 @@ attention with the panels beside it. Which model call runs when is the scheduler
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+from functools import partial
+
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
@@ -126,7 +129,11 @@ class MainScreen(Screen):
             self.notify("Empty query ignored: type a query first.", severity="warning")
             return
         # as typed: one typed with a leading space is not kept, as shells do
-        self.history.keep([text for text in texts if text.strip()], new_session=not self.session)
+        typed = [text for text in texts if text.strip()]
+        judged = self.history.keep_later(typed, new_session=not self.session)
+        if judged is not None:
+            stored = partial(store_when_judged, self.app, self.history, judged)
+            self.run_worker(stored, thread=True, group="history", exit_on_error=False)
         self.session = (*self.session, *queries)
 
     def action_submit(self) -> None:
@@ -252,3 +259,11 @@ class MainScreen(Screen):
         """Show or hide the attention panel."""
         panel = self.query_one("#attention-panel")
         panel.display = not panel.display
+
+
+def store_when_judged(app: App, history: HistoryControl, judged: Future[list[str]]) -> None:
+    """In a worker thread: once the history's filter has judged what was typed (on a thread
+    of its own, so that a long paste never freezes the screen), store what it kept; at exit,
+    `HistoryControl.close` stores it instead."""
+    judged.result()
+    app.call_from_thread(history.write_pending)

@@ -226,8 +226,14 @@ def _row(label: str, value: int) -> str:
 
 
 def _check_out(out: str, force: bool, inputs: list[str]) -> None:
-    """Raises PrepareError if `out` cannot be written: a file or under one, holding an input,
-    not empty without force, or (with force) holding files that are not a prepared dataset."""
+    """Raises PrepareError if `out` cannot be written: a file or under one, a link (replacing
+    the dataset renames `out`, which would put a folder in the link's place), holding an
+    input, not empty without force, or (with force) holding files that are not a prepared
+    dataset."""
+    if os.path.islink(os.path.normpath(out)):  # `link/` too
+        raise PrepareError(
+            f"--out {out} is a link (to {os.path.realpath(out)}): give the folder itself"
+        )
     try:
         check_out_path(out)
     except OutputError as error:

@@ -109,12 +109,12 @@ class PairHistories:
 def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[str]:
     """A user's earlier queries, oldest first: those of a history file (`history_file`), or
     with `user` that user's queries in a log of `fmt`, normalised, in time order, consecutive
-    duplicates dropped. Raises InputError (an unreadable file, or one not in the format) or
-    ValueError (a user the log does not hold)."""
+    duplicates dropped. Raises InputError (no regular file, an unreadable one, or one not in
+    the format) or ValueError (a user the log does not hold)."""
     from mtn_keras.data.logs import Tally, check_inputs, read_log
     from mtn_keras.data.sessions import user_queries
 
-    check_inputs([path])
+    check_inputs([path], "--history")
     if user is None:
         return history_file(path)
     tally = Tally()
@@ -125,30 +125,36 @@ def read_history(path: str, user: str | None = None, fmt: str = "aol") -> list[s
     raise ValueError(f"{path}: no query of user {user}")
 
 
+# The bounds of a history file and of the app's export: no query a person types comes near
+# the line's, nor a lifetime of them the file's; what passes them is no history.
+HISTORY_LINE_BYTES = 1 << 16
+HISTORY_FILE_BYTES = 1 << 28
+
+
 def history_file(path: str) -> list[str]:
     """The queries of a history file, in file order: one a line, or `query TAB time` as
     `mtn-tui --export-history` writes them; empty lines skipped. Raises InputError, with how
     many lines were not text or not in the format and the first, rather than read them as
-    queries."""
-    from mtn_keras.data.logs import InputError
+    queries; and for a line or a file past its bound (HISTORY_LINE_BYTES,
+    HISTORY_FILE_BYTES)."""
+    from mtn_keras.base.files import InputError, bounded_lines
 
-    queries, bad, first = [], 0, ""
-    with open(path, "rb") as file:
-        for number, raw in enumerate(file, 1):
-            try:
-                fields = raw.decode("utf-8").rstrip("\r\n").split("\t")
-            except UnicodeDecodeError:
-                fields = None
-            if fields is None or "\x00" in fields[0]:
-                why = "not UTF-8 text" if fields is None else "a NUL byte: not text"
-            elif len(fields) == 1 or (len(fields) == 2 and _is_time(fields[1])):
-                if fields[0].strip():
-                    queries.append(fields[0].strip())
-                continue
-            else:
-                why = "TAB-separated, but not query TAB time"
-            bad += 1
-            first = first or f"line {number}: {why}"
+    queries, bad, first, number = [], 0, "", 0
+    for number, raw in bounded_lines(path, HISTORY_LINE_BYTES, HISTORY_FILE_BYTES):
+        try:
+            fields = raw.decode("utf-8").split("\t")
+        except UnicodeDecodeError:
+            fields = None
+        if fields is None or "\x00" in fields[0]:
+            why = "not UTF-8 text" if fields is None else "a NUL byte: not text"
+        elif len(fields) == 1 or (len(fields) == 2 and _is_time(fields[1])):
+            if fields[0].strip():
+                queries.append(fields[0].strip())
+            continue
+        else:
+            why = "TAB-separated, but not query TAB time"
+        bad += 1
+        first = first or f"line {number}: {why}"
     if bad:
         raise InputError(
             f"{path}: {bad} of {number} lines are not history, the first at {first}; a "

@@ -2,7 +2,7 @@
 
 A malformed row (too few fields, no user, unparsable time, bytes that are not UTF-8) is
 counted and the first few are reported as file:line; reading goes on. A file that cannot be
-read at all raises InputError.
+read at all (or is no regular file: mtn_keras.base.files.check_inputs) raises InputError.
 """
 
 import gzip
@@ -13,6 +13,8 @@ from datetime import datetime, timedelta
 from itertools import chain
 from typing import Iterator, Sequence
 
+from mtn_keras.base.files import InputError as InputError
+from mtn_keras.base.files import check_inputs as check_inputs
 from mtn_keras.data.progress import Progress
 
 FORMATS = ("aol", "excite")
@@ -24,10 +26,6 @@ _SECOND = timedelta(seconds=1)
 # A row: (user, raw query, time in whole seconds since 1970 as logged, file, line number).
 # Plain tuples: a NamedTuple costs more than the rest of reading a row.
 Row = tuple[str, str, int, str, int]
-
-
-class InputError(Exception):
-    """A log that cannot be read at all: missing, a directory, unreadable, corrupt gzip."""
 
 
 class Tally:
@@ -46,20 +44,6 @@ class Tally:
         self.malformed_reasons[reason] += 1
         if len(self.malformed_examples) < MAX_EXAMPLES:
             self.malformed_examples.append(f"{file}:{line}: {reason}")
-
-
-def check_inputs(paths: list[str]) -> None:
-    """Raises InputError for the first path that is not a readable file."""
-    for path in paths:
-        if not os.path.exists(path):
-            raise InputError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise InputError(f"{path}: is a directory, not a log file")
-        try:
-            with open(path, "rb"):
-                pass
-        except OSError as error:
-            raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
 def read_log(path: str, fmt: str, tally: Tally, progress: bool | None = None) -> Iterator[Row]:
