@@ -27,9 +27,17 @@ request (malformed JSON, an unknown signature or input, a wrong shape, more than
 {"error": "..."} with HTTP 400, a body over --max-body-mb HTTP 413, one not answered within
 --request-timeout-s HTTP 504, never a traceback; a request whose client hung up is dropped
 before it is computed. "output_filter": ["suggestions", "scores"] in a request asks for only
-those outputs. SIGTERM (or Ctrl-C) stops it
-within 10 s whatever the clients do. It listens on 127.0.0.1 (this machine only) unless
---host says otherwise: it has no authentication, and the history in a request is a person's.
+those outputs.
+
+One client cannot shut out the others: a model call's sessions are split between the client
+addresses waiting (--client-share); a request must arrive within --read-timeout-s (REST:
+headers and body; gRPC: the handshake and each call's message) and is parsed off the event
+loop; one address holds at most --max-client-connections REST connections (more: HTTP 429)
+and --max-client-streams gRPC calls (more: RESOURCE_EXHAUSTED), each door at most
+--max-connections (REST: HTTP 503); every REST refusal is JSON {"error": ...}. SIGTERM (or
+Ctrl-C) stops it within 10 s whatever the clients do, a model call in flight included.
+It listens on 127.0.0.1 (this machine only) unless --host says otherwise: it has no
+authentication, and the history in a request is a person's.
 The options are checked, and the ports taken, before the model loads (exit 2 if one cannot be).
 """
 
@@ -43,6 +51,9 @@ from urllib.parse import urlsplit
 
 from mtn_keras.base.xla_setup import set_up_xla
 from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
+from mtn_keras.serving.batching import CLIENT_SHARE
+from mtn_keras.serving.connections import MAX_CLIENT_CONNECTIONS, MAX_CONNECTIONS, READ_SECONDS
+from mtn_keras.serving.grpc_door import MAX_CLIENT_STREAMS
 from mtn_keras.serving.requests import MAX_SESSIONS
 from mtn_keras.serving.rest import MAX_BODY_MB, make_app
 from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_name, resolve
@@ -111,6 +122,41 @@ NUMBERS: tuple[tuple[str, Callable[[str], float], float, str], ...] = (
         bounded(float, 0.001, 1024),
         MAX_BODY_MB,
         f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
+    ),
+    (
+        "--client-share",
+        bounded(int, 1, 1024),
+        CLIENT_SHARE,
+        "sessions of one model call split between the client addresses waiting, at least "
+        f"one each (default {CLIENT_SHARE}; a GPU gains from more)",
+    ),
+    (
+        "--read-timeout-s",
+        bounded(float, 0.1, 3600),
+        READ_SECONDS,
+        "a request (REST: headers and body; gRPC: the handshake, then each call's message) "
+        f"must arrive within it, else it is cut off (default {READ_SECONDS:g})",
+    ),
+    (
+        "--max-connections",
+        bounded(int, 1, 1_000_000),
+        MAX_CONNECTIONS,
+        f"connections each door serves at once, fewer if the open-file limit is lower "
+        f"(default {MAX_CONNECTIONS}); more: REST 503, gRPC closed",
+    ),
+    (
+        "--max-client-connections",
+        bounded(int, 1, 1_000_000),
+        MAX_CLIENT_CONNECTIONS,
+        "REST connections one client address may hold at once; more get HTTP 429 "
+        f"(default {MAX_CLIENT_CONNECTIONS})",
+    ),
+    (
+        "--max-client-streams",
+        bounded(int, 1, 100_000),
+        MAX_CLIENT_STREAMS,
+        "gRPC calls one client address may have open at once, and on one connection; more "
+        f"get RESOURCE_EXHAUSTED (default {MAX_CLIENT_STREAMS})",
     ),
 )
 
@@ -188,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.max_body_mb,
         args.allow_origin,
         args.request_timeout_s,
+        args.client_share,
     )
     prepare = partial(needs_tensorflow, "serve", args.verbose)
     try:

@@ -1,6 +1,7 @@
-"""Requests of one signature answered together, fairly and each on its own merits: a request's
-sessions go to the model a share at a time, round-robin with the other requests, so that a
-large request does not hold a small one behind it; a request whose client has gone is dropped
+"""Requests of one signature answered together, fairly and each on its own merits: a call's
+sessions are split between the client addresses waiting, and a client's part between its
+requests, round-robin, so that neither a large request nor a client with many holds another
+behind it; a request whose client has gone is dropped
 before its next share is computed; a call that fails is retried request by request, so that
 no request fails for another's input."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -29,20 +31,27 @@ BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # about 25 ms a session, so a one-session request behind a large one waits for a call of 8
 # (0.2 s) and then shares one of 16, where calls of 64 held it for 1.3 s each.
 SHARE = 8
+# The sessions of one model call split between the client addresses waiting (at least one
+# each): on a CPU a call of 2 sessions costs as one of 1 (53 against 55 ms on the bundled
+# model) and larger ones about 30 ms a session, so a client that arrives while another keeps
+# the model busy waits for a call of 2 and then shares one of 2, not for calls of 64.
+CLIENT_SHARE = 2
 # A request's outputs (or its share's), numpy arrays by output name.
 Outputs: TypeAlias = dict[str, np.ndarray]
 
 
 class Pending:
-    """One request waiting for its answer: its columns, how many of its sessions went to a
-    model call (`sent`) and came back (`answered`), and the future its handler awaits."""
+    """One request waiting for its answer: its columns, its client's address, how many of its
+    sessions went to a model call (`sent`) and came back (`answered`), and the future its
+    handler awaits."""
 
     def __init__(
         self,
         columns: Mapping[str, Sequence[str] | Sequence[Sequence[str]]],
         done: asyncio.Future[Outputs] | None = None,
+        client: str = "",
     ) -> None:
-        self.columns, self.done = columns, done
+        self.columns, self.done, self.client = columns, done, client
         self.size = len(columns["session"])
         self.widths = {  # the request's own widths: every share of it is padded to these
             key: max((len(row) for row in rows), default=0)
@@ -77,7 +86,8 @@ Share: TypeAlias = tuple[Pending, int, int]
 
 class Batcher:
     """Requests for one signature, answered together: the first waits up to `wait` seconds for
-    others, then one model call (in a worker thread) answers up to `max_batch` sessions, at
+    others, then one model call (in a worker thread) answers up to `max_batch` sessions:
+    `client_share` of them split between the client addresses waiting (None: no split), at
     most `share` of each request while others wait. `observe(sessions)` hears the sessions
     of each call (the server's metrics)."""
 
@@ -89,20 +99,22 @@ class Batcher:
         max_batch: int,
         share: int = SHARE,
         observe: Callable[[int], None] | None = None,
+        client_share: int | None = None,
     ) -> None:
         self.function, self.names, self.observe = function, names, observe
         self.wait, self.max_batch, self.share = wait, max_batch, min(share, max_batch)
+        self.client_share = client_share or max_batch
         self.waiting: list[Pending] = []  # requests with sessions still to send, oldest first
         self.arrived = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
-    async def answer(self, columns: Columns) -> Outputs:
-        """The outputs (numpy arrays) for one request's columns. Cancelling it (the client
-        went away) drops the sessions not yet computed."""
+    async def answer(self, columns: Columns, client: str = "") -> Outputs:
+        """The outputs (numpy arrays) for one request's columns from `client` (an address).
+        Cancelling it (the client went away) drops the sessions not yet computed."""
         if self.task is None or self.task.done():  # first request, or a loop that failed
             self.task = asyncio.create_task(self.run())
         done: asyncio.Future[Outputs] = asyncio.get_running_loop().create_future()
-        self.waiting.append(Pending(columns, done))
+        self.waiting.append(Pending(columns, done, client))
         self.arrived.set()
         return await done
 
@@ -133,20 +145,25 @@ class Batcher:
 
     def take(self) -> list[Share]:
         """The shares of the next call, (request, first session, end): round-robin, a session
-        at a time, at most `share` of a request, then the padding of its batch size filled
-        from those with more; requests whose client has gone are dropped."""
+        at a time, each client its part of `client_share`, at most `share` of a request,
+        then the padding of its batch size filled from those with more within their client's
+        part; requests whose client has gone are dropped. The requests served go behind
+        those that were not, so that a client's requests take turns."""
         live = [p for p in self.waiting if not p.gone()]
+        part = max(1, self.client_share // max(1, len({p.client for p in live})))
         counts = [0] * len(live)
-        used = self.max_batch - deal(counts, live, self.max_batch, self.share)
+        used = self.max_batch - deal(counts, live, self.max_batch, self.share, part)
         padded = next((size for size in BATCH_SIZES if size >= used), used)
         padding = min(padded, max(self.max_batch, used)) - used
-        deal(counts, live, padding, self.max_batch)
+        deal(counts, live, padding, self.max_batch, part)
         shares = []
         for count, p in zip(counts, live):
             if count or not p.size:  # a request of no sessions is answered by a call too
                 shares.append((p, p.sent, p.sent + count))
                 p.sent += count
-        self.waiting = [p for p in live if p.sent < p.size]
+        served = [p for p, count in zip(live, counts) if count and p.sent < p.size]
+        left = [p for p, count in zip(live, counts) if not count and p.sent < p.size]
+        self.waiting = left + served
         return shares
 
     def answer_shares(self, shares: Sequence[Share]) -> Sequence[Outputs | Exception]:
@@ -192,13 +209,22 @@ class Batcher:
         return answers
 
 
-def deal(counts: list[int], live: Sequence[Pending], room: int, cap: int) -> int:
+def deal(counts: list[int], live: Sequence[Pending], room: int, cap: int, part: int) -> int:
     """Add to `counts` (sessions per request of `live`) one session at a time, round-robin,
-    at most `cap` a request, until `room` is used or none has more; returns the room left."""
-    while room and any(c < min(cap, p.size - p.sent) for c, p in zip(counts, live)):
+    at most `cap` a request and `part` a client, until `room` is used or none may have more;
+    returns the room left."""
+    given = Counter[str]()
+    for c, p in zip(counts, live):
+        given[p.client] += c
+
+    def more(i: int) -> bool:
+        p = live[i]
+        return counts[i] < min(cap, p.size - p.sent) and given[p.client] < part
+
+    while room and any(more(i) for i in range(len(live))):
         for i, p in enumerate(live):
-            if room and counts[i] < min(cap, p.size - p.sent):
-                counts[i], room = counts[i] + 1, room - 1
+            if room and more(i):
+                counts[i], room, given[p.client] = counts[i] + 1, room - 1, given[p.client] + 1
     return room
 
 

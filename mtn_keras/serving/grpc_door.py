@@ -1,6 +1,9 @@
 """The gRPC port of `python -m mtn_keras.serve`, bound at start as REST's is: until TensorFlow
 is imported (TensorFlow Serving's protos import it), every method is answered UNAVAILABLE
-"the model is loading" with no message read; then the services of grpc_service.py answer."""
+"the model is loading" with no message read; then the services of grpc_service.py answer.
+Its guards: a connection must finish its handshake within the read deadline and is closed
+after GRPC_IDLE_SECONDS without a call, at most `max_connections` at once, at most
+`client_streams` calls (HTTP/2 streams) on one connection and from one client address."""
 
 from __future__ import annotations
 
@@ -9,20 +12,24 @@ from typing import TYPE_CHECKING
 
 import grpc
 
+from mtn_keras.serving.connections import Budget
 from mtn_keras.serving.rest import LOADING_MESSAGE
 
 if TYPE_CHECKING:
     from mtn_keras.serving.metrics import Metrics
 
 PREDICT = "/tensorflow.serving.PredictionService/Predict"  # counted in the metrics as REST's
+GRPC_IDLE_SECONDS = 30  # a connection without a call; a client's channel reconnects at need
+MAX_CLIENT_STREAMS = 32  # calls one client address may have open at once
 
 
 class Door(grpc.GenericRpcHandler):
     """Every method refused UNAVAILABLE (its request left as bytes) until `open(handlers)`
-    hands it the services' own handlers; a predict refused is counted in `metrics`."""
+    hands it the services' own handlers; a predict refused is counted in `metrics`. Holds
+    what the services' calls are guarded by: `calls` (a Budget) and `read_seconds`."""
 
-    def __init__(self, metrics: Metrics) -> None:
-        self.metrics = metrics
+    def __init__(self, metrics: Metrics, calls: Budget, read_seconds: float) -> None:
+        self.metrics, self.calls, self.read_seconds = metrics, calls, read_seconds
         # the services' generic handlers, once their protos are imported
         self.handlers: list[grpc.GenericRpcHandler] | None = None
         self.refusal = grpc.unary_unary_rpc_method_handler(self.refuse)
@@ -55,26 +62,30 @@ class Door(grpc.GenericRpcHandler):
         await self.refuse(request, context)
 
 
-class Handlers(list):
-    """What a generated add_...Servicer_to_server(servicer, server) gives a server: its
-    generic handlers, kept here for Door.open."""
-
-    def add_generic_rpc_handlers(self, handlers: Iterable[grpc.GenericRpcHandler]) -> None:
-        """Keep `handlers`, as a server would serve them."""
-        self.extend(handlers)
-
-
-def grpc_server(metrics: Metrics, address: str, max_bytes: int) -> tuple[grpc.aio.Server, Door]:
+def grpc_server(
+    metrics: Metrics,
+    address: str,
+    max_bytes: int,
+    read_seconds: float,
+    max_connections: int,
+    client_streams: int = MAX_CLIENT_STREAMS,
+) -> tuple[grpc.aio.Server, Door]:
     """(A gRPC server (grpc.aio; to start in the REST server's event loop), its Door) bound
     to `address` ("host:port"; OSError if it cannot be), refusing messages over `max_bytes`
-    (RESOURCE_EXHAUSTED); predicts refused while loading counted in `metrics`."""
+    (RESOURCE_EXHAUSTED), guarded as this module says; predicts refused while loading
+    counted in `metrics`."""
     server = grpc.aio.server(
         options=[
             ("grpc.so_reuseport", 0),  # an address in use is an error, not a second listener
             ("grpc.max_receive_message_length", max_bytes),
+            ("grpc.server_handshake_timeout_ms", int(read_seconds * 1000)),
+            ("grpc.max_connection_idle_ms", GRPC_IDLE_SECONDS * 1000),
+            ("grpc.max_allowed_incoming_connections", max_connections),
+            ("grpc.max_concurrent_streams", client_streams),
         ]
     )
-    door = Door(metrics)
+    calls = Budget(max_connections, client_streams, "calls", "--max-client-streams")
+    door = Door(metrics, calls, read_seconds)
     server.add_generic_rpc_handlers((door,))
     try:
         server.add_insecure_port(address)

@@ -22,6 +22,8 @@ HTTP_STATUS = {
     400: "INVALID_ARGUMENT",
     404: "NOT_FOUND",
     413: "RESOURCE_EXHAUSTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",  # the client hung up before its answer
     503: "UNAVAILABLE",
     504: "DEADLINE_EXCEEDED",
 }

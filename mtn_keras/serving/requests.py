@@ -6,10 +6,11 @@ model call in one line."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -20,6 +21,8 @@ MAX_QUERY_CHARS = 512  # one query, prefix or history entry (the app's store cut
 MAX_ROW = 1000  # the queries of one session or one history (the model reads the last few)
 INPUT_RANKS = {"session": 2, "prefix": 1, "history": 2}  # the contract's inputs
 SHOWN_CHARS = 60  # how much of a client's text an error message repeats
+SHOWN_NAMES = 5  # how many of a request's unknown names an error message repeats
+T = TypeVar("T")
 # A request's rows by input name: a str each for a rank-1 input (prefix), a list of str each
 # for a rank-2 one (session, history).
 Columns: TypeAlias = dict[str, list[str] | list[list[str]]]
@@ -49,6 +52,34 @@ def first_line(failure: BaseException) -> str:
     return message.splitlines()[0] if message else repr(failure)
 
 
+async def unless_gone(
+    request: Request, answer: Awaitable[T], timeout: float | None = None
+) -> T | None:
+    """What `answer` gives, or None if the client of `request` (whose body is read) hung up
+    first; TooSlow once `timeout` seconds pass (None: no bound). Either way `answer` is
+    cancelled: a request's sessions not yet computed are dropped."""
+    answered = asyncio.ensure_future(answer)
+    gone = asyncio.ensure_future(client_gone(request))
+    try:
+        done, _ = await asyncio.wait(
+            {answered, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        gone.cancel()
+        if not answered.done():
+            answered.cancel()
+    if not done:  # nothing done: `timeout` seconds passed (so there is one)
+        assert timeout is not None
+        raise too_slow(timeout)
+    return answered.result() if answered.done() and not answered.cancelled() else None
+
+
+async def client_gone(request: Request) -> None:
+    """Returns when the client of `request` (whose body is read) hangs up."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request's body, refused (TooLarge) as soon as it is known to pass `limit` bytes:
     by its Content-Length before any of it is read, else while it streams in."""
@@ -70,6 +101,15 @@ def shown(text: object) -> str:
     text = str(text)
     cut = text[:SHOWN_CHARS] + ("..." if len(text) > SHOWN_CHARS else "")
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+
+
+def listed(names: Iterable[object]) -> str:
+    """Names a client sent, as an error message repeats them: the first SHOWN_NAMES in order,
+    each escaped and cut (`shown`), then how many more, so the message stays one short line."""
+    ordered = sorted(str(name) for name in names)
+    more = len(ordered) - SHOWN_NAMES
+    named = ", ".join(f"'{shown(name)}'" for name in ordered[:SHOWN_NAMES])
+    return named + (f" and {more:,} more" if more > 0 else "")
 
 
 def text(value: object, where: str) -> str:
@@ -228,11 +268,11 @@ def columnar(inputs: object, expected: Sequence[str]) -> Columns:
 def check_names(given: Mapping[str, object], expected: Sequence[str], where: str) -> None:
     """A BadRequest naming the inputs of `where` that the signature lacks or that are missing
     (unknown names escaped: a client's key may hold anything)."""
-    unknown = sorted(f"'{shown(key)}'" for key in set(given) - set(expected))
+    unknown = set(given) - set(expected)
     missing = [key for key in expected if key not in given]
     if unknown or missing:
         raise BadRequest(
             f"{where}: the signature takes {', '.join(expected)}"
-            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            + (f"; unknown: {listed(unknown)}" if unknown else "")
             + (f"; missing: {', '.join(missing)}" if missing else "")
         )

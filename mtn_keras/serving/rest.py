@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mtn_keras.serving.batching import Batcher, Outputs
+from mtn_keras.serving.batching import CLIENT_SHARE, Batcher
 from mtn_keras.serving.metrics import CONTENT_TYPE, HTTP_STATUS, Metrics
 from mtn_keras.serving.requests import (
     INPUT_RANKS,
@@ -30,7 +30,7 @@ from mtn_keras.serving.requests import (
     read_body,
     read_json,
     shown,
-    too_slow,
+    unless_gone,
 )
 from mtn_keras.serving.savedmodel import Loaded, signature_defs
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from tensorflow.core.protobuf.meta_graph_pb2 import SignatureDef
 
 MAX_BODY_MB = 8  # a request's body: 1,000 sessions with 200-query histories fit in it
+CANCELLED = 499  # a request whose client hung up (nginx's code); nobody reads the answer
 VERSION = "1"  # the one version this server has, as TensorFlow Serving numbers them
 AVAILABLE = "AVAILABLE"  # a version's state once it answers (LOADING before)
 LOADING_MESSAGE = "the model is loading: try again in a few seconds"
@@ -94,17 +95,19 @@ def make_app(
     max_body_mb: float = MAX_BODY_MB,
     allow_origins: Sequence[str] = (),
     timeout: float | None = None,
+    client_share: int = CLIENT_SHARE,
 ) -> Starlette:
     """The Starlette app serving the loaded SavedModel at `path` as model `name` (`loaded`
     None: LOADING until app.state.served is made ready and AVAILABLE). Browsers
     on `allow_origins` may call it (CORS, preflight answered); a request not answered within
-    `timeout` seconds (None: no bound) gets HTTP 504."""
+    `timeout` seconds (None: no bound) gets HTTP 504; a model call's sessions are split
+    between the clients waiting, `client_share` of them (batching.py)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
 
     served = ServedModel(path, name, wait, max_batch, max_sessions, max_body_mb)
-    served.timeout = timeout
+    served.timeout, served.client_share = timeout, client_share
     if loaded is not None:
         served.ready(loaded)
         served.state = AVAILABLE
@@ -124,13 +127,10 @@ def make_app(
     return app
 
 
-def serving_json(content: object) -> Response:
-    """JSON as TensorFlow Serving writes it: -inf (the score of an empty slot) as -Infinity,
-    which Python's json reads and a strict parser (JavaScript's) does not."""
-    from starlette.responses import Response
-
-    body = json.dumps(content, ensure_ascii=False, allow_nan=True).encode("utf-8")
-    return Response(body, media_type="application/json")
+def serving_json(outputs: Mapping[str, np.ndarray], form: str) -> bytes:
+    """The answer's body, JSON as TensorFlow Serving writes it: -inf (the score of an empty
+    slot) as -Infinity, which Python's json reads and a strict parser (JavaScript's) does not."""
+    return json.dumps(response(outputs, form), ensure_ascii=False, allow_nan=True).encode()
 
 
 def error(message: str, status: int = 400) -> Response:
@@ -149,12 +149,6 @@ async def no_such_path(request: Request, exc: Exception) -> Response:
     return error(f"no such path: {request.url.path} (see GET /v1/models/NAME/metadata)", 404)
 
 
-async def client_gone(request: Request) -> None:
-    """Returns when the client of `request` (whose body is read) hangs up."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
-
-
 class ServedModel:
     """The REST endpoints of one SavedModel served as model `name`: its status, its metadata
     and `:predict`, each signature's requests batched (Batcher); 503 until it is loaded."""
@@ -170,6 +164,7 @@ class ServedModel:
     ) -> None:
         self.path, self.name, self.max_sessions = path, name, max_sessions
         self.timeout: float | None = None  # seconds a request may take (None: no bound)
+        self.client_share = CLIENT_SHARE  # a model call's sessions split between clients
         self.wait, self.max_batch = wait, max_batch
         self.max_body = int(max_body_mb * 2**20)
         self.metrics = Metrics(name)
@@ -192,6 +187,7 @@ class ServedModel:
                     self.wait,
                     self.max_batch,
                     observe=partial(self.metrics.batch, key),
+                    client_share=self.client_share,
                 )
                 for key, names in self.signatures.items()
             }
@@ -265,8 +261,11 @@ class ServedModel:
         return answer
 
     async def predicted(self, request: Request, found: dict[str, str]) -> Response:
-        """predict's answer; `found["signature"]` the signature, once the request names it."""
+        """predict's answer; `found["signature"]` the signature, once the request names it.
+        The body is read as JSON and checked, and the answer written, in a worker thread:
+        never on the event loop that serves the other clients."""
         from starlette.requests import ClientDisconnect
+        from starlette.responses import Response
 
         model, version = request.path_params["name"], request.path_params.get("version")
         method = version if version is not None else model  # "NAME:predict" or "1:predict"
@@ -280,14 +279,16 @@ class ServedModel:
         if self.state != AVAILABLE:
             return error(LOADING_MESSAGE, 503)
         try:
-            fields = read_json(await read_body(request, self.max_body))
-            signature, columns, form = parse_fields(fields, self.signatures, self.max_sessions)
-            found["signature"] = signature
-            wanted = output_filter(fields, self.outputs[signature])
-            outputs = await self.answer(request, self.batchers[signature], columns, self.timeout)
+            body = await read_body(request, self.max_body)
+            signature, columns, form, wanted = await asyncio.to_thread(self.parsed, body, found)
+            client = request.client.host if request.client else ""
+            asked = self.batchers[signature].answer(columns, client)
+            outputs = await unless_gone(request, asked, self.timeout)
             if outputs is None:
-                return error("the client hung up")  # nobody reads it
-            return serving_json(response({key: outputs[key] for key in wanted}, form))
+                return error("the client hung up", CANCELLED)  # nobody reads it
+            chosen = {key: outputs[key] for key in wanted}
+            body = await asyncio.to_thread(serving_json, chosen, form)
+            return Response(body, media_type="application/json")
         except TooLarge as large:
             return error(str(large), 413)
         except TooSlow as slow:
@@ -295,30 +296,17 @@ class ServedModel:
         except BadRequest as bad:
             return error(str(bad))
         except ClientDisconnect:
-            return error("the client hung up")  # nobody reads it
+            return error("the client hung up", CANCELLED)  # nobody reads it
         except Exception as failure:  # TensorFlow's errors: say what, never a traceback
             return error(first_line(failure))
 
-    @staticmethod
-    async def answer(
-        request: Request, batcher: Batcher, columns: Columns, timeout: float | None = None
-    ) -> Outputs | None:
-        """The batcher's outputs for `columns`, or None if the client hung up first (then its
-        sessions not yet computed are dropped, as when `timeout` seconds pass: TooSlow)."""
-        answer = asyncio.ensure_future(batcher.answer(columns))
-        gone = asyncio.ensure_future(client_gone(request))
-        try:
-            done, _ = await asyncio.wait(
-                {answer, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            gone.cancel()
-            if not answer.done():
-                answer.cancel()
-        if not done:  # nothing done: `timeout` seconds passed (so there is one)
-            assert timeout is not None
-            raise too_slow(timeout)
-        return answer.result() if answer.done() and not answer.cancelled() else None
+    def parsed(self, body: bytes, found: dict[str, str]) -> tuple[str, Columns, str, list[str]]:
+        """(signature, columns, form, outputs wanted) of a predict request's body, checked;
+        `found["signature"]` the signature once it is known."""
+        fields = read_json(body)
+        signature, columns, form = parse_fields(fields, self.signatures, self.max_sessions)
+        found["signature"] = signature
+        return signature, columns, form, output_filter(fields, self.outputs[signature])
 
 
 def stopping_answered(app: ASGIApp) -> ASGIApp:

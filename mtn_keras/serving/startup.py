@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from mtn_keras.base.xla_setup import skip_graph_rewrites
 from mtn_keras.serving.batching import BATCH_SIZES
-from mtn_keras.serving.connections import guarded_config
+from mtn_keras.serving.connections import connections_allowed, guarded_config
 from mtn_keras.serving.grpc_door import Door, grpc_server
 from mtn_keras.serving.rest import AVAILABLE, ServedModel, stopping_answered
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 T = TypeVar("T")
+STOP_MARGIN = 1.5  # seconds of the grace kept to answer the requests cut off, and to exit
 
 
 def in_thread(function: Callable[..., T], *args: object) -> asyncio.Future[T]:
@@ -78,13 +80,26 @@ async def serve(
 
     served, grpc, door = app.state.served, None, None
     where = f"http://{args.host}:{args.port}/v1/models/{served.name}"
+    connections = connections_allowed(args.max_connections)
     if args.grpc_port:
         address = grpc_address(args.host, args.grpc_port)
-        grpc, door = grpc_server(served.metrics, address, served.max_body)
+        grpc, door = grpc_server(
+            served.metrics,
+            address,
+            served.max_body,
+            args.read_timeout_s,
+            connections,
+            args.max_client_streams,
+        )
         await grpc.start()
         where += f" and grpc {address}"
     config = guarded_config(
-        stopping_answered(app), log_level="warning", timeout_graceful_shutdown=grace
+        stopping_answered(app),
+        args.read_timeout_s,
+        connections,
+        args.max_client_connections,
+        log_level="warning",
+        timeout_graceful_shutdown=max(grace - STOP_MARGIN, 0.1),
     )
     server = uvicorn.Server(config)
     stopped = asyncio.create_task(stop_with(server, grpc, grace))
@@ -118,7 +133,7 @@ async def load_behind(
         if door is not None:
             from mtn_keras.serving.grpc_service import handlers
 
-            door.open(handlers(served))
+            door.open(handlers(served, door))
         await in_thread(load_first, served)
     except Exception:
         server.should_exit = True
@@ -156,9 +171,21 @@ def warm_up(served: ServedModel, sizes: Iterable[int]) -> None:
 
 
 async def stop_with(server: uvicorn.Server, grpc: grpc.aio.Server | None, grace: float) -> None:
-    """Once the REST server is told to stop, stop the gRPC server (None: none) too, in the
-    same grace: requests in flight answered, those still running then cancelled."""
+    """Once the REST server is told to stop, stop the gRPC server (None: none) too: requests
+    in flight answered, those still running STOP_MARGIN before the grace's end cancelled
+    (answered 503 or UNAVAILABLE). Whatever still runs at the grace's end (a model call in a
+    worker thread, TensorFlow's teardown) does not hold the process: it exits then."""
     while not server.should_exit:
         await asyncio.sleep(0.1)
+    watchdog = threading.Timer(grace - 0.5, exit_now)
+    watchdog.daemon = True
+    watchdog.start()
     if grpc is not None:
-        await grpc.stop(grace)
+        await grpc.stop(max(grace - STOP_MARGIN, 0.1))
+
+
+def exit_now() -> None:
+    """End the process at once (exit code 0: the stop was asked for), its output flushed."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

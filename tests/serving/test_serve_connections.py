@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from mtn_keras.serving.connections import MAX_CONNECTIONS, OncePerSecond, guarded_config
+from mtn_keras.serving.connections import MAX_CLIENT_CONNECTIONS, OncePerSecond, guarded_config
 
 READ_SECONDS = 1.0
 
@@ -37,10 +37,11 @@ def server():
 
 
 def stalled(port, count, what):
-    """`count` connections that send `what` and then nothing."""
+    """`count` connections from another client address (127.0.0.2) that send `what` and then
+    nothing."""
     found = []
     for _ in range(count):
-        conn = socket.create_connection(("127.0.0.1", port))
+        conn = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
         conn.sendall(what)
         found.append(conn)
     return found
@@ -62,7 +63,7 @@ def closed_by_the_server(conn, within):
 
 
 def test_stalled_clients_are_cut_off_and_an_honest_one_is_answered(server):
-    half = MAX_CONNECTIONS // 4
+    half = MAX_CLIENT_CONNECTIONS  # three times its budget: the rest refused
     conns = stalled(server, half, b"GET /ping HTTP/1.1\r\nHost: x\r\nX-Slow: ")
     conns += stalled(server, half, b"POST /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{")
     conns += stalled(server, half, b"")
