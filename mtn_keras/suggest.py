@@ -43,6 +43,7 @@ def not_utf8(texts: Iterable[str]) -> str | None:
 
 
 BATCH = 64  # sessions per call when they come from standard input
+MAX_LINE_BYTES = 1 << 20  # a session longer than this on standard input is no session
 # what `answerer` makes: (sessions [[query, ...], ...], prefix) -> their Answers
 Answerer = Callable[[list[list[str]], str], list[Answer]]
 
@@ -94,27 +95,48 @@ def header(answer: Sequence[Suggestion]) -> str:
 def stdin_batches() -> Iterator[list[list[str] | None]]:
     """The sessions on standard input, one a line, queries TAB-separated, in lists of at most
     BATCH of those that have arrived: a script that writes a line and waits gets its answer.
-    A line that is not UTF-8 text is None in its list, and said on standard error; the lines
-    after it are read as any other."""
-    fd, rest, number = sys.stdin.fileno(), b"", 0
+    A line that is not UTF-8 text, or longer than MAX_LINE_BYTES (a stream of NULs), is None
+    in its list, and said on standard error; the lines after it are read as any other."""
+    fd, parts, size, number, skipping = sys.stdin.fileno(), [], 0, 0, False
     while True:
         chunk = os.read(fd, 1 << 16)  # what has arrived, waiting only when nothing has
-        if chunk:
-            *lines, rest = (rest + chunk).split(b"\n")
-        else:  # the end: a last line without its line break is a line too
-            lines, rest = [rest] if rest else [], b""
+        pieces = chunk.split(b"\n") if chunk else [b""]
+        lines: list[bytes | None] = []
+        for i, piece in enumerate(pieces):
+            ends = i < len(pieces) - 1 or not chunk  # a line break, or the end of input
+            if not skipping:
+                parts.append(piece)
+                size += len(piece)
+                skipping = size > MAX_LINE_BYTES
+            if ends:
+                whole = b"".join(parts)
+                if skipping or whole or chunk:
+                    lines.append(None if skipping else whole)
+                parts, size, skipping = [], 0, False
         sessions: list[list[str] | None] = []
-        for line in lines:
+        for read in lines:
             number += 1
-            try:
-                sessions.append(line.decode("utf-8").rstrip("\r").split("\t"))
-            except UnicodeDecodeError:
-                print(f"suggest: standard input line {number} is not UTF-8 text", file=sys.stderr)
-                sessions.append(None)
+            sessions.append(_session(read, number))
         for start in range(0, len(sessions), BATCH):
             yield sessions[start : start + BATCH]
         if not chunk:
             return
+
+
+def _session(line: bytes | None, number: int) -> list[str] | None:
+    """The queries of standard input's line `number` (None: longer than MAX_LINE_BYTES), or
+    None, said on standard error, when it is too long or not UTF-8 text."""
+    if line is None:
+        print(
+            f"suggest: standard input line {number} is longer than {MAX_LINE_BYTES:,} bytes",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        return line.decode("utf-8").rstrip("\r").split("\t")
+    except UnicodeDecodeError:
+        print(f"suggest: standard input line {number} is not UTF-8 text", file=sys.stderr)
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

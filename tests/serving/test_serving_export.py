@@ -221,14 +221,15 @@ def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_mode
         assert answers[2].split("\t") == [line.split("\t")[1] for line in single]
     bad = subprocess.run(
         [sys.executable, "-m", "mtn_keras.suggest", "--model", str(exported)],
-        input=b"cheap flights\nweather \xff\nused cars\n",
+        input=b"cheap flights\nweather \xff\n" + b"\0" * (3 << 20) + b"\nused cars\n",
         capture_output=True,
         timeout=300,
     )
     assert bad.returncode == 2 and b"standard input line 2 is not UTF-8" in bad.stderr
-    # Issue 59, case 9: the line is answered with an empty line, the run goes on.
+    assert b"standard input line 3 is longer than 1,048,576 bytes" in bad.stderr
+    # Each such line is answered with an empty line, the run goes on.
     answered = bad.stdout.decode().split("\n")[:-1]
-    assert len(answered) == 3 and answered[1] == "" and answered[2], answered
+    assert len(answered) == 4 and answered[1:3] == ["", ""] and answered[3], answered
 
 
 def test_suggest_answers_each_line_as_it_arrives(exported):
