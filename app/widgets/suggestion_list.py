@@ -26,19 +26,27 @@ def are_confidences(scores: list[float]) -> bool:
 
 
 def score_shares(scores: list[float]) -> list[float]:
-    """Each score as a share of the best one in the list, in [0, 1]: the best has a full bar.
+    """Each item's bar, in [0, 1], drawn from the order shown: the first item has the full bar
+    and no bar is longer than the one above it (a history item the ranker places second may
+    score above the first; the order is the list's word), each otherwise its score's share of
+    the first one's.
 
     A ranker's probabilities are small (the bundled model's best are about 0.01), so drawn as
     they are every bar would be empty; log probabilities become probabilities relative to the
-    best, exp(score - best).
+    first, exp(score - first).
     """
     finite = [score for score in scores if math.isfinite(score)]
     if not finite:
         return [0.0] * len(scores)
-    best = max(finite)
-    if are_confidences(scores):
-        return [score / best if math.isfinite(score) else 0.0 for score in scores]
-    return [math.exp(score - best) if math.isfinite(score) else 0.0 for score in scores]
+    first, confidences = finite[0], are_confidences(scores)
+    shares, longest = [], 1.0
+    for score in scores:
+        share = 0.0
+        if math.isfinite(score):
+            share = score / first if confidences else math.exp(score - first)
+        longest = min(longest, share)
+        shares.append(longest)
+    return shares
 
 
 def score_label(score: float, confidence: bool) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from mtn_keras.base.parsing import non_negative_float, non_negative_int, positive_int, probability
 
-FILTERS = ("session", "repeats", "blocked", "unrelated", "nonwords")
+FILTERS = ("session", "repeats", "blocked", "unrelated", "nonwords", "fragments")
 # Where a user's earlier queries that relate to nothing in the session stand in a list
 # (DecodeConfig.unrelated_place, mtn_keras/ranking/hybrid.py `placed`).
 UNRELATED_PLACES = ("last", "ranked")

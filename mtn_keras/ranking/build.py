@@ -109,8 +109,8 @@ def candidate_table(
     them: the route of `steps` (a serving.steps.SuggestionSteps with a ranking) up to the
     filters. Their `texts` [B, M], `sources`, `features` [B, M, F] and whether each is
     `valid` (listed and passing the filters)."""
-    prepared = steps.prepare(session, prefix)
     kept = steps.kept_history(session, history)
+    prepared = steps.prepare(session, prefix, kept)
     pooled = steps.pooled(prepared, kept)
     table = steps.candidates(prepared, pooled, steps.search(prepared, kept, pooled))
     valid = steps.filtered(table, prepared, kept)

@@ -17,6 +17,8 @@ Each filter is on by default and can be switched off by name:
   session's, the user's history's, or a finished typed word (serving/spelling.py); the
   unfinished word being typed stands only completed into one; and no word is longer than
   MAX_WORD_CHARS (a pasted run of characters is no word to suggest);
+- `fragments`: no suggestion ends where queries do not end ("what is the best", "stand for"),
+  and none only repeats the typed letters where people never type them alone (fragments.py);
 Shown suggestions also differ: of two with the same words in any order, the better stays.
 Whatever the filters, `unsafe` holds: never a query that seeks sexual content involving
 minors, and no sexually explicit one unless asked (data/safety.py, the rule's one room).

@@ -209,7 +209,7 @@ class HybridRanker(tf.Module):
         # prices and floor plans for new jersey"), each triple of them attested.
         size = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
         rambling = (size > GENERATED) & ~from_log & ~from_history
-        lone = alone(texts, size, ids >= 0, from_history | from_session, typed)
+        lone = alone(size, ids >= 0, from_history | from_session)
         # The witness for `unrelated`: more than one person of the log went from a session
         # query to the candidate. One searcher's habit, however often repeated, is none
         # ("big soccer" five times after "bank of america", all one person's: issue 58).
@@ -286,15 +286,13 @@ class HybridRanker(tf.Module):
         return Shown(*(tf.gather(column, chosen, batch_dims=1) for column in shown))
 
 
-def alone(
-    texts: tf.Tensor, size: tf.Tensor, logged: tf.Tensor, own: tf.Tensor, typed: tf.Tensor
-) -> tf.Tensor:
+def alone(size: tf.Tensor, logged: tf.Tensor, own: tf.Tensor) -> tf.Tensor:
     """[B, M]: the candidates of one word (`size` [B, M] words) that nobody typed alone: no
-    query of the log (`logged`), the session or the history (`own`), nor what was `typed`
-    [B] whole. A word alone is a query only where someone typed it so: the beam's one-word
-    completions that no query is ("progress", "programs" while typing "progr") were junk
-    (issue 58; what they found, docs/quality.md)."""
-    return (size == 1) & ~logged & ~own & (texts != tf.strings.strip(typed)[:, None])
+    query of the log (`logged`), the session or the history (`own`). A word alone is a query
+    only where someone typed it so: the beam's one-word completions that no query is
+    ("progress", "programs" while typing "progr") were junk, and so was one that only
+    repeats the typed letters ("signs", "stand": docs/quality.md)."""
+    return (size == 1) & ~logged & ~own
 
 
 def capped(scores: tf.Tensor, loose: tf.Tensor, unrelated: int) -> tf.Tensor:

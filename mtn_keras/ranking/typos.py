@@ -7,13 +7,13 @@ never taken for a slip. In fewer characters a slip is forgiven only as a last re
 LAST_RESORT_CHARS on, where nothing in the log completes what was typed as typed: a short
 navigational query typed whole with a slip ("yaoo", "imcb") otherwise finds nothing. One
 edit is a character dropped, two neighbours swapped, one replaced or one inserted (the
-Damerau-Levenshtein distance 1).
+Damerau-Levenshtein distance 1), and it falls only inside a typed word known nowhere
+(serving/word_starts.py): a word that is merely rare in the log is still the person's word.
 """
 
 import tensorflow as tf
 
 from mtn_keras.data.text import SLIP_ALPHABET
-from mtn_keras.ranking.words import finished_words
 
 MIN_CHARS = 5  # the fewest typed characters in which one slip is forgiven
 LAST_RESORT_CHARS = 3  # ... where nothing completes what was typed as typed
@@ -77,13 +77,19 @@ def forgiving(typed: tf.Tensor, found_as_typed: tf.Tensor) -> tf.Tensor:
     return (length >= MIN_CHARS) | ((length >= LAST_RESORT_CHARS) & ~found_as_typed)
 
 
-def near_prefix(texts: tf.Tensor, typed: tf.Tensor, forgive: tf.Tensor | None = None) -> tf.Tensor:
+def near_prefix(
+    texts: tf.Tensor,
+    typed: tf.Tensor,
+    forgive: tf.Tensor | None = None,
+    span: tf.Tensor | None = None,
+) -> tf.Tensor:
     """[B, M]: the texts [B, M] (normalised) that start within one edit of the row's `typed`
     prefix [B] (normalised, a finished last word followed by a space) without completing it
     as typed, the first character the same, the last typed one neither dropped nor replaced
     (as edit_variants); only in the rows where a slip is forgiven (`forgive` [B], by default
-    those of MIN_CHARS or more characters). A text is matched followed by a space, as
-    `completes` matches."""
+    those of MIN_CHARS or more characters) and, given a `span` [B, 2] (word_starts.slip_span:
+    the characters of the typed word known nowhere), with the edit inside it. A text is
+    matched followed by a space, as `completes` matches."""
     length = tf.strings.length(typed, unit="UTF8_CHAR")
     width = tf.reduce_max(tf.concat([length, [0]], 0)) + 2
     a = char_codes(typed, width, -1)[:, None, :]  # [B, 1, W]
@@ -112,17 +118,7 @@ def near_prefix(texts: tf.Tensor, typed: tf.Tensor, forgive: tf.Tensor | None = 
     inserted = ~tf.reduce_any(tail & (a != b_next), axis=-1)
     near = (substituted | transposed | dropped | inserted) & (count > 0)
     near &= (a[:, :, 0] == b[:, :, 0]) & (first[:, :, 0] > 0)
+    if span is not None:
+        near &= (first[:, :, 0] >= span[:, :1]) & (first[:, :, 0] <= span[:, 1:])
     forgive = length >= MIN_CHARS if forgive is None else forgive
     return near & forgive[:, None] & (texts != "")
-
-
-def keeps_own_words(texts: tf.Tensor, typed: tf.Tensor, own: tf.Tensor) -> tf.Tensor:
-    """[B, M]: the texts [B, M] hold each finished word of what was `typed` [B] (normalised,
-    a finished last word followed by a space) that is among the row's `own` words [B, X] (the
-    session's): a word the person typed in the session is no slip ("rome h" after "cheap
-    flights to rome" is not "rom hip", issue 58)."""
-    _, finished = finished_words(typed, ~tf.strings.regex_full_match(typed, r".* "))
-    mine = tf.reduce_any(finished[:, :, None] == own[:, None, :], axis=-1) & (finished != "")
-    words = tf.strings.split(texts).to_tensor("")  # [B, M, L]
-    held = tf.reduce_any(words[:, :, None, :] == finished[:, None, :, None], axis=-1)
-    return tf.reduce_all(held | ~mine[:, None, :], axis=-1)

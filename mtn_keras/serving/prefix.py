@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import tensorflow as tf
 
 from mtn_keras.ranking.prefix_lookup import completes
+from mtn_keras.ranking.typos import near_prefix
 from mtn_keras.ranking.words import joined
 
 if TYPE_CHECKING:
@@ -119,6 +120,15 @@ class PrefixConstraint(tf.Module):
         its finished words whole, an unfinished last word as the start of a word
         (prefix_lookup.completes)."""
         return completes(texts, cls.chars(typed))
+
+    @classmethod
+    def true_to(cls, texts: tf.Tensor, typed: Typed, span: tf.Tensor) -> tf.Tensor:
+        """[B, C]: the candidate texts true to what was typed (`read`): they begin with it,
+        or with it one edit inside its word known nowhere (`span` [B, 2],
+        word_starts.slip_span); every text where nothing was typed."""
+        chars = cls.chars(typed)
+        near = near_prefix(texts, chars, span[:, 0] >= 0, span)
+        return completes(texts, chars) | near | ~typed.has_word[:, None]
 
 
 def constrained(log_probs: tf.Tensor, context: Mapping[str, tf.Tensor], t: tf.Tensor) -> tf.Tensor:

@@ -9,28 +9,31 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import tensorflow as tf
 
 from mtn_keras.base.config import DecodeConfig
-from mtn_keras.data.vocab import PAD, UNK
+from mtn_keras.data.vocab import PAD, SPECIALS, UNK
 from mtn_keras.data.wordpiece import SUFFIX
 from mtn_keras.ranking import filters, thresholds
 from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.ranking.candidates import CandidatePool, Pool, retyped
+from mtn_keras.ranking.candidates import CandidatePool, retyped
+from mtn_keras.ranking.fragments import Fragments
 from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
 from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
 from mtn_keras.ranking.popular import PopularQueries
 from mtn_keras.ranking.scoring import Scored, candidate_log_probs
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
-from mtn_keras.serving.encoding import Encoded, SessionEncoder
+from mtn_keras.serving.encoding import SessionEncoder
 from mtn_keras.serving.forbidden import LoggedExplicit, banned_ids, forbidden, last_check
 from mtn_keras.serving.grounding import PhraseConstraint, slip_ids
-from mtn_keras.serving.prefix import PrefixConstraint, Typed
+from mtn_keras.serving.prefix import PrefixConstraint
 from mtn_keras.serving.search_core import SearchCore
 from mtn_keras.serving.spelling import Spelling
+from mtn_keras.serving.step_data import Found, Pooled, Prepared
+from mtn_keras.serving.word_starts import WordStarts
 
 if TYPE_CHECKING:
     from mtn_keras.models.base import SuggestionModel
@@ -38,42 +41,6 @@ if TYPE_CHECKING:
     from mtn_keras.ranking.hybrid import Shown, Table
 
 NEG_INF = float("-inf")
-
-
-class Prepared(NamedTuple):
-    """A batch read: its `session` (encoding.Encoded, slips corrected), what was `typed`
-    (prefix.Typed; None without a prefix), the rows whose typed words vouch for their
-    completions (`vouched` [B]) and those where the last query was typed again with a slip
-    (`retyped` [B], candidates.retyped)."""
-
-    session: Encoded
-    typed: Typed | None
-    vouched: tf.Tensor
-    retyped: tf.Tensor
-
-
-class Pooled(NamedTuple):
-    """The pool's candidates (`gathered`, candidates.Pool: texts [B, C] and what they were
-    gathered from) with their `words` [B, C, n] and token `ids` [B, C, n] for the search
-    to score."""
-
-    gathered: Pool
-    words: tf.Tensor
-    ids: tf.Tensor
-
-
-class Found(NamedTuple):
-    """What the search found: the `beam`'s n-best (scoring.Scored, [B, K, ...]) with their
-    length-normalised `scores` [B, K] (-inf: none), the model's scores of the pool's
-    candidates (`pooled`, scoring.Scored; None without a pool), the `session_attention`
-    [B, layers, heads, max_queries, max_queries] and, when the model reads the history (its
-    third level), its `history_attention` over the kept history [B, T] (else None)."""
-
-    beam: Scored
-    scores: tf.Tensor
-    pooled: Scored | None
-    session_attention: tf.Tensor
-    history_attention: tf.Tensor | None
 
 
 class SuggestionSteps(tf.Module):
@@ -117,9 +84,10 @@ class SuggestionSteps(tf.Module):
         index = ranking and ranking.index
         sites = index.site_names if index else []
         self.banned_ids = banned_ids(vocab_tokens, phrases, self.pieces, self.explicit, sites)
-        # What the log's clicks call explicit, hidden unless explicit items are asked for.
+        # What the log's clicks call explicit, hidden unless explicit items are asked for,
+        # and what they say seeks minors, hidden always.
         self.logged = (
-            LoggedExplicit(index.explicit_queries, sites) if index and not self.explicit else None
+            LoggedExplicit(index.explicit_queries, sites, index.child_keys) if index else None
         )
         self.history = HistoryLookup()
         self.pool: CandidatePool | None = None
@@ -140,6 +108,16 @@ class SuggestionSteps(tf.Module):
             )
         lookup = self.pool and self.pool.lookup
         self.spelling = Spelling(self.encoder, lookup and lookup.word_ids, lookup and lookup.slips)
+        self.fragments = None  # the log says where queries end only to the ranked lists
+        if "fragments" in self.filters:
+            logged = ranking.index if ranking is not None and self.pool is not None else None
+            self.fragments = (
+                Fragments(logged.queries, logged.counts) if logged else Fragments([], [])
+            )
+        self.starts: WordStarts | None = None  # without a pool, nothing is corrected
+        if ranking is not None and self.pool is not None:
+            words = [t for t in vocab_tokens[len(SPECIALS) :] if not t.startswith(SUFFIX)]
+            self.starts = WordStarts([*words, *ranking.index.words])
         # With a log, the beam writes only the phrases people type, never its slips.
         self.phrases: PhraseConstraint | None = None
         if ranking is not None and self.pool is not None and not self.pieces:
@@ -163,8 +141,8 @@ class SuggestionSteps(tf.Module):
         """Suggestions for each session [B, S], completing `prefix` [B] when given, with the
         user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
         outputs of every suggestion signature, step by step."""
-        prepared = self.prepare(session, prefix)
         kept = self.kept_history(session, history)
+        prepared = self.prepare(session, prefix, kept)
         pooled = self.pooled(prepared, kept)
         found = self.search(prepared, kept, pooled)
         table = self.candidates(prepared, pooled, found)
@@ -172,17 +150,23 @@ class SuggestionSteps(tf.Module):
         shown = self.rank(table, valid, prepared, kept)
         return self.outputs(prepared, kept, found, shown)
 
-    def prepare(self, session: tf.Tensor, prefix: tf.Tensor | None = None) -> Prepared:
-        """Sessions [B, S] (and what was typed, `prefix` [B]) -> `Prepared`: normalised, a
-        word's slip read through its correction (Spelling.corrected), encoded."""
+    def prepare(
+        self, session: tf.Tensor, prefix: tf.Tensor | None = None, history: tf.Tensor | None = None
+    ) -> Prepared:
+        """Sessions [B, S] (and what was typed, `prefix` [B], with the kept `history` [B, T])
+        -> `Prepared`: normalised, a word's slip read through its correction
+        (Spelling.corrected), encoded, and the typed word known nowhere found."""
         session = self.spelling.corrected(self.encoder.normalise(session))
         encoded = self.encoder.prepare(session, prefix)
+        batch = tf.shape(session)[0]
+        nowhere = tf.fill([batch, 2], -1)
         if prefix is None:
-            none = tf.zeros([tf.shape(session)[0]], tf.bool)
-            return Prepared(encoded, None, none, none)
+            none = tf.zeros([batch], tf.bool)
+            return Prepared(encoded, None, none, none, nowhere)
         typed = self.typed.read(prefix, encoded.typed)
-        again = retyped(encoded.queries, self.typed.chars(typed))
-        return Prepared(encoded, typed, typed.has_word, again)
+        span = nowhere if self.starts is None else self.starts.span(typed, encoded.words, history)
+        again = retyped(encoded.queries, self.typed.chars(typed), span)
+        return Prepared(encoded, typed, typed.has_word, again, span)
 
     def kept_history(self, session: tf.Tensor, history: tf.Tensor | None = None) -> tf.Tensor:
         """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut
@@ -203,7 +187,7 @@ class SuggestionSteps(tf.Module):
         batch = tf.shape(session.queries)[0]
         chars = tf.fill([batch], "") if typed is None else self.typed.chars(typed)
         gathered = self.pool.gather(
-            session.queries, session.words, history, chars, prepared.retyped
+            session.queries, session.words, history, chars, prepared.retyped, prepared.span
         )
         split = tf.strings.split(gathered.texts)
         tokens = self.encoder.tokenise.of_words(split).to_tensor("", shape=[None, None, self.n])
@@ -308,6 +292,10 @@ class SuggestionSteps(tf.Module):
             kept &= self.spelling.all_known(table.words, session.words, history, typed)
             kept &= ~filters.too_long(table.words)
         kept &= ~forbidden(table.texts, self.explicit, self.logged)  # whatever the filters
+        if typed is not None:  # true to what was typed, whatever the source
+            kept &= self.typed.true_to(table.texts, typed, prepared.span)
+        if self.fragments is not None:
+            kept &= ~self.fragments(table.words)
         return kept if table.listed is None else table.listed & kept
 
     def rank(self, table: Table, valid: tf.Tensor, prepared: Prepared, history: tf.Tensor) -> Shown:

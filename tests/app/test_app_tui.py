@@ -363,6 +363,9 @@ def test_score_shares_read_log_probabilities_and_confidences():
     # Issue 26, item 2: a ranker's small probabilities are scaled within the list.
     assert score_shares([0.013, 0.0065, 0.001]) == pytest.approx([1.0, 0.5, 0.07692], rel=1e-4)
     assert score_shares([]) == []
+    # drawn from the order shown: a second item scored above the first gets no longer bar
+    assert score_shares([0.010, 0.013, 0.005]) == pytest.approx([1.0, 1.0, 0.5], rel=1e-4)
+    assert score_shares([-2.0, -1.0, -3.0]) == pytest.approx([1.0, 1.0, 0.36788], rel=1e-4)
 
 
 def test_scores_read_as_a_chance_or_a_log_probability():

@@ -41,9 +41,11 @@ def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
     # Issue 26, item 8 (said then as "within 2 seconds"; a wall clock on a busy machine is no
     # test, so Python's own list of what it imported, -X importtime, says it instead).
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    log = tmp_path / "log.txt"
+    log.write_text("AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n")  # inputs are read first
     for command in (
         ["suggest", "--model", str(tmp_path / "nope"), "weather"],
-        ["evaluate", "--model", str(tmp_path / "nope"), "--input", "log.txt"],
+        ["evaluate", "--model", str(tmp_path / "nope"), "--input", str(log)],
     ):
         run = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", f"mtn_keras.{command[0]}", *command[1:]],

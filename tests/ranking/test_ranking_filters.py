@@ -80,7 +80,9 @@ def test_the_last_query_typed_again_with_a_slip_completes_to_it():
 
     queries = tf.constant([["nfl scores", "nfl standings"]] * 5)
     typed = tf.constant(["nfl standigns", "nfl standings", "nfl standi", "nfl standignss", "nfl"])
-    again = retyped(queries, typed)
+    span = tf.constant([[4, 13]] * 5)  # "standigns" and the like: known nowhere
+    again = retyped(queries, typed, span)
+    assert not retyped(queries, typed, tf.fill([5, 2], -1)).numpy().any()  # every word known
     # a slip of the whole query; not the query as typed, a start of it, two slips or too short
     assert again.numpy().tolist() == [True, False, False, False, False]
     texts = tf.constant([["nfl standings", "nfl scores"]] * 5)

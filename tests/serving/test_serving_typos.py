@@ -28,14 +28,22 @@ def listed(service, sessions, prefixes):
 
 def test_a_slip_finds_the_queries_and_marks_them_fixed(service, log_words):
     sessions = [["cheap flights"], ["pizza delivery"], ["cat food"]]
-    rows = listed(service, sessions, ["guitra", "weahter", "runing s"])
+    rows = listed(service, sessions, ["guitra", "weahter", "runnig s"])
     intended = ["guitar", "weather", "running s"]
-    for row, typed, meant in zip(rows, ["guitra", "weahter", "runing s"], intended):
+    for row, typed, meant in zip(rows, ["guitra", "weahter", "runnig s"], intended):
         assert row, typed
         assert any(completes(text, meant) for text, _ in row), row
         for text, source in row:
             assert completes(text, typed) or "fixed" in source.split("+"), (text, source)
             assert set(text.split()) <= log_words, text
+
+
+def test_a_word_people_write_is_never_corrected(service):
+    """ "runing" is in wordfreq's English list (people write it), "cheap" in the log's: every
+    item starts with what was typed, word for word."""
+    for session, typed in ((["pizza delivery"], "runing s"), ([""], "cheap fl"), ([""], "weat")):
+        for text, source in listed(service, [session], [typed])[0]:
+            assert completes(text, typed) and "fixed" not in source, (typed, text)
 
 
 def test_what_completes_as_typed_comes_before_a_correction(service):
