@@ -3,7 +3,8 @@ each (session, next query) pair of the paper protocol replayed in time order, th
 nothing typed and with the next query's first 5 characters typed, without and with the user's
 earlier sessions as history, and typed into an empty session too. An item is counted explicit
 by the word rule (mtn_keras/data/safety.py) or by the evidence of the whole --judge-log
-(data/evidence.py: its clicks, every user's), and child-unsafe by either. Counts only.
+(data/evidence.py: its clicks, every user's, and the name of every adult site they reached,
+typed or not: a stricter judge than the export's), and child-unsafe by either. Counts only.
 
 Run: python -m tools.safety_lists --model default --input aol-test-users.txt \
     --judge-log ../shared/data/aol/aol-top1000-dev.txt.gz --every 2
@@ -13,7 +14,7 @@ import argparse
 from collections import Counter
 
 import mtn_keras
-from mtn_keras.data.evidence import Evidence
+from mtn_keras.data.evidence import Evidence, names_site, tally_clicks
 from mtn_keras.data.history import PairHistories
 from mtn_keras.data.pairs import pair_histories, session_pairs
 from mtn_keras.data.replay import replay_logs
@@ -23,6 +24,15 @@ from mtn_keras.data.text import normalise
 
 TYPED = 5
 BATCH = 64
+
+
+def judge(path):
+    """The evidence of the log at `path`, every adult site's name its clicks reached counted
+    (Evidence.of_logs counts those people type)."""
+    tally = tally_clicks([path], "aol")
+    names = {host.rsplit(".", 1)[0] for host in tally.adult_hosts}
+    sites = {n for n in names if "." not in n and names_site(n, tally.adult_hosts)}
+    return Evidence(dict.fromkeys(tally.explicit(), "clicks"), frozenset(sites))
 
 
 def pairs_of(path, every):
@@ -67,7 +77,7 @@ def main(argv=None):
     parser.add_argument("--judge-log", required=True, help="the log whose clicks judge")
     parser.add_argument("--every", type=int, default=1)
     args = parser.parse_args(argv)
-    evidence = Evidence.of_logs([args.judge_log], "aol")
+    evidence = judge(args.judge_log)
     pairs = pairs_of(args.input, args.every)
     print(f"{len(pairs):,} pairs (every {args.every}); the judge: {args.judge_log}'s clicks")
     print("| list | items | explicit by words | explicit by clicks | child-unsafe |")

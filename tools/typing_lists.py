@@ -45,11 +45,13 @@ def counts_of(model, pairs, known, kind):
         sessions = [[] if kind == "empty session" else c for c, _, _ in part]
         histories = [h for _, _, h in part] if kind == "with history" else None
         answers = model.complete(sessions, typed, histories)
-        for (context, target, history), prefix, answer in zip(part, typed, answers):
+        for (_, target, _), session, history, prefix, answer in zip(
+            part, sessions, histories or [None] * len(part), typed, answers
+        ):
             finished = normalise(prefix + "x").endswith(" x")  # the last word ends
             chars = normalise(prefix) + (" " if finished and normalise(prefix) else "")
             counts["found"] += normalise(target) in {normalise(i.text) for i in answer}
-            own = {w for q in [*context, *(history or [])] for w in q.split()}
+            own = {w for q in [*session, *(history or [])] for w in q.split()}
             for item in answer:
                 text = normalise(item.text)
                 counts["items"] += 1
