@@ -5,7 +5,7 @@ and OUT/train_summary.json; OUT/backup lets `--resume` continue an interrupted r
 killed before its first epoch ends starts again), and is removed only once model.keras is
 written. A run holds OUT/.train.lock while it works: a second run into OUT is refused.
 `--strategy` trains on several devices or machines through tf.distribute (see
-mtn_keras/distribute.py and docs/scaling.md); then only the chief writes OUT.
+mtn_keras/base/distribute.py and docs/scaling.md); then only the chief writes OUT.
 """
 
 import argparse

@@ -3,8 +3,9 @@
 is steps.py's route, in named steps.
 
 Everything here is core TensorFlow (string ops, lookup tables, the beam search), so the
-SavedModel loads with plain TensorFlow. The numeric core (`SuggestionSteps._search`) is
-XLA-compiled unless DecodeConfig.xla is off (for a TensorFlow Serving without XLA).
+SavedModel loads with plain TensorFlow. The numeric core (`SuggestionSteps.core`,
+search_core.py) is XLA-compiled unless DecodeConfig.xla is off (for a TensorFlow Serving
+without XLA).
 Its tf.functions trace without AutoGraph: the graph's control flow is tf.cond, tf.while_loop
 and tf.map_fn already, and converting the search's Python took most of a first trace.
 Behaviour on odd input:
