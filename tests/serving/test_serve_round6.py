@@ -184,9 +184,11 @@ async def test_a_clients_many_requests_do_not_hold_another_clients_behind_them()
     many = [asyncio.create_task(batcher.answer({"session": [["abc"]]}, "a")) for _ in range(200)]
     while not calls:
         await asyncio.sleep(0.001)
+    before = len(calls)  # however many a busy machine let through before "b" asks
     answer = await batcher.answer({"session": [["ab"]]}, "b")
     assert answer["scores"].tolist() == [2]
-    assert len(calls) <= 3 and max(calls) <= 2, calls  # a call of "a", then one shared
+    # at most one call assembled before "b" came, then one that "b" shares
+    assert len(calls) - before <= 2 and max(calls) <= 2, calls
     assert [len(a["scores"]) for a in await asyncio.gather(*many)] == [1] * 200
     batcher.task.cancel()
 
