@@ -75,18 +75,26 @@ def test_a_port_in_use_is_one_line_before_the_model_loads(door):
     assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"
 
 
+def rest_state(url):
+    import httpx
+
+    return httpx.get(f"{url}/v1/models/mtn", timeout=5).json()["model_version_status"][0]["state"]
+
+
 def loading_answers(url, channel, seen):
     """Add to `seen` what each door answers now: REST's status and predict, gRPC's status (a
-    state, or the refusal's code and words) and predict codes."""
+    state, or the refusal's code and words) and predict codes. A predict counts only where
+    the model still loads after it: on a busy machine it may become available in between."""
     import grpc
     import httpx
     from tensorflow_serving.apis import get_model_status_pb2, model_service_pb2_grpc
 
-    state = httpx.get(f"{url}/v1/models/mtn", timeout=5).json()["model_version_status"][0]
-    seen.setdefault("rest status", []).append(state["state"])
-    if state["state"] == "LOADING":
+    state = rest_state(url)
+    seen.setdefault("rest status", []).append(state)
+    if state == "LOADING":
         answer = httpx.post(f"{url}/v1/models/mtn:predict", json={"instances": [SESSION]})
-        seen.setdefault("rest predict", []).append((answer.status_code, answer.text))
+        if rest_state(url) == "LOADING":
+            seen.setdefault("rest predict", []).append((answer.status_code, answer.text))
     models = model_service_pb2_grpc.ModelServiceStub(channel)
     request = get_model_status_pb2.GetModelStatusRequest(model_spec={"name": "mtn"})
     try:
@@ -96,7 +104,9 @@ def loading_answers(url, channel, seen):
         name = f"{error.code().name}: {error.details()}"
     seen.setdefault("grpc status", []).append(name)
     if name != "AVAILABLE":
-        seen.setdefault("grpc predict", []).append(refused_predict(channel))
+        refused = refused_predict(channel)
+        if rest_state(url) != "AVAILABLE":
+            seen.setdefault("grpc predict", []).append(refused)
 
 
 def refused_predict(channel):
@@ -274,9 +284,10 @@ def test_both_doors_say_loading_then_available_and_refuse_predict_in_one_line(do
     assert seen["rest status"][0] == "LOADING" and seen["rest status"][-1] == "AVAILABLE"
     loading = "the model is loading: try again in a few seconds"
     assert set(seen["rest predict"]) == {(503, f'{{"error": "{loading}"}}')}
-    # gRPC answers from REST's first answer on, before TensorFlow (its protos) is imported:
-    # every method UNAVAILABLE, then GetModelStatus LOADING, then AVAILABLE
+    # gRPC answers from REST's first answer on: before TensorFlow (its protos) is imported
+    # every method UNAVAILABLE (a quick import leaves no poll there), then GetModelStatus
+    # LOADING, then AVAILABLE
     statuses, order = seen["grpc status"], [f"UNAVAILABLE: {loading}", "LOADING", "AVAILABLE"]
-    assert statuses[0] == order[0] and "LOADING" in statuses and statuses[-1] == "AVAILABLE"
+    assert "LOADING" in statuses and statuses[-1] == "AVAILABLE", statuses
     assert sorted(statuses, key=order.index) == statuses, statuses
     assert set(seen["grpc predict"]) == {("UNAVAILABLE", loading)}
