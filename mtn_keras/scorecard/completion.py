@@ -6,77 +6,29 @@ history-then-MPC anchor, and every figure's 95% interval from a bootstrap over u
 
 from __future__ import annotations
 
-import heapq
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mtn_keras.data.pairs import pair_groups, pair_histories, session_pairs
-from mtn_keras.data.text import completes
 from mtn_keras.ranking.rules import log_follows
 from mtn_keras.scorecard.anchors import Pair
 from mtn_keras.scorecard.bootstrap import ratio_intervals
+from mtn_keras.scorecard.completion_anchors import FuzzyMPC, HistoryThenMPC, MostPopularCompletion
 from mtn_keras.scorecard.list_measures import ListLog, add_list_measures, anchor_figures
 from mtn_keras.scorecard.metrics import mean_reciprocal_rank, success_rate
 from mtn_keras.scorecard.report import _cell, split_by_history
-from mtn_keras.scorecard.typos import (
-    FuzzyMPC,
-    nonword_share,
-    slipped_prefixes,
-    slipped_sessions,
-)
+from mtn_keras.scorecard.typos import nonword_share, slipped_prefixes, slipped_sessions
 
 if TYPE_CHECKING:
     from mtn_keras.data.history import PairHistories
 
 FIRST_QUERY_CHARS = 4  # typed of a session's first query, after an empty session
-LAST_CHAR = chr(0x10FFFF)
 NOT_CASES = ("bootstrap", "log_anchor")  # the report's entries that are not a case
 
 # A batch completer: (contexts, prefixes[, histories]) -> each row's list of texts, best first.
 Completer = Callable[..., list[list[str]]]
 # A case of `completion_cases`: (pairs, typed prefixes, units, histories or None).
 Case = tuple[list[Pair], list[str], list[str], list[list[str]] | None]
-
-
-class MostPopularCompletion:
-    """The training log's most frequent queries that start with the typed prefix (Bar-Yossef
-    and Kraus, WWW 2011), matched as `complete` matches (data.text.completes: by characters
-    against the query followed by a space, so a finished word stands whole), the sorted keys'
-    run of the prefix being exactly the queries it completes. Ties go by text."""
-
-    def fit(self, train_sessions: list[list[str]]) -> MostPopularCompletion:
-        """Counts the queries of the training sessions."""
-        self.counts = Counter(query for session in train_sessions for query in session)
-        self.keys = sorted(query + " " for query in self.counts)  # a prefix's run is one slice
-        return self
-
-    def complete(self, prefix: str, k: int = 5, exclude: Container[str] = ()) -> list[str]:
-        """The k most frequent completions of `prefix` (none for ""), without `exclude`."""
-        if not prefix:
-            return []
-        run = self.keys[bisect_left(self.keys, prefix) : bisect_left(self.keys, prefix + LAST_CHAR)]
-        found = (key[:-1] for key in run if key[:-1] not in exclude)
-        return heapq.nsmallest(k, found, key=lambda query: (-self.counts[query], query))
-
-
-class HistoryThenMPC:
-    """The user's own earlier queries that start with the typed prefix (most often typed
-    first, ties latest first), then MPC's completions: the model-free anchor of
-    `complete_with_history`, matched as MPC matches."""
-
-    def __init__(self, mpc: MostPopularCompletion) -> None:
-        self.mpc = mpc
-
-    def complete(self, prefix: str, history: list[str], k: int = 5) -> list[str]:
-        """Up to k completions of `prefix` for a user whose earlier queries are `history`."""
-        if not prefix:
-            return []
-        counts = Counter(history)
-        latest = [q for q in dict.fromkeys(reversed(history)) if completes(q, prefix)]
-        own = sorted(latest, key=lambda query: -counts[query])  # stable: latest first
-        return list(dict.fromkeys(own + self.mpc.complete(prefix, k)))[:k]
 
 
 def completion_cases(

@@ -1,6 +1,6 @@
 """Typing with a slip (`evaluate --prefix N --typos`): each case's typed prefix with one seeded
-slip of the finger, the fuzzy most-popular-completion anchor, and the share of shown items
-that hold a word nobody typed.
+slip of the finger, the strings one edit away, and the share of shown items that hold a word
+nobody typed (the fuzzy anchor that forgives a slip is with the others, completion_anchors).
 
 A slip is one of: two neighbouring letters swapped, one dropped, a neighbouring key hit
 instead, a letter doubled; never on the first character and never on the last one typed, so
@@ -8,18 +8,12 @@ the prefix keeps its length and what follows the slip is the query's own next ch
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from itertools import chain
-from typing import TYPE_CHECKING
 
 from mtn_keras.data.text import SLIP_ALPHABET
 from mtn_keras.scorecard.anchors import Pair
-
-if TYPE_CHECKING:
-    from mtn_keras.scorecard.completion import MostPopularCompletion
 
 SLIPS = ("swap", "drop", "neighbour", "double")
 KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -113,25 +107,6 @@ def one_edit(text: str, first_fixed: bool = True) -> set[str]:
             found.add(head + char + tail)
     found.discard(text)
     return found
-
-
-class FuzzyMPC:
-    """MPC that forgives one slip (Elasticsearch's completion suggester with fuzziness 1):
-    the training log's queries that complete what was typed first, then those that complete
-    a string one edit from it (the first character exact), each by frequency."""
-
-    def __init__(self, mpc: MostPopularCompletion) -> None:
-        self.mpc = mpc
-
-    def complete(self, prefix: str, k: int = 5) -> list[str]:
-        """Up to k completions of `prefix`, exact ones first."""
-        exact = self.mpc.complete(prefix, k)
-        if len(exact) >= k or not prefix:
-            return exact
-        near = chain.from_iterable(self.mpc.complete(v, k) for v in one_edit(prefix))
-        counts = self.mpc.counts
-        best = heapq.nsmallest(k, set(near) - set(exact), key=lambda q: (-counts[q], q))
-        return (exact + best)[:k]
 
 
 def nonword_share(

@@ -5,7 +5,7 @@ import pytest
 
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.prefix_index import prefix_arrays
-from mtn_keras.scorecard.completion import MostPopularCompletion
+from mtn_keras.scorecard.completion_anchors import MostPopularCompletion
 
 SESSIONS = [
     ["paris hilton", "paris hilton", "paris hilton", "paris", "parish records"],

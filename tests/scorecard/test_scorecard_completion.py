@@ -2,13 +2,8 @@
 
 import pytest
 
-from mtn_keras.scorecard.completion import (
-    HistoryThenMPC,
-    MostPopularCompletion,
-    completion_cases,
-    completion_report,
-    completion_table,
-)
+from mtn_keras.scorecard.completion import completion_cases, completion_report, completion_table
+from mtn_keras.scorecard.completion_anchors import HistoryThenMPC, MostPopularCompletion
 
 TRAIN = [
     ["hotel deals", "hotel deals", "hotels rome"],

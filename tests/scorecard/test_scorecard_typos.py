@@ -5,8 +5,9 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mtn_keras.scorecard.completion import MostPopularCompletion, completion_cases
-from mtn_keras.scorecard.typos import FuzzyMPC, nonword_share, one_edit, slipped
+from mtn_keras.scorecard.completion import completion_cases
+from mtn_keras.scorecard.completion_anchors import FuzzyMPC, MostPopularCompletion
+from mtn_keras.scorecard.typos import nonword_share, one_edit, slipped
 
 
 @given(st.text(alphabet="abcdefgh ", min_size=9, max_size=20), st.integers(3, 8), st.integers())
