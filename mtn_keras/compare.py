@@ -153,8 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         splits = {name: sessions[: QUICK_SESSIONS[name]] for name, sessions in splits.items()}
     rows = [row for row in ROWS if row[1] in args.models]
 
+    from mtn_keras.model_reports import evaluate
     from mtn_keras.scorecard import bleu_chart, markdown_table, table_rows, write_json
-    from mtn_keras.scorecard.evaluation import evaluate
     from mtn_keras.training.artifacts import load_trained
 
     results: dict[str, dict[str, Any]] = {}

@@ -39,6 +39,7 @@ from mtn_keras.data.pairs import pair_histories
 from mtn_keras.data.prepared import load_split, load_users
 from mtn_keras.data.replay import replay_logs
 from mtn_keras.data.sessions import PROTOCOLS, Protocol
+from mtn_keras.model_reports import completions, evaluate, evaluate_savedmodel
 from mtn_keras.scorecard import (
     bleu_chart,
     history_table,
@@ -47,14 +48,7 @@ from mtn_keras.scorecard import (
     table_rows,
     write_json,
 )
-from mtn_keras.scorecard.evaluation import (
-    bootstrap_line,
-    completions,
-    evaluate,
-    evaluate_savedmodel,
-    overlap_warning,
-    prefix_sizes,
-)
+from mtn_keras.scorecard.evaluation import bootstrap_line, overlap_warning, prefix_sizes
 from mtn_keras.scorecard.list_table import list_table
 from mtn_keras.serving.savedmodel import (
     DEFAULT,

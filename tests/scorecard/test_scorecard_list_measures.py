@@ -226,7 +226,7 @@ def test_the_reports_json_holds_the_list_measures(served, tmp_path, capsys):
     from argparse import Namespace
 
     from mtn_keras.evaluate import _print_report, write_completions
-    from mtn_keras.scorecard.evaluation import completions, evaluate_savedmodel
+    from mtn_keras.model_reports import completions, evaluate_savedmodel
 
     test = [["red sox", "red sox tickets", "fenway park"], ["weather boston", "google"]]
     args = Namespace(json=tmp_path / "report.json", markdown=None, chart=None)

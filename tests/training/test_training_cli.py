@@ -108,7 +108,7 @@ def test_the_best_checkpoint_follows_the_selected_column(tmp_path):
 def test_validation_bleu_is_evaluate_s_bleu_of_the_top_suggestion(trained, prepared_data):
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.data.prepared import load_split
-    from mtn_keras.scorecard.evaluation import evaluate
+    from mtn_keras.model_reports import evaluate
     from mtn_keras.training.callbacks import ValidationBleu
 
     valid = load_split(str(prepared_data), "valid")
