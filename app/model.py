@@ -1,5 +1,5 @@
-"""The app's model backend: an exported SavedModel loaded in this process and called for one
-session through the client (mtn_keras.client), as RemoteBackend calls a server.
+"""The app's model: an exported SavedModel loaded in this process and called for one session
+through the client (mtn_keras.client), as RemoteModel calls a server.
 
 It uses only the signatures of docs/contracts.md, so any export that follows them works here.
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.base.xla_setup import compiled_before, mark_compiled
@@ -18,15 +19,21 @@ from mtn_keras.client.local import SavedModel
 from mtn_keras.client.suggester import Suggester
 from mtn_keras.data.history import HISTORY_SIZE
 from mtn_keras.data.text import normalise
-from mtn_keras.serving.savedmodel import SIGNATURES, bundled_model, check, model_name, resolve
-from mtn_keras.serving.savedmodel import SavedModelError as ModelError
+from mtn_keras.serving.savedmodel import (
+    APP_SIGNATURES,
+    SuggestError,
+    bundled_model,
+    check,
+    model_name,
+    resolve,
+)
 
 DEFAULT_MODEL = bundled_model()
 
-__all__ = ["DEFAULT_MODEL", "Answer", "Attention", "Backend", "ModelError"]
+__all__ = ["DEFAULT_MODEL", "Answer", "Attention", "LocalModel", "ModelCalls", "SuggestError"]
 
 
-def ignored_reasons(session: list[str] | tuple[str, ...], positions: list[int]) -> dict[int, str]:
+def ignored_reasons(session: Sequence[str], positions: Sequence[int]) -> dict[int, str]:
     """Why each session query the model did not use (not at `positions`) was left out, by
     0-based position."""
     window = len(positions)
@@ -59,13 +66,18 @@ class ModelCalls:
     subclass sets `_client` (a Suggester of mtn_keras.client), `name`, `has_history` and
     `history_size`; the client's Answer and Attention are what the screens show."""
 
+    _client: Suggester
+    name: str
+    has_history: bool  # whether the model reads the history, and the app sends it
+    history_size: int
     start_seconds: dict[str, float]  # what starting took, step by step
     notes: tuple[str, ...] = ()  # what the person should hear once the model is ready
     withheld_history = False  # whether the model reads history that the app does not send
 
     def _prepare_calls(self) -> None:
         self._lock = threading.RLock()  # one model call at a time; the workers share it
-        self._last = None  # ((session, prefix, history), Answer) of the latest call
+        # ((session, prefix, history), Answer) of the latest call
+        self._last: tuple[tuple[tuple[str, ...], str, tuple[str, ...]], Answer] | None = None
 
     @property
     def explicit_shown(self) -> bool:
@@ -91,25 +103,26 @@ class ModelCalls:
             if self._last is None or self._last[0] != asked:
                 sent = list(asked[2]) if self.has_history else None
                 answer = self._client.complete(list(session), prefix, sent, details=True)
-                self._last = (asked, answer)
+                # one session: one Answer, with the details that hold its attention
+                self._last = (asked, cast(Answer, answer))
             return self._last[1]
 
     def attention(self, session: list[str], history: tuple[str, ...] = ()) -> Attention:
         """The session encoder's attention over the queries the model kept, padding removed:
         from the suggestions' answer when the model gives it there."""
         if self._client.answers_attention:
-            return self.suggestions(session, "", history).attention
+            return cast(Attention, self.suggestions(session, "", history).attention)
         with self._lock:
-            return self._client.attention(list(session))
+            return cast(Attention, self._client.attention(list(session)))
 
 
-class Backend(ModelCalls):
+class LocalModel(ModelCalls):
     """A SavedModel loaded in this process through the client (ModelCalls says what it
     answers).
 
     `progress` hears each start-up step ("Compiling complete…") as it begins;
     `prepare_tensorflow(tf)` runs once TensorFlow is imported, before the first call (the entry
-    point's process-wide settings: the backend sets none itself).
+    point's process-wide settings: the model sets none itself).
     """
 
     def __init__(
@@ -130,7 +143,7 @@ class Backend(ModelCalls):
             prepare_tensorflow(tf)
         self.start_seconds["TensorFlow"] = time.perf_counter() - began
         progress(f"Reading the model {self.name}…")
-        runner = SavedModel(self.path, SIGNATURES)
+        runner = SavedModel(self.path, APP_SIGNATURES)
         self._client = Suggester(runner, str(self.path))
         self.load_seconds = self.start_seconds["reading"] = runner.load_seconds
         # A model with the history signatures reads the searcher's earlier queries too.
@@ -144,7 +157,9 @@ class Backend(ModelCalls):
     def _warm_up(self, progress: Callable[[str], None]) -> None:
         """Call the one suggestion signature once: TensorFlow's first call of a graph compiles
         it, which would otherwise land on the user's first keystroke."""
-        steps = [(self._client.answering, lambda: self.suggestions(["a"], "a"))]
+        steps: list[tuple[str, Callable[[], object]]] = [
+            (self._client.answering, lambda: self.suggestions(["a"], "a"))
+        ]
         if not self._client.answers_attention:  # an older export: its own attention graph
             steps.append(("session_attention", lambda: self.attention(["a"])))
         for name, call_it in steps:

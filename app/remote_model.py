@@ -1,5 +1,5 @@
-"""The app's backend over a running server (`python -m mtn_keras.serve` or TensorFlow Serving):
-the answers of app/model.py's Backend through `mtn_keras.load(URL)`'s REST client (the same
+"""The app's model behind a running server (`python -m mtn_keras.serve` or TensorFlow Serving):
+the answers of app/model.py's LocalModel through `mtn_keras.load(URL)`'s REST client (the same
 Answer, read by the client), so that the app imports no TensorFlow and is ready as soon as the
 server answers (docs/serving.md). The searcher's history goes to a server on this machine only,
 unless asked."""
@@ -31,9 +31,9 @@ def on_this_machine(url: str) -> bool:
         return False
 
 
-class RemoteBackend(ModelCalls):
+class RemoteModel(ModelCalls):
     """A model behind TensorFlow Serving's REST API at `url` (http://HOST:PORT/v1/models/NAME),
-    answering as Backend does (ModelCalls). The history is sent with each call only to a
+    answering as LocalModel does (ModelCalls). The history is sent with each call only to a
     server on this machine or with `send_history`; otherwise `notes` says so."""
 
     def __init__(

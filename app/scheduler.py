@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .model import Answer, Attention, Backend, ModelError
+from .model import Answer, Attention, ModelCalls, SuggestError
 
 SUGGESTIONS, ATTENTION = "suggestions", "attention"  # what a call asks for, in this order
 
@@ -27,23 +27,23 @@ class Request(NamedTuple):
 
 
 class Call(NamedTuple):
-    """One model call: what it asks for (`kind`), of which backend, for which request."""
+    """One model call: what it asks for (`kind`), of which model, for which request."""
 
     kind: str
-    backend: Backend
+    model: ModelCalls
     request: Request
 
-    def run(self) -> Answer | Attention | ModelError:
+    def run(self) -> Answer | Attention | SuggestError:
         """The model's answer (in a worker thread), or the error that says why there is none."""
         session, history = list(self.request.session), self.request.history
         try:
             if self.kind == ATTENTION:
-                return self.backend.attention(session, history)
-            return self.backend.suggestions(session, self.request.prefix, history)
-        except ModelError as error:
+                return self.model.attention(session, history)
+            return self.model.suggestions(session, self.request.prefix, history)
+        except SuggestError as error:
             return error
         except Exception as error:  # an answer no reading expected: the app stays up
-            return ModelError(f"the model's answer could not be read ({type(error).__name__})")
+            return SuggestError(f"the model's answer could not be read ({type(error).__name__})")
 
 
 class Step(NamedTuple):
@@ -59,14 +59,14 @@ class Scheduler:
     answer is shown only if it is still what is wanted, from the model in use."""
 
     def __init__(self):
-        self.backend: Backend | None = None
+        self.model: ModelCalls | None = None
         self.wanted: dict[str, Request | None] = {SUGGESTIONS: None, ATTENTION: None}
         self.shown: dict[str, Request | None] = {SUGGESTIONS: None, ATTENTION: None}
         self.asking: Call | None = None  # the call in flight
 
-    def use(self, backend: Backend) -> None:
-        """Answer with `backend` from now on: what is on screen is asked for again."""
-        self.backend = backend
+    def use(self, model: ModelCalls) -> None:
+        """Answer with `model` from now on: what is on screen is asked for again."""
+        self.model = model
         self.shown = dict.fromkeys(self.shown)
 
     def want(self, kind: str, request: Request) -> Step:
@@ -77,8 +77,8 @@ class Scheduler:
     def answered(self, call: Call, answer) -> Step:
         """Show the answer of the call in flight if it is still wanted, then ask for what is."""
         self.asking = None
-        shown = ()
-        if call.backend is self.backend and call.request == self.wanted[call.kind]:
+        shown: tuple[tuple[str, object], ...] = ()
+        if call.model is self.model and call.request == self.wanted[call.kind]:
             self.shown[call.kind] = call.request
             shown = ((call.kind, answer),)
         step = self._next()  # typing went on meanwhile: ask for what is there now
@@ -86,7 +86,7 @@ class Scheduler:
 
     def _next(self) -> Step:
         """The wanted answers not on screen: those without a call at once, then one call."""
-        if self.backend is None or self.asking is not None:
+        if self.model is None or self.asking is not None:
             return Step()  # no model yet, or the call in flight asks again when it returns
         shown = []
         for kind, wanted in self.wanted.items():
@@ -96,6 +96,6 @@ class Scheduler:
                 self.shown[kind] = wanted
                 shown.append((kind, None))
                 continue
-            self.asking = Call(kind, self.backend, wanted)
+            self.asking = Call(kind, self.model, wanted)
             return Step(tuple(shown), self.asking)
         return Step(tuple(shown))

@@ -21,10 +21,11 @@ from mtn_keras.client.remote import is_url
 
 from .history.control import HistoryControl
 from .history.store import HistoryStore
-from .model import Backend, ModelError
-from .remote_model import RemoteBackend
+from .model import LocalModel, ModelCalls, SuggestError
+from .remote_model import RemoteModel
 from .scheduler import ATTENTION, SUGGESTIONS
 from .screens.dialogs import ErrorScreen, HelpScreen, ModelPrompt
+from .screens.help import key_bindings
 from .screens.history_screen import HistoryScreen
 from .screens.main_screen import MainScreen
 from .widgets.history_panel import HistoryPanel
@@ -47,8 +48,10 @@ class MtnApp(App):
         Binding("ctrl+p", "command_palette", "Palette", show=False, tooltip="command palette"),
         Binding("ctrl+q", "quit", "Quit", show=False, tooltip="quit"),
     ]
-    KEYS = [*MainScreen.BINDINGS, *BINDINGS]  # every key of the main screen, as help lists them
-    APP_ACTIONS = {binding.action for binding in BINDINGS} - {"quit"}
+    KEYS = key_bindings(
+        [*MainScreen.BINDINGS, *BINDINGS]
+    )  # every key of the main screen, as help lists them
+    APP_ACTIONS = {binding.action for binding in key_bindings(BINDINGS)} - {"quit"}
 
     def __init__(
         self,
@@ -77,7 +80,7 @@ class MtnApp(App):
         self.explicit = explicit
         self.history = HistoryControl(history_path, use_history)
         self._model_title = ""
-        self.backend: Backend | None = None
+        self.model: ModelCalls | None = None
         self.main_screen = MainScreen(self.history)
 
     @property
@@ -111,58 +114,57 @@ class MtnApp(App):
     def _load(self, path: str | Path | None, since: float) -> None:
         progress = partial(self.call_from_thread, self._progress)
         try:
+            model: ModelCalls | SuggestError
             if is_url(path):
-                backend = RemoteBackend(path, progress, self.send_history)
+                model = RemoteModel(path, progress, self.send_history)
             else:
-                backend = Backend(path, progress, self.prepare_tensorflow)
-        except ModelError as error:
-            backend = error
+                model = LocalModel(path, progress, self.prepare_tensorflow)
+        except SuggestError as error:
+            model = error
         else:
-            backend.explicit_shown = self.explicit
+            model.explicit_shown = self.explicit
         if get_current_worker().is_cancelled:
             return  # another model was asked for meanwhile
-        if isinstance(backend, ModelError):
-            self.call_from_thread(self._load_failed, str(backend))
+        if isinstance(model, SuggestError):
+            self.call_from_thread(self._load_failed, str(model))
         else:
-            self.call_from_thread(self._loaded, backend, time.perf_counter() - since)
+            self.call_from_thread(self._loaded, model, time.perf_counter() - since)
 
     def _progress(self, step: str) -> None:
-        if self.backend is None:
+        if self.model is None:
             self.sub_title = step
             self.main_screen.query_one(SuggestionList).show_message(step)
         else:
-            self.sub_title = f"{self.backend.name} · opening another model: {step}"
+            self.sub_title = f"{self.model.name} · opening another model: {step}"
 
-    def _loaded(self, backend: Backend, seconds: float) -> None:
-        self.backend = backend
+    def _loaded(self, model: ModelCalls, seconds: float) -> None:
+        self.model = model
         self._show_title(
-            backend.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
+            model.name + (f" · ready in {seconds:.1f} s" if self.show_load_time else "")
         )
         if self.show_load_time:
-            steps = ", ".join(
-                f"{step} {took:.1f} s" for step, took in backend.start_seconds.items()
-            )
-            self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=backend.name)
-        for note in backend.notes:
+            steps = ", ".join(f"{step} {took:.1f} s" for step, took in model.start_seconds.items())
+            self.notify(f"Ready in {seconds:.1f} s: {steps}.", title=model.name)
+        for note in model.notes:
             self.notify(note, severity="warning", timeout=15)
-        self.main_screen.use(backend)
+        self.main_screen.use(model)
 
     def _load_failed(self, message: str) -> None:
-        if self.backend is None:
+        if self.model is None:
             self._show_title("no model")
             self.main_screen.query_one(SuggestionList).show_message(
                 "No model loaded: press ctrl+o to open one."
             )
             hint = "escape: close, then ctrl+o to open another model"
         else:
-            self._show_title(self.backend.name)
-            hint = f"The model {self.backend.name} stays in use. escape: close"
+            self._show_title(self.model.name)
+            hint = f"The model {self.model.name} stays in use. escape: close"
         self.push_screen(ErrorScreen(message, hint))
 
     def _show_title(self, model: str) -> None:
         """Show `model`'s words in the header, and the history's state when it matters."""
         self._model_title = model
-        self.sub_title = " · ".join(filter(None, [model, self.history.state(self.backend)]))
+        self.sub_title = " · ".join(filter(None, [model, self.history.state(self.model)]))
 
     # The searcher's history: the store's last queries before this session, unless private
 

@@ -30,13 +30,13 @@ from pathlib import Path
 from textual import events
 
 # `python benchmarks/bench_app_latency.py` puts benchmarks/ first on the path; the app's
-# modules (`app/`, imported as mtn_tui, its installed name) and `tools` live in the repository root.
+# modules (`app/`, imported as mtn_tui, its installed name) live in the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mtn_tui.history.opening import open_store  # noqa: E402
+from mtn_tui.pilot import settle  # noqa: E402
 from mtn_tui.tui import MtnApp  # noqa: E402
 from mtn_tui.widgets.query_input import typed_prefix  # noqa: E402
-from tools.app_pilot import settle  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
 QUERIES = [
@@ -73,7 +73,7 @@ async def measure(pilot, pace):
         init=False,
     )
     calls = []  # the seconds of each call for typed words
-    suggestions = app.backend.suggestions
+    suggestions = app.model.suggestions
 
     def timed_suggestions(session, prefix, history):
         start = time.perf_counter()
@@ -81,7 +81,7 @@ async def measure(pilot, pace):
         calls.append(time.perf_counter() - start)
         return result
 
-    app.backend.suggestions = timed_suggestions
+    app.model.suggestions = timed_suggestions
     query = app.query_one("#query")
     for text in SESSION:
         query.insert_text_at_cursor(text)
@@ -149,11 +149,11 @@ def main(argv=None):
     async def run(pilot):
         await settle(pilot, timeout=900)
         result["started"] = pilot.app.sub_title
-        if pilot.app.backend is not None:
+        if pilot.app.model is not None:
             result["started"] += "; " + ", ".join(
-                f"{step} {took:.1f} s" for step, took in pilot.app.backend.start_seconds.items()
+                f"{step} {took:.1f} s" for step, took in pilot.app.model.start_seconds.items()
             )
-        if pilot.app.backend is not None:
+        if pilot.app.model is not None:
             result["measured"] = await measure(pilot, args.pace)
         pilot.app.exit()
 
@@ -178,7 +178,7 @@ def main(argv=None):
     print(
         f"history of {args.history} queries: the last 200 read in {1000 * cold:.1f} ms, "
         f"{1e6 * cached:.0f} µs per keystroke from the cache"
-        + ("" if app.backend.has_history else " (this model does not read history)")
+        + ("" if app.model.has_history else " (this model does not read history)")
     )
     folder.cleanup()
 

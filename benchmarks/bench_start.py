@@ -1,5 +1,5 @@
 """What a person waits for before the first answer, in fresh processes: the app's model
-backend until ready (importing TensorFlow, reading the model, compiling its signature: the
+app_model until ready (importing TensorFlow, reading the model, compiling its signature: the
 app's own `start_seconds`) and one `python -m mtn_keras.suggest` command, each with a cold
 XLA cache (an empty folder) and then a warm one.
 
@@ -7,7 +7,7 @@ Run: python benchmarks/bench_start.py [--model default] [--reference PATH]
 [--reference-code DIR] [--rounds 3] [--server | --serve]. With --reference (another SavedModel) or
 --reference-code (another checkout of this repository, e.g. `git archive main | tar -x -C
 DIR`, run on the same model), the two alternate round by round, so the ratio holds on a
-noisy machine; the medians are printed. With --server, the app's backend in process (warm
+noisy machine; the medians are printed. With --server, the app's app_model in process (warm
 XLA cache) alternates instead with the app on a warm local `python -m mtn_keras.serve` of the
 same model (`mtn-tui --server`: its metadata read and a first `complete` answered).
 
@@ -35,19 +35,19 @@ from serve_load import HOST, free_port, start_server  # noqa: E402
 
 from mtn_keras.serving.savedmodel import resolve  # noqa: E402
 
-BACKEND = """
+LOCAL = """
 import json, sys, time
 began = time.perf_counter()
-from mtn_tui.model import Backend
-backend = Backend(sys.argv[1])
-print(json.dumps({"ready": time.perf_counter() - began, **backend.start_seconds}))
+from mtn_tui.model import LocalModel
+app_model = LocalModel(sys.argv[1])
+print(json.dumps({"ready": time.perf_counter() - began, **app_model.start_seconds}))
 """
 REMOTE = """
 import json, sys, time
 began = time.perf_counter()
-from mtn_tui.remote_model import RemoteBackend
-backend = RemoteBackend(sys.argv[1])
-backend.suggestions(["a"], "a")
+from mtn_tui.remote_model import RemoteModel
+app_model = RemoteModel(sys.argv[1])
+app_model.suggestions(["a"], "a")
 ready = time.perf_counter() - began
 print(json.dumps({"ready": ready, "tensorflow": float("tensorflow" in sys.modules)}))
 """
@@ -64,9 +64,9 @@ def environment(cache):
     return {"XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
 
 
-def backend_start(model, code, cache, script=BACKEND):
-    """The backend's start in a fresh process running the checkout `code`, split as the app
-    reports it (seconds); `script` (BACKEND, or REMOTE for a server's address) starts it."""
+def app_model_start(model, code, cache, script=LOCAL):
+    """The app's model's start in a fresh process running the checkout `code`, split as the app
+    reports it (seconds); `script` (LOCAL, or REMOTE for a server's address) starts it."""
     done = subprocess.run(
         [sys.executable, "-c", script, model],
         capture_output=True,
@@ -108,10 +108,10 @@ def against_server(model, rounds):
     """The app in process (warm XLA cache) and on a warm local server, alternately: medians."""
     times = {"app warm in process": [], "app on a local server": []}
     with warm_server(model) as url, tempfile.TemporaryDirectory() as cache:
-        backend_start(model, ROOT, cache)  # fills the XLA cache: the warm start is timed
+        app_model_start(model, ROOT, cache)  # fills the XLA cache: the warm start is timed
         for _ in range(rounds):
-            times["app warm in process"].append(backend_start(model, ROOT, cache))
-            times["app on a local server"].append(backend_start(url, ROOT, cache, REMOTE))
+            times["app warm in process"].append(app_model_start(model, ROOT, cache))
+            times["app on a local server"].append(app_model_start(url, ROOT, cache, REMOTE))
     for what, found in times.items():
         medians = {key: statistics.median(run[key] for run in found) for key in found[0]}
         print(f"{what}: " + ", ".join(f"{key} {value:.2f}" for key, value in medians.items()))
@@ -206,8 +206,8 @@ def main() -> int:
                 times[name, "suggest cold"].append(suggest_command(path, code, cache))
                 times[name, "suggest warm"].append(suggest_command(path, code, cache))
             with tempfile.TemporaryDirectory() as cache:
-                times[name, "app cold"].append(backend_start(path, code, cache))
-                times[name, "app warm"].append(backend_start(path, code, cache))
+                times[name, "app cold"].append(app_model_start(path, code, cache))
+                times[name, "app warm"].append(app_model_start(path, code, cache))
     medians = {}
     for (name, what), found in times.items():
         medians[name, what] = {

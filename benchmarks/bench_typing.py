@@ -3,7 +3,7 @@
 Why: issue 46 asks that typo tolerance (one-edit lookups of what was typed, the session's
 corrections, the known-words filter) keep a keystroke's `complete` call within 1.25 x the
 graph before it. The two exports are loaded in one process and called in turn, one key
-each, through the app's own backend (app/model.py: the call every keystroke of mtn-tui
+each, through the app's own app_model (app/model.py: the call every keystroke of mtn-tui
 makes, with the searcher's history), so the machine's noise falls on both alike.
 
 How: after a session of two made-up queries, each of QUERIES is typed key by key, clean and
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mtn_tui.model import Backend  # noqa: E402
+from mtn_tui.model import LocalModel  # noqa: E402
 
 SESSION = ["cheap flights to lisbon", "lisbon weather in may"]
 QUERIES = ["lisbon old town hotels", "sintra day trip", "porto train times", "fado tickets"]
@@ -40,19 +40,19 @@ def main(argv=None):
     parser.add_argument("--model", help="the export measured (default: the bundled model)")
     parser.add_argument("--rounds", type=int, default=2, help="times each query is typed")
     args = parser.parse_args(argv)
-    backends = {"reference": Backend(args.reference), "model": Backend(args.model)}
-    for backend in backends.values():  # compile both before timing
-        backend.suggestions(SESSION, "lis", HISTORY)
-    seconds = {name: [] for name in backends}
+    app_models = {"reference": LocalModel(args.reference), "model": LocalModel(args.model)}
+    for app_model in app_models.values():  # compile both before timing
+        app_model.suggestions(SESSION, "lis", HISTORY)
+    seconds = {name: [] for name in app_models}
     turn = 0
     for _ in range(args.rounds):
         for text in QUERIES + SLIPPED:
             for end in range(1, len(text) + 1):
-                order = list(backends) if turn % 2 == 0 else list(reversed(backends))
+                order = list(app_models) if turn % 2 == 0 else list(reversed(app_models))
                 turn += 1
                 for name in order:
                     began = time.perf_counter()
-                    backends[name].suggestions(SESSION, text[:end], HISTORY)
+                    app_models[name].suggestions(SESSION, text[:end], HISTORY)
                     seconds[name].append(time.perf_counter() - began)
     for name, values in seconds.items():
         print(

@@ -52,7 +52,7 @@ from mtn_keras.scorecard.evaluation import bootstrap_line, overlap_warning, pref
 from mtn_keras.scorecard.list_table import list_table
 from mtn_keras.serving.savedmodel import (
     DEFAULT,
-    SavedModelError,
+    SuggestError,
     export_settings,
     kind,
     model_name,
@@ -72,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
         settings = export_settings(resolve(args.model)) if exported else {}
         if exported and (reason := unfit_option(decoding, settings)):
-            raise SavedModelError(reason)
-    except (SavedModelError, InputError, OutputError) as error:
+            raise SuggestError(reason)
+    except (SuggestError, InputError, OutputError) as error:
         return fail("evaluate", error, args.verbose)
     if code := needs_tensorflow("evaluate", args.verbose):
         return code
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs = _pairs(args, vars(trained.config) if trained else settings)
         train_sessions = _train_sessions(args, trained, pairs.sessions)
         name, report = _scored(args, trained, decoding, pairs, train_sessions)
-    except (ModelDirError, SavedModelError, InputError, OutputError, OSError, ValueError) as error:
+    except (ModelDirError, SuggestError, InputError, OutputError, OSError, ValueError) as error:
         return fail("evaluate", error, args.verbose)
     if args.prefix:
         return write_completions(report, args)

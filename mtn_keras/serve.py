@@ -11,6 +11,8 @@ Endpoints (NAME: --name, by default the model folder's name, `default` for the b
   GET  /v1/models/NAME/metadata  its signatures (inputs and outputs, dtypes and shapes)
   GET  /monitoring/prometheus/metrics  requests by status and latency under TensorFlow
                                  Serving's names, the sessions of each model call
+  GET  /                         a search page calling this model (or --page-backend's; its
+                                 files under /page/; --no-page: none), docs/app.md
 (`/versions/1` may follow NAME, as in TensorFlow Serving.) On --grpc-port (default 8500; 0:
 none), TensorFlow Serving's gRPC API (tensorflow-serving-api's services): PredictionService's
 Predict and GetModelMetadata, ModelService's GetModelStatus; the same checks, batches and
@@ -54,9 +56,10 @@ from mtn_keras.cli import add_verbose, fail, needs_tensorflow, run
 from mtn_keras.serving.batching import CLIENT_SHARE
 from mtn_keras.serving.connections import MAX_CLIENT_CONNECTIONS, MAX_CONNECTIONS, READ_SECONDS
 from mtn_keras.serving.grpc_door import MAX_CLIENT_STREAMS
+from mtn_keras.serving.page import add_page, model_url
 from mtn_keras.serving.requests import MAX_SESSIONS
 from mtn_keras.serving.rest import MAX_BODY_MB, make_app
-from mtn_keras.serving.savedmodel import DEFAULT, SavedModelError, check, model_name, resolve
+from mtn_keras.serving.savedmodel import DEFAULT, SuggestError, check, model_name, resolve
 from mtn_keras.serving.startup import serve
 
 GRACE_S = 10  # after SIGTERM, how long requests in flight may take before they are cut off
@@ -77,6 +80,14 @@ def origin(text: str) -> str:
             f"{text!r} is no web origin (a browser sends {bare!r}, without a path or a slash)"
         )
     return text
+
+
+def page_backend(text: str) -> str:
+    """A --page-backend address, checked (page.model_url); else one line saying what to give."""
+    try:
+        return model_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def bounded(kind: Callable[[str], Number], low: Number, high: Number) -> Callable[[str], Number]:
@@ -192,6 +203,14 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         type=bounded(float, 0.001, 3600),
         help="a predict request not answered within it gets HTTP 504 (default: no bound)",
     )
+    parser.add_argument("--no-page", action="store_true", help="serve no search page at /")
+    parser.add_argument(
+        "--page-backend",
+        metavar="URL",
+        type=page_backend,
+        help="the search page calls the model at URL (http://HOST:PORT/v1/models/NAME, e.g. "
+        "TensorFlow Serving's; default: this server's), the one other address its CSP allows",
+    )
     add_verbose(parser)
     return parser.parse_args(argv)
 
@@ -221,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sock = listening(args.host, args.port)
         if args.grpc_port:  # taken for a moment: an address in use is known at once
             listening(args.host, args.grpc_port).close()
-    except (SavedModelError, OSError) as error:
+    except (SuggestError, OSError) as error:
         return fail("serve", error, args.verbose)
     set_up_xla()  # before TensorFlow is imported: compilations kept on disk
     app = make_app(
@@ -236,10 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.request_timeout_s,
         args.client_share,
     )
+    if not args.no_page:
+        add_page(app, args.name or model_name(args.model), args.page_backend)
     prepare = partial(needs_tensorflow, "serve", args.verbose)
     try:
         return asyncio.run(serve(app, sock, args, prepare, GRACE_S))
-    except (SavedModelError, OSError) as error:
+    except (SuggestError, OSError) as error:
         return fail("serve", error, args.verbose)
 
 

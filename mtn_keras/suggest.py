@@ -28,7 +28,7 @@ from mtn_keras.client.remote import redacted
 from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError
 from mtn_keras.data.text import normalise
-from mtn_keras.serving.savedmodel import SavedModelError, export_settings, kind, resolve
+from mtn_keras.serving.savedmodel import SuggestError, export_settings, kind, resolve
 
 
 def not_utf8(texts: Iterable[str]) -> str | None:
@@ -68,7 +68,7 @@ def answerer(
         answers = client.complete(sessions, [prefix] * len(sessions), histories)
         given = answers[0].slots
         if decoding.k != DecodeConfig().k and decoding.k > given:  # an export without export.json
-            raise SavedModelError(
+            raise SuggestError(
                 f"--k {decoding.k} is more than the {given} suggestions the SavedModel gives"
             )
         return answers
@@ -157,15 +157,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli.NOTHING_TO_SHOW
     try:
         if "://" in args.model:  # a server's address, which may hold a password: not printed
-            raise SavedModelError(
+            raise SuggestError(
                 f"--model {redacted(args.model)} is an address: suggest opens a run folder, an "
                 "export or `default` (ask a server with mtn_keras.load(URL) or mtn-tui --server)"
             )
         exported = kind(args.model) == "savedmodel"  # before TensorFlow's seconds of import
         settings = export_settings(resolve(args.model)) if exported else {}
         if exported and (reason := cli.unfit_option(decoding, settings)):
-            raise SavedModelError(reason)
-    except SavedModelError as error:
+            raise SuggestError(reason)
+    except SuggestError as error:
         return cli.fail("suggest", error, args.verbose)
     if code := cli.needs_tensorflow("suggest", args.verbose):
         return code
@@ -177,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.queries:
             return print_each_line(answer, stdin_batches(), args.prefix, args.k)
         found = answer([args.queries], args.prefix)[0]
-    except (SavedModelError, InputError, ValueError) as error:
+    except (SuggestError, InputError, ValueError) as error:
         return cli.fail("suggest", error, args.verbose)
     return print_list(found, args.k, exported)
 

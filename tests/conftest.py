@@ -123,7 +123,7 @@ def _stamp(seconds):
 
 @pytest.fixture(autouse=True)
 def graph_rewrites_back_on():
-    """The app's backend and `suggest` switch Grappler off for their whole process (a faster
+    """The app's model and `suggest` switch Grappler off for their whole process (a faster
     start); the tests after them run as any other TensorFlow program does."""
     yield
     tf = sys.modules.get("tensorflow")
@@ -166,11 +166,11 @@ def bundled_client():
 
 
 @pytest.fixture(scope="session")
-def bundled_backend():
-    """The app's backend on the bundled model (`Backend()`), opened once for the test run."""
-    from mtn_tui.model import Backend
+def bundled_app_model():
+    """The app's model on the bundled model (`LocalModel()`), opened once for the test run."""
+    from mtn_tui.model import LocalModel
 
-    return Backend()
+    return LocalModel()
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The red-team set of the safety rule (issue 57): probes that a searcher, or someone trying the
+"""The red-team set of the safety rule: probes that a searcher, or someone trying the
 box, types, and a judge of what comes back that does not use the rule under test. Kept here,
 out of the README and docs.
 

@@ -1,4 +1,4 @@
-"""The example log a newcomer tries every command on (issue 26, item 3): it is what its
+"""The example log a newcomer tries every command on: it is what its
 script writes, `prepare` reads it with the README's options, and the README's walk-through
 runs on it end to end."""
 
@@ -68,9 +68,9 @@ def test_the_readme_walk_through_runs_on_the_example_log(tmp_path):
             timeout=600,
         )
         assert run.returncode == 0, f"{shlex.join(command)}: {run.stderr[-2000:]}"
-        if command[2] == "mtn_keras.train":  # issue 26, item 8: a line per epoch in a pipe
+        if command[2] == "mtn_keras.train":  # a line per epoch in a pipe, not a progress bar
             assert "\r" not in run.stdout and re.search(r"^\d+/\d+ - \d+s - ", run.stdout, re.M)
-    from mtn_tui.model import Backend
+    from mtn_tui.model import LocalModel
 
-    backend = Backend(tmp_path / "runs" / "tiny")
-    assert backend.suggestions(["pizza delivery"])
+    app_model = LocalModel(tmp_path / "runs" / "tiny")
+    assert app_model.suggestions(["pizza delivery"])

@@ -6,7 +6,7 @@ import pytest
 
 from mtn_keras.ranking.rules import relates
 from mtn_keras.serving.savedmodel import bundled_model, export_settings
-from tools.searcher_lists import SESSIONS, UNRELATED, lists, made_up_history
+from studies.searcher_lists import SESSIONS, UNRELATED, lists, made_up_history
 
 
 @pytest.mark.slow

@@ -1,9 +1,9 @@
-"""tools/source_hits.py counts, per source, the items a completion list shows and the next
+"""studies/source_hits.py counts, per source, the items a completion list shows and the next
 queries they find."""
 
 from types import SimpleNamespace
 
-from tools.source_hits import source_hits
+from studies.source_hits import source_hits
 
 
 class Lists:

@@ -1,7 +1,7 @@
-"""tools/study_bound.py finds the grounded completions of what a person typed: the log's
+"""studies/study_bound.py finds the grounded completions of what a person typed: the log's
 queries, the last query retyped with a slip, the typed words continued by an attested pair."""
 
-from tools.study_bound import grounded, word_pairs
+from studies.study_bound import grounded, word_pairs
 
 LOG = {"student loan rates", "federal loan consolidation", "nfl standings", "nfl draft"}
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
+from mtn_tui.pilot import play_session, settle
 from mtn_tui.screens.dialogs import ErrorScreen
 from mtn_tui.tui import MtnApp
-from tools.app_pilot import play_session, settle
 
 SIZE = (120, 34)
 

@@ -8,7 +8,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from ..model import Backend
+from ..model import ModelCalls
 from .filter import HistoryFilter, IgnoreFileError
 from .opening import open_store
 from .store import HistoryStore, StoreError
@@ -68,24 +68,24 @@ class HistoryControl:
         self.private = not self.private
         return None
 
-    def state(self, backend: Backend | None) -> str:
+    def state(self, model: ModelCalls | None) -> str:
         """What the header says of the history: private, off, unused by this model, or ""."""
         if self.private:
             return "private session"
         if self.store is None:
             return "history off"
-        if backend is not None and backend.withheld_history:
+        if model is not None and model.withheld_history:
             return "history not sent to the server"
-        if backend is not None and not backend.has_history:
+        if model is not None and not model.has_history:
             return "this model does not use history"
         return ""
 
-    def earlier(self, backend: Backend | None) -> tuple[str, ...]:
-        """The earlier queries `backend` reads with this session (cached by the store)."""
-        if self.private or self.store is None or not (backend and backend.has_history):
+    def earlier(self, model: ModelCalls | None) -> tuple[str, ...]:
+        """The earlier queries `model` reads with this session (cached by the store)."""
+        if self.private or self.store is None or not (model and model.has_history):
             return ()
         try:
-            return self.store.recent(backend.history_size, before=self.session_began)
+            return self.store.recent(model.history_size, before=self.session_began)
         except (sqlite3.Error, StoreError):
             return ()  # the file went away or was damaged meanwhile: suggest without it
 

@@ -44,7 +44,8 @@ def user_queries(log: str | Path, user: str) -> list[tuple[str, float]]:
     unreadable log, one with lines not in the format (how many, and the first), or one that
     holds no query of `user`."""
     check_inputs([str(log)])
-    tally, found, last = Tally(), [], None
+    tally, last = Tally(), None
+    found: list[tuple[str, float]] = []
     evidence = Evidence.of_logs([str(log)], "aol")
     for row_user, query, when, _, _ in read_log(str(log), "aol", tally, progress=False):
         if row_user != user or not normalise(query) or query == last:

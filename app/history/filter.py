@@ -57,7 +57,7 @@ def read_patterns(path: Path) -> list[regex.Pattern]:
 class HistoryFilter:
     """What of a typed query is written: the query, ends stripped, or None when dropped."""
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: str | Path | None = None):
         self.path = ignore_path() if path is None else Path(path)
         self.patterns = read_patterns(self.path)
 

@@ -23,7 +23,7 @@ def default_path() -> Path:
     return user_data_path("mtn-keras") / "history.db"
 
 
-def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]]:
+def open_store(path: str | Path | None = None) -> tuple[HistoryStore | None, list[str]]:
     """The store at `path` (default: the user-data one) and what the person should hear about
     it, one line each: a damaged file set aside, permissions too wide, or why there is none.
 
@@ -31,7 +31,7 @@ def open_store(path: Path | None = None) -> tuple[HistoryStore | None, list[str]
     as it is, except in the default place, where an unreadable file can only be a damaged
     store. A store the person cannot write is opened read-only."""
     given = path is not None
-    path = Path(path) if given else default_path()
+    path = Path(path) if path is not None else default_path()
     if path.is_symlink() and not path.exists():  # SQLite would create its target, mode 644
         return None, [f"History off: {path} is a link to nowhere: give the path of a store."]
     if path.exists() and not path.is_file():

@@ -14,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Markdown, Static
 
-from .help import help_text
+from .help import help_text, key_bindings
 from .history_screen import HistoryScreen
 
 
@@ -31,7 +31,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog"):
             yield Static("escape, f1 or q closes this help; ↑ ↓ scroll it.", classes="hint")
-            yield Markdown(help_text(self.key_bindings, HistoryScreen.BINDINGS))
+            yield Markdown(help_text(self.key_bindings, key_bindings(HistoryScreen.BINDINGS)))
         yield Footer()
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from collections.abc import Iterable
+
+from textual.binding import Binding, BindingType
 
 KEY_NAMES = {"ctrl+": "ctrl+", "up": "↑", "down": "↓"}
 
@@ -76,6 +78,11 @@ def keys_table(bindings: list[Binding]) -> str:
         for binding in bindings
     ]
     return "\n".join(["| Key | Action |", "| --- | --- |", *rows])
+
+
+def key_bindings(entries: Iterable[BindingType]) -> list[Binding]:
+    """The Binding objects of a BINDINGS list (the app writes every key as one)."""
+    return [entry for entry in entries if isinstance(entry, Binding)]
 
 
 def help_text(bindings: list[Binding], history_bindings: list[Binding]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from functools import partial
+from typing import cast
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -16,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from ..history.control import HistoryControl
-from ..model import Answer, Attention, Backend, ModelError, ignored_reasons, read_as
+from ..model import Answer, Attention, ModelCalls, SuggestError, ignored_reasons, read_as
 from ..scheduler import ATTENTION, SUGGESTIONS, Call, Request, Scheduler, Step
 from ..widgets.copy_panel import CopyPanel
 from ..widgets.heat_map import HeatMap
@@ -81,7 +82,7 @@ class MainScreen(Screen):
         """`history`: the App's, which says what the model reads and keeps what is added."""
         super().__init__()
         self.history = history
-        self.backend: Backend | None = None
+        self.model: ModelCalls | None = None
         self.scheduler = Scheduler()
 
     def compose(self) -> ComposeResult:
@@ -105,11 +106,11 @@ class MainScreen(Screen):
                 yield CopyPanel(id="copy").data_bind(answer=MainScreen.suggestions)
         yield Footer(show_command_palette=False)  # ctrl+p: in F1 help; every key fits at 80
 
-    def use(self, backend: Backend) -> None:
-        """Answer with `backend` from now on."""
-        self.backend = backend
-        self.query_one(HistoryPanel).display = backend.has_history
-        self.scheduler.use(backend)
+    def use(self, model: ModelCalls) -> None:
+        """Answer with `model` from now on."""
+        self.model = model
+        self.query_one(HistoryPanel).display = model.has_history
+        self.scheduler.use(model)
         self.ask(SUGGESTIONS, ATTENTION)
 
     # The session
@@ -164,22 +165,22 @@ class MainScreen(Screen):
     def ask(self, *kinds: str) -> None:
         """Ask for these answers (SUGGESTIONS, ATTENTION) to the session, the typed words and
         the history, unless they are on screen or on the way."""
-        history = self.history.earlier(self.backend)
+        history = self.history.earlier(self.model)
         for kind in kinds:
             prefix = typed_prefix(self.query_one(QueryInput).value) if kind == SUGGESTIONS else ""
             self._follow(self.scheduler.want(kind, Request(self.session, prefix, history)))
 
     def _follow(self, step: Step) -> None:
-        """Show the answers of `step` (a ModelError: said in their place), then start its call."""
+        """Show the answers of `step` (a SuggestError: said in their place), then start its call."""
         for kind, answer in step.show:
-            if kind == SUGGESTIONS and isinstance(answer, ModelError):
+            if kind == SUGGESTIONS and isinstance(answer, SuggestError):
                 self.query_one(SuggestionList).show_message(str(answer))
             elif kind == SUGGESTIONS:
-                self.suggestions = answer
-            elif isinstance(answer, ModelError):
+                self.suggestions = cast(Answer, answer)
+            elif isinstance(answer, SuggestError):
                 self.notify(str(answer), severity="error", timeout=10)
             else:
-                self.attention = answer
+                self.attention = cast(Attention, answer)
         if step.start is not None:
             self._run(step.start)
 
@@ -195,7 +196,7 @@ class MainScreen(Screen):
         if suggestions is None:
             message = (
                 "Type a query, or add one to the session, to get suggestions."
-                if self.backend is not None
+                if self.model is not None
                 else "No model loaded yet."
             )
             options.show_message(message)
@@ -234,6 +235,8 @@ class MainScreen(Screen):
             options.highlighted = 0
         query = self.query_one(QueryInput)
         text = options.taken(query.value)
+        if text is None:
+            return
         query.value = text
         query.cursor_position = len(text)
 

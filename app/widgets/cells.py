@@ -1,5 +1,7 @@
 """Small text helpers shared by the panels: cut labels, weights as printed, bars."""
 
+from collections.abc import Sequence
+
 BLOCKS = " ▏▎▍▌▋▊▉█"  # eighths of a cell
 
 
@@ -8,7 +10,7 @@ def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
-def distinct_labels(queries: list[str], width: int) -> list[str]:
+def distinct_labels(queries: Sequence[str], width: int) -> list[str]:
     """`queries` cut to `width` characters each, so that queries that differ read differently:
     where cutting makes two alike ("paris we…" twice), the words they begin with in common
     give way to an ellipsis ("…weather in…", "…west bank").

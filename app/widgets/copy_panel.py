@@ -53,7 +53,7 @@ class CopyPanel(Static):
     answer: var[Answer | None] = var(None)  # the suggestions listed, with what the model read
 
     def watch_suggestion(self) -> None:
-        if self.suggestion is None:
+        if self.suggestion is None or self.answer is None:
             self.border_title = "Copied words"
             self.border_subtitle = ""
             self.update(Text("↓ highlights a suggestion: its copied words show here.", style="dim"))

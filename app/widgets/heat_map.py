@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from rich.color import Color
 from rich.style import Style
@@ -17,7 +19,7 @@ COLD, HOT = (38, 42, 58), (255, 170, 40)  # colours of weights 0 and 1
 CELL = 5  # " .42 "
 
 
-def heat_map(weights: np.ndarray, numbers: list[int], queries: list[str], width: int) -> Table:
+def heat_map(weights: np.ndarray, numbers: list[int], queries: Sequence[str], width: int) -> Table:
     """A K x K table of weights coloured by weight; columns and rows carry the session's
     numbers, rows also the query as the model read it, cut to fit `width` cells so that
     different queries read differently."""

@@ -167,7 +167,7 @@ class DecodeConfig:
         ),
     )
     # The log's most frequent next queries ("google") are filler after any session: none by
-    # default since issue 58 (ranking/popular.py).
+    # default, as judged lists found them junk (ranking/popular.py).
     popular: int = field(
         default=0,
         metadata=option(
@@ -175,6 +175,17 @@ class DecodeConfig:
             "nothing typed: at most this many of the log's most frequent next queries, "
             "chosen by their share of them, after the ranked ones (default {default})",
             type=non_negative_int,
+        ),
+    )
+    # Where the log completes nothing, the model's own phrases of English words, when it is
+    # this sure of each word on average (docs/ranking.md, "Beyond the log").
+    beyond_log: float = field(
+        default=0.0,
+        metadata=option(
+            "--beyond-log",
+            "where the log completes nothing typed: the model's phrases of English words whose "
+            "mean word probability is at least this (0: none; default {default})",
+            type=probability,
         ),
     )
     # A query that seeks sexual content involving minors is never shown, whatever this says

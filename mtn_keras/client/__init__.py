@@ -11,9 +11,9 @@ import re
 
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.client.answer import Answer, Attention, Suggestion
-from mtn_keras.client.inputs import SuggestError
 from mtn_keras.client.remote import Rest, is_url, redacted
 from mtn_keras.client.suggester import Suggester
+from mtn_keras.serving.savedmodel import SuggestError
 
 __all__ = ["Answer", "Attention", "SuggestError", "Suggester", "Suggestion", "load"]
 
@@ -65,7 +65,7 @@ def load(
         ('cheap flights', 'rome hotels')
         >>> model.suggest([["weather"], [1]])
         Traceback (most recent call last):
-        mtn_keras.client.inputs.SuggestError: session 1, item 0: 1 is a int, not a string
+        mtn_keras.serving.savedmodel.SuggestError: session 1, item 0: 1 is a int, not a string
     """
     if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
         raise SuggestError(

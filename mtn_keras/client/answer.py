@@ -1,4 +1,4 @@
-"""What a client answers, read once from a suggestion signature's outputs for every backend
+"""What a client answers, read once from a suggestion signature's outputs for every runner
 (TensorFlow's bytes and numpy arrays, or a REST server's strings and lists): each session's
 `Answer`, its `Suggestion`s and, where asked, what the model read (`Attention` among it)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mtn_keras.client import checks
-from mtn_keras.data.safety import shown
+from mtn_keras.data.safety import may_show
 from mtn_keras.data.text import normalise
 
 
@@ -122,7 +122,7 @@ def read_rows(
         items = [
             Suggestion(text, float(score), source, copy)
             for text, score, source, copy in zip(row, row_scores, row_sources, copies)
-            if text and shown(text, explicit_shown)
+            if text and may_show(text, explicit_shown)
         ]
         rows.append((items, row, row_found))
     return rows

@@ -1,4 +1,4 @@
-"""What the client reads from a backend, checked before use: texts that are strings
+"""What the client reads from a runner, checked before use: texts that are strings
 (TensorFlow's bytes or a server's JSON strings) holding nothing a terminal would act on,
 tables of numbers of the shape asked, finite where they must be. A server can answer
 anything; what it answers wrong is one ValueError that names the output and the place
@@ -21,7 +21,7 @@ def printable(text: str, limit: int = 300) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
-def shown(value: object) -> str:
+def json_echoed(value: object) -> str:
     """`value` as a server wrote it in JSON (null, true, 5, "text"), cut for a message."""
     try:
         said = json.dumps(value)
@@ -39,7 +39,7 @@ def text(value: object, where: str) -> str:
         except UnicodeDecodeError:
             raise ValueError(f"{where} is not UTF-8 text") from None
     if not isinstance(value, str):
-        raise ValueError(f"{where} is {shown(value)}, not a string")
+        raise ValueError(f"{where} is {json_echoed(value)}, not a string")
     if not value.isprintable():
         raise ValueError(f"{where} holds a control character: {printable(value, 60)}")
     return value
@@ -63,7 +63,7 @@ def texts(value: object, name: str, shape: Sequence[int | None]) -> list:
 def rows(value: object, name: str, count: int | None) -> list | tuple | np.ndarray:
     """`value` if it is a list (or an array) of `count` entries (None: any number)."""
     if not isinstance(value, (list, tuple, np.ndarray)) or getattr(value, "ndim", 1) == 0:
-        raise ValueError(f"{name} is {shown(value)}, not a list")
+        raise ValueError(f"{name} is {json_echoed(value)}, not a list")
     if count is not None and len(value) != count:
         raise ValueError(f"{name} holds {len(value)} entries, not {count}")
     return value

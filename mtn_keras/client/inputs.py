@@ -1,29 +1,12 @@
-"""What a caller may give the client, checked once for every backend: a session or a batch of
-them, prefixes, histories, each cut as the REST server takes them; and the one exception type
-of the client."""
+"""What a caller may give the client, checked once for every runner: a session or a batch of
+them, prefixes, histories, each cut as the REST server takes them."""
 
 from __future__ import annotations
 
 from mtn_keras.serving.requests import MAX_QUERY_CHARS, MAX_ROW, MAX_SESSIONS
-from mtn_keras.serving.savedmodel import SavedModelError
+from mtn_keras.serving.savedmodel import SuggestError
 
 Session = list[str] | list[list[str]]  # one session's queries, or a batch of sessions
-
-
-class SuggestError(SavedModelError):
-    """Anything `mtn_keras.load` or a suggester refuses or fails at: bad input, a path that is
-    no model, an unreachable server, a failed call. The message says what and where.
-
-    A SavedModelError, so that callers that catch those catch it too.
-
-    Example:
-        >>> import mtn_keras
-        >>> try:
-        ...     mtn_keras.load("no/such/model")
-        ... except mtn_keras.SuggestError as error:
-        ...     print(error)
-        No model at no/such/model: the path does not exist.
-    """
 
 
 def _cut(queries):

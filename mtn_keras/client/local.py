@@ -1,4 +1,4 @@
-"""The backends on this machine: an exported SavedModel (plain TensorFlow) and a run folder of
+"""The runners on this machine: an exported SavedModel (plain TensorFlow) and a run folder of
 `train` (its SuggestionService). TensorFlow is imported when one of them is opened, not before.
 """
 
@@ -13,7 +13,6 @@ from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.client.inputs import SuggestError
 from mtn_keras.client.suggester import Suggester
 from mtn_keras.serving import savedmodel
-from mtn_keras.serving.savedmodel import SavedModelError
 
 if TYPE_CHECKING:
     from mtn_keras.base.config import DecodeConfig
@@ -38,13 +37,13 @@ def open_local(
         return SavedModel(path), str(path)
     except SuggestError:
         raise
-    except (SavedModelError, OSError, ValueError) as error:
+    except (OSError, ValueError) as error:
         raise SuggestError(str(error)) from error
 
 
 class SavedModel:
     """An exported SavedModel (at `path`, already resolved), called with plain TensorFlow; a
-    SavedModelError unless it has the signatures `required`. `settings`: its export.json."""
+    SuggestError unless it has the signatures `required`. `settings`: its export.json."""
 
     def __init__(self, path: Path, required: Sequence[str] = ("complete",)) -> None:
         self.path = path

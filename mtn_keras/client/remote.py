@@ -1,4 +1,4 @@
-"""The backend of a TensorFlow Serving REST endpoint (`python -m mtn_keras.serve` or TensorFlow
+"""The runner of a TensorFlow Serving REST endpoint (`python -m mtn_keras.serve` or TensorFlow
 Serving itself): the standard library's http.client and json, no TensorFlow, no new dependency.
 
 The address names the model: `http://HOST:PORT/v1/models/NAME`, optionally with

@@ -1,11 +1,11 @@
 """The one interface over every kind of model: the input checks, the padding, the choice of
 signature, and the answers as plain dataclasses.
 
-A backend (a `runner`) only calls a signature: `signatures` maps each signature it has to the
+A runner only calls a signature: `signatures` maps each signature it has to the
 names of its outputs, `settings` (if it has them) holds what the model says of itself (an
 export's export.json), and `run(name, inputs)` takes the inputs as lists of strings, already
 padded to one width, and answers arrays (numpy, or lists that numpy reads). Everything a
-person could get wrong is checked here, once, for every backend.
+person could get wrong is checked here, once, for every runner.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from mtn_keras.client.answer import Answer, Attention, attentions, read_rows
 from mtn_keras.client.inputs import Session, SuggestError, asked, sessions_of
 from mtn_keras.client.reasons import why_empty
 from mtn_keras.data.padding import front_padded
-from mtn_keras.serving.savedmodel import SavedModelError
 
 
 class Runner(Protocol):
-    """A backend (module docstring): the output names of each signature it has, and `run`."""
+    """A runner (module docstring): the output names of each signature it has, and `run`."""
 
     @property
     def signatures(self) -> Mapping[str, set[str]]: ...
@@ -194,7 +193,7 @@ class Suggester:
             out = self._call(sessions, [""] * len(sessions), None)
             name = "session_attention"
         else:
-            out = self._run("session_attention", {"session": front_padded(sessions)})
+            out = self._runner.run("session_attention", {"session": front_padded(sessions)})
             name = "attention"
         try:
             answers = attentions(out, name, sessions)
@@ -230,12 +229,4 @@ class Suggester:
             inputs["history"] = front_padded(histories)
         elif self.answering == "complete_with_history":
             inputs["history"] = [[]] * len(sessions)
-        return self._run(self.answering, inputs)
-
-    def _run(self, name, inputs):
-        try:
-            return self._runner.run(name, inputs)
-        except SuggestError:
-            raise
-        except SavedModelError as error:
-            raise SuggestError(str(error)) from error
+        return self._runner.run(self.answering, inputs)

@@ -216,7 +216,7 @@ def names_minor(query: str) -> bool:
     return _minor().search(without(f" {query} ", _compiled()[0])) is not None
 
 
-def shown(query: str, explicit_shown: bool = False) -> bool:
+def may_show(query: str, explicit_shown: bool = False) -> bool:
     """Whether a suggestion may be shown: never one that seeks sexual content involving
     minors, an explicit one only when `explicit_shown`. The clients' check of what a model or a
     server answers, whatever its export did."""

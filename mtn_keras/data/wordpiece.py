@@ -11,7 +11,7 @@ from typing import Container, Iterable
 SUFFIX = "##"
 # Longer words are not spelt (one unknown token), as keras-hub's tokenizer does past its
 # own limit; serving cuts words to 64 characters anyway.
-MAX_WORD_CHARS = 100
+MAX_SPELT_CHARS = 100
 
 
 def is_piece_vocabulary(tokens: Iterable[str]) -> bool:
@@ -21,7 +21,7 @@ def is_piece_vocabulary(tokens: Iterable[str]) -> bool:
 
 def spell(word: str, pieces: Container[str]) -> list[str] | None:
     """The pieces of `word`, longest first from the left; None if it cannot be spelt."""
-    if len(word) > MAX_WORD_CHARS:
+    if len(word) > MAX_SPELT_CHARS:
         return None
     spelt, start = [], 0
     while start < len(word):

@@ -101,7 +101,7 @@ class Beams(NamedTuple):
     log_probs: tf.Tensor
 
 
-class Pool(NamedTuple):
+class Finished(NamedTuple):
     """The best finished hypotheses of each row so far: ids [B, F, L], length-normalised
     scores [B, F] (-inf in an empty slot), log-probabilities [B, F] and traces [B, F, X]."""
 
@@ -176,7 +176,7 @@ class BeamSearch:
             self.prefix = tf.pad(tf.cast(prefix, tf.int32), [[0, 0], [0, 1]])
             self.prefix_last = tf.shape(self.prefix)[1] - 1
 
-    def initialize(self, state: State) -> tuple[Beams, Pool]:
+    def initialize(self, state: State) -> tuple[Beams, Finished]:
         """The alive beams before step 0 (one per row fed <bos>; the others -inf, so
         they never win) with the state tiled to them, and an empty pool."""
         B, K, F, L = self.B, self.K, self.F, self.L
@@ -189,7 +189,7 @@ class BeamSearch:
             tf.broadcast_to(first_beam, [B, K]),
         )
         width = tf.shape(self.trace(state))[1] if self.trace else 0
-        pool = Pool(
+        pool = Finished(
             tf.zeros([B, F, L], tf.int32),
             tf.fill([B, F], NEG_INF),
             tf.fill([B, F], NEG_INF),
@@ -198,8 +198,8 @@ class BeamSearch:
         return beams, pool
 
     def step(
-        self, t: int | tf.Tensor, beams: Beams, pool: Pool, done: tf.Tensor
-    ) -> tuple[tf.Tensor, Beams, Pool, tf.Tensor]:
+        self, t: int | tf.Tensor, beams: Beams, pool: Finished, done: tf.Tensor
+    ) -> tuple[tf.Tensor, Beams, Finished, tf.Tensor]:
         """Step t: the alive beams' eos endings join the pool, their best other
         extensions become the alive beams; then whether to stop."""
         traces = tf.reshape(self.trace(beams.state), [self.B, self.K, -1]) if self.trace else None
@@ -251,8 +251,13 @@ class BeamSearch:
         return tf.tensor_scatter_nd_max(extend, at, forced_logp), tf.where(forced, NEG_INF, eos)
 
     def add_finished(
-        self, pool: Pool, beams: Beams, eos: tf.Tensor, traces: tf.Tensor | None, t: int | tf.Tensor
-    ) -> Pool:
+        self,
+        pool: Finished,
+        beams: Beams,
+        eos: tf.Tensor,
+        traces: tf.Tensor | None,
+        t: int | tf.Tensor,
+    ) -> Finished:
         """The pool with the alive beams ended now (`eos` [N] their ending's log-probability,
         `traces` [B, K, X] theirs) offered to it: the best F, duplicates collapsed."""
         end_logp = beams.log_probs + tf.reshape(eos, [self.B, self.K])
@@ -265,7 +270,7 @@ class BeamSearch:
         best, keep = tf.math.top_k(scores, self.F)
         if traces is not None:
             traces = tf.gather(tf.concat([pool.traces, traces], axis=1), keep, batch_dims=1)
-        return Pool(
+        return Finished(
             tf.gather(seqs, keep, batch_dims=1),
             best,
             tf.gather(logps, keep, batch_dims=1),
@@ -295,7 +300,7 @@ class BeamSearch:
         penalty = tf.maximum(self.max_penalty, next_penalty) if self.exact_stop else next_penalty
         return tf.reduce_all((best_alive / penalty < pool_scores[:, -1]) | (best_alive == NEG_INF))
 
-    def finalize(self, pool: Pool) -> dict[str, tf.Tensor]:
+    def finalize(self, pool: Finished) -> dict[str, tf.Tensor]:
         """The result dict of `beam_search` from the final pool."""
         found = pool.scores > NEG_INF
         ids = tf.where(found[:, :, None], pool.seqs, PAD)

@@ -16,7 +16,7 @@ Each filter is on by default and can be switched off by name:
 - `nonwords`: every word of a suggestion is a known word: the vocabulary's, the log's, the
   session's, the user's history's, or a finished typed word (serving/spelling.py); the
   unfinished word being typed stands only completed into one; and no word is longer than
-  MAX_WORD_CHARS (a pasted run of characters is no word to suggest);
+  MAX_SHOWN_WORD_CHARS (a pasted run of characters is no word to suggest);
 - `fragments`: no suggestion ends where queries do not end ("what is the best", "stand for"),
   and none only repeats the typed letters where people never type them alone (fragments.py);
 Shown suggestions also differ: of two with the same words in any order, the better stays.
@@ -61,12 +61,12 @@ def unsafe(texts: tf.Tensor, explicit_shown: bool = False) -> tf.Tensor:
     return found
 
 
-MAX_WORD_CHARS = 32  # longer than any word a query shows; "aaa...a com" after 512 a's
+MAX_SHOWN_WORD_CHARS = 32  # longer than any word a query shows; "aaa...a com" after 512 a's
 
 
 def too_long(words: tf.Tensor) -> tf.Tensor:
-    """[B, M]: some word of the candidate (words [B, M, n]) is longer than MAX_WORD_CHARS."""
-    return tf.reduce_any(tf.strings.length(words, "UTF8_CHAR") > MAX_WORD_CHARS, axis=-1)
+    """[B, M]: some word of the candidate (words [B, M, n]) is longer than MAX_SHOWN_WORD_CHARS."""
+    return tf.reduce_any(tf.strings.length(words, "UTF8_CHAR") > MAX_SHOWN_WORD_CHARS, axis=-1)
 
 
 def inside_a_query(words: tf.Tensor, session_words: tf.Tensor) -> tf.Tensor:

@@ -7,7 +7,7 @@ from collections.abc import Collection, Container, Iterable, Sequence
 from mtn_keras.data.text import completes
 
 # Words that say nothing of what a query is about: sharing one ("brisnet race of the day"
-# after "bank of america") relates no suggestion to a session (issue 58).
+# after "bank of america") relates no suggestion to a session.
 FUNCTION_WORDS = tuple(
     "a an and are as at be by com do for from how i in is it my net of on or org s the to "
     "what with www you your".split()

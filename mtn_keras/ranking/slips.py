@@ -1,4 +1,4 @@
-"""The query log's own misspellings, read as slips (issue 58): "bank of amercia" is indexed,
+"""The query log's own misspellings, read as slips: "bank of amercia" is indexed,
 offered and generated as "bank of america".
 
 A word of the log is a slip when it is rare in English (and in the log's other languages),

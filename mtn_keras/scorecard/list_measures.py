@@ -1,4 +1,4 @@
-"""What the shown lists hold beyond their hits (issue 58): the share of items grounded in what
+"""What the shown lists hold beyond their hits: the share of items grounded in what
 someone typed (scorecard.grounding), the share of lists with nothing typed that hold a filler
 item, SR@5 by the kind of pair (the next query repeats the session, is new and shares a word
 with it, or is new and shares none) and, on related-new pairs, how often a list brings a word

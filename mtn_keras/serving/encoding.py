@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.ranking.tables import SavedTable, saved_array
-from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised
+from mtn_keras.serving.text import MAX_READ_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised
 
 
 class Encoded(NamedTuple):
@@ -49,7 +49,7 @@ class SessionEncoder(tf.Module):
         self.vocab_size = len(vocab_tokens)
         self.tokens = saved_array(list(vocab_tokens), tf.string)
         self.table = SavedTable(list(vocab_tokens), tf.range(self.vocab_size), UNK)
-        self.normalise = QueryNormaliser(max(MAX_WORD_CHARS, *map(len, vocab_tokens)))
+        self.normalise = QueryNormaliser(max(MAX_READ_WORD_CHARS, *map(len, vocab_tokens)))
         self.tokenise = Tokeniser(vocab_tokens, self.table)
 
     def prepare(self, session: tf.Tensor, prefix: tf.Tensor | None = None) -> Encoded:

@@ -24,11 +24,11 @@ from mtn_keras.serving.requests import (
     MAX_ROW,
     MAX_SESSIONS,
     BadRequest,
+    echoed,
     first_line,
     listed,
     output_filter,
     parse_fields,
-    shown,
     too_slow,
 )
 from mtn_keras.serving.rest import AVAILABLE, LOADING_MESSAGE, VERSION, ServedModel
@@ -151,7 +151,7 @@ class Service:
         fields: dict[str, Any] = {
             "signature_name": request.model_spec.signature_name or "serving_default",
             "inputs": {
-                key: rows(tensor, shown(key), served.max_sessions)
+                key: rows(tensor, echoed(key), served.max_sessions)
                 for key, tensor in request.inputs.items()
             },
         }

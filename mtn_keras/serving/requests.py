@@ -95,7 +95,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def shown(text: object) -> str:
+def echoed(text: object) -> str:
     """`text` as an error message may repeat it: lone surrogates and control characters
     escaped (a JSON answer must encode it, on one line), cut to SHOWN_CHARS."""
     text = str(text)
@@ -105,10 +105,10 @@ def shown(text: object) -> str:
 
 def listed(names: Iterable[object]) -> str:
     """Names a client sent, as an error message repeats them: the first SHOWN_NAMES in order,
-    each escaped and cut (`shown`), then how many more, so the message stays one short line."""
+    each escaped and cut (`echoed`), then how many more, so the message stays one short line."""
     ordered = sorted(str(name) for name in names)
     more = len(ordered) - SHOWN_NAMES
-    named = ", ".join(f"'{shown(name)}'" for name in ordered[:SHOWN_NAMES])
+    named = ", ".join(f"'{echoed(name)}'" for name in ordered[:SHOWN_NAMES])
     return named + (f" and {more:,} more" if more > 0 else "")
 
 
@@ -199,7 +199,7 @@ def output_filter(request: Mapping[str, Any], outputs: Sequence[str]) -> list[st
     unknown = [name for name in wanted if name not in outputs]
     if unknown or not wanted:
         raise BadRequest(
-            f"output_filter: no output '{shown(unknown[0] if unknown else '')}'; this "
+            f"output_filter: no output '{echoed(unknown[0] if unknown else '')}'; this "
             f"signature has {', '.join(sorted(outputs))}"
         )
     return [name for name in outputs if name in wanted]
@@ -214,7 +214,8 @@ def parse_fields(
         raise BadRequest(f'"signature_name" must be a string, not {json_type(name)}')
     if name not in signatures:
         raise BadRequest(
-            f"no signature '{shown(name)}' (signature_name); this model has {', '.join(signatures)}"
+            f"no signature '{echoed(name)}' (signature_name); this model has "
+            f"{', '.join(signatures)}"
         )
     expected = signatures[name]
     if ("instances" in request) == ("inputs" in request):

@@ -24,12 +24,12 @@ from mtn_keras.serving.requests import (
     Columns,
     TooLarge,
     TooSlow,
+    echoed,
     first_line,
     output_filter,
     parse_fields,
     read_body,
     read_json,
-    shown,
     unless_gone,
 )
 from mtn_keras.serving.savedmodel import Loaded, signature_defs
@@ -222,8 +222,8 @@ class ServedModel:
         what this server has, as TensorFlow Serving words it; None when it is."""
         if name == self.name and version in (None, VERSION):
             return None
-        named = shown(name)
-        wanted = f"Latest({named})" if version is None else f"Specific({named}, {shown(version)})"
+        named = echoed(name)
+        wanted = f"Latest({named})" if version is None else f"Specific({named}, {echoed(version)})"
         return f"Servable not found for request: {wanted}; this server has {self.name} version 1"
 
     async def status(self, request: Request) -> Response:
@@ -271,7 +271,7 @@ class ServedModel:
         method = version if version is not None else model  # "NAME:predict" or "1:predict"
         if not method.endswith(":predict"):
             return error(
-                f"POST {shown(request.url.path)}: this server answers POST .../{self.name}:predict"
+                f"POST {echoed(request.url.path)}: this server answers POST .../{self.name}:predict"
             )
         version = version.removesuffix(":predict") if version is not None else None
         if message := self.not_found(model.removesuffix(":predict"), version):

@@ -21,11 +21,23 @@ if TYPE_CHECKING:
     import tensorflow as tf
     from tensorflow.core.protobuf.meta_graph_pb2 import SignatureDef
 
-SIGNATURES = ("suggest", "complete", "session_attention")
+# Those the app calls, and those `load` asks of a SavedModel unless told others.
+APP_SIGNATURES = ("suggest", "complete", "session_attention")
 
 
-class SavedModelError(Exception):
-    """A SavedModel that cannot be loaded or called; the message says what went wrong and where."""
+class SuggestError(Exception):
+    """Anything `mtn_keras.load` or a suggester refuses or fails at: bad input, a path that is
+    no model, a SavedModel that cannot be loaded or called, an unreachable server, a failed
+    call. The message says what and where.
+
+    Example:
+        >>> import mtn_keras
+        >>> try:
+        ...     mtn_keras.load("no/such/model")
+        ... except mtn_keras.SuggestError as error:
+        ...     print(error)
+        No model at no/such/model: the path does not exist.
+    """
 
 
 DEFAULT = "default"  # the name of the bundled model, wherever it is installed
@@ -68,15 +80,15 @@ def model_name(model: str | os.PathLike[str]) -> str:
 
 def kind(path: str | os.PathLike[str]) -> str:
     """ "trained" for a run folder written by `train` (it holds model.keras), "savedmodel" for an
-    export; else a SavedModelError that says what `path` lacks. No TensorFlow: a wrong path is
+    export; else a SuggestError that says what `path` lacks. No TensorFlow: a wrong path is
     reported at once, not after the seconds TensorFlow takes to import."""
     if str(path) != DEFAULT and (Path(path).expanduser() / "model.keras").is_file():
         return "trained"
     resolved = resolve(path)
     if not resolved.exists():
-        raise SavedModelError(f"No model at {path}: the path does not exist.")
+        raise SuggestError(f"No model at {path}: the path does not exist.")
     if not (resolved / "saved_model.pb").is_file():
-        raise SavedModelError(
+        raise SuggestError(
             f"{path} is neither a run folder of train (no model.keras) nor a "
             "SavedModel (no saved_model.pb)."
         )
@@ -93,20 +105,20 @@ def export_settings(path: Path) -> dict[str, Any]:
 
 
 def check(path: Path) -> None:
-    """Raise a SavedModelError unless `path` (already resolved) holds a SavedModel; no
+    """Raise a SuggestError unless `path` (already resolved) holds a SavedModel; no
     TensorFlow."""
     if not path.exists():
-        raise SavedModelError(f"No model at {path}: the path does not exist.")
+        raise SuggestError(f"No model at {path}: the path does not exist.")
     if not (path / "saved_model.pb").is_file():
-        raise SavedModelError(f"{path} is not a SavedModel: it has no saved_model.pb.")
+        raise SuggestError(f"{path} is not a SavedModel: it has no saved_model.pb.")
     if (path / "saved_model.pb").stat().st_size == 0:
-        raise SavedModelError(f"{path}/saved_model.pb is empty (a truncated or failed copy).")
+        raise SuggestError(f"{path}/saved_model.pb is empty (a truncated or failed copy).")
 
 
-def load(path: Path, signatures: Sequence[str] = SIGNATURES) -> tuple[Loaded, float]:
+def load(path: Path, signatures: Sequence[str] = APP_SIGNATURES) -> tuple[Loaded, float]:
     """The SavedModel at `path` (already resolved) and the seconds `tf.saved_model.load` took.
 
-    Raises a SavedModelError when the path is not a SavedModel or lacks `signatures`.
+    Raises a SuggestError when the path is not a SavedModel or lacks `signatures`.
     """
     check(path)
     tf = import_tensorflow()
@@ -114,10 +126,10 @@ def load(path: Path, signatures: Sequence[str] = SIGNATURES) -> tuple[Loaded, fl
     try:
         loaded = tf.saved_model.load(str(path))
     except Exception as error:  # a corrupt file can fail in protobuf, IO or TensorFlow
-        raise SavedModelError(f"Cannot load the SavedModel at {path}: {error}") from error
+        raise SuggestError(f"Cannot load the SavedModel at {path}: {error}") from error
     missing = [name for name in signatures if name not in loaded.signatures]
     if missing:
-        raise SavedModelError(
+        raise SuggestError(
             f"The SavedModel at {path} lacks the signature(s) {', '.join(missing)}; "
             f"it has {', '.join(loaded.signatures) or 'none'}."
         )
@@ -135,9 +147,9 @@ def signature_defs(path: Path) -> dict[str, SignatureDef]:
 
 
 def call(loaded: Loaded, path: Path, name: str, **inputs: tf.Tensor) -> dict[str, np.ndarray]:
-    """The outputs of signature `name` as numpy arrays; any failure as a SavedModelError."""
+    """The outputs of signature `name` as numpy arrays; any failure as a SuggestError."""
     try:
         outputs = loaded.signatures[name](**inputs)
         return {key: value.numpy() for key, value in outputs.items()}
     except Exception as error:  # TensorFlow raises many types; callers show them all alike
-        raise SavedModelError(f"The model at {path} failed in `{name}`: {error}") from error
+        raise SuggestError(f"The model at {path} failed in `{name}`: {error}") from error

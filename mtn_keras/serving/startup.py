@@ -75,7 +75,7 @@ async def serve(
     """Serve `app` (rest.make_app of no model yet) on `sock` and on --grpc-port while the
     model loads, until SIGTERM or Ctrl-C; then both stop within `grace` seconds. `prepare()`
     imports TensorFlow (an exit code if it cannot serve). Returns the exit code; raises the
-    load's SavedModelError, or gRPC's OSError before serving."""
+    load's SuggestError, or gRPC's OSError before serving."""
     import uvicorn
 
     served, grpc, door = app.state.served, None, None

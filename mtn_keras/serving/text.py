@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 
 # Words longer than this (and than every vocabulary word) are cut: a 100,000-character
 # "word" would otherwise come back whole in every suggestion that copies or completes it.
-MAX_WORD_CHARS = 64
+MAX_READ_WORD_CHARS = 64
 
 
 class QueryNormaliser(tf.Module):
     """`data.text.normalise` for string tensors of any shape; invalid UTF-8 becomes U+FFFD."""
 
-    def __init__(self, max_word_chars: int = MAX_WORD_CHARS) -> None:
+    def __init__(self, max_word_chars: int = MAX_READ_WORD_CHARS) -> None:
         super().__init__()
         bounds, lower = character_tables()
         self.bounds = tf.constant(bounds, tf.int32)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 FOLDER, FILE = "assets.extra", "tf_serving_warmup_requests"
 # Those a search box calls; `session_attention` and `serving_default` are left to their callers.
-SIGNATURES = ("suggest", "complete", "suggest_with_history", "complete_with_history")
+WARMED_SIGNATURES = ("suggest", "complete", "suggest_with_history", "complete_with_history")
 # A made-up request of one session, as a search box sends it (docs/serving.md's example).
 EXAMPLE: Columns = {
     "session": [["cheap flights", "rome hotels"]],
@@ -31,10 +31,10 @@ def write_warmup(
     directory: str, model: str, signatures: Mapping[str, tf.types.experimental.PolymorphicFunction]
 ) -> None:
     """Write the warm-up records of the SavedModel in `directory`: model `model`, its
-    `signatures` (name -> tf.function) those of SIGNATURES it has."""
+    `signatures` (name -> tf.function) those of WARMED_SIGNATURES it has."""
     os.makedirs(os.path.join(directory, FOLDER), exist_ok=True)
     with tf.io.TFRecordWriter(os.path.join(directory, FOLDER, FILE)) as writer:
-        for name in (name for name in SIGNATURES if name in signatures):
+        for name in (name for name in WARMED_SIGNATURES if name in signatures):
             specs = signatures[name].input_signature
             inputs = {spec.name: EXAMPLE[spec.name] for spec in specs}
             writer.write(prediction_log(model, name, inputs).SerializeToString())

@@ -242,23 +242,23 @@ def private_user_data(monkeypatch, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def loaded_backends():
-    """Backends by model path, loaded once per test run and shared by the app's tests."""
+def loaded_app_models():
+    """The app's models by path, loaded once per test run and shared by the app's tests."""
     return {}
 
 
 @pytest.fixture(autouse=True)
-def load_each_model_once(monkeypatch, loaded_backends):
+def load_each_model_once(monkeypatch, loaded_app_models):
     """The app opens each fake model once per test run, not once per test: loading a
     SavedModel and compiling its signatures takes about a second, and what the app does with
     a model once loaded is what these tests check. A failed load is never kept."""
     from mtn_tui import tui
-    from mtn_tui.model import Backend, resolve_model_path
+    from mtn_tui.model import LocalModel, resolve_model_path
 
-    def backend(path=None, progress=None, prepare_tensorflow=None):
+    def app_model(path=None, progress=None, prepare_tensorflow=None):
         key = str(resolve_model_path(path))
-        if key not in loaded_backends:
-            loaded_backends[key] = Backend(path, progress, prepare_tensorflow)
-        return loaded_backends[key]
+        if key not in loaded_app_models:
+            loaded_app_models[key] = LocalModel(path, progress, prepare_tensorflow)
+        return loaded_app_models[key]
 
-    monkeypatch.setattr(tui, "Backend", backend)
+    monkeypatch.setattr(tui, "LocalModel", app_model)

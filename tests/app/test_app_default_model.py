@@ -1,4 +1,4 @@
-"""The bundled default model: it loads with the app's backend and answers on a fresh clone."""
+"""The bundled default model: the app loads it and it answers on a fresh clone."""
 
 import json
 
@@ -20,16 +20,16 @@ PREFIXES = ["hotel", "weather bos", "rome ", "", "pasta"]
 
 
 @pytest.mark.slow
-def test_the_default_model_is_bundled_and_answers(bundled_backend):
+def test_the_default_model_is_bundled_and_answers(bundled_app_model):
     info = json.loads((DEFAULT_MODEL / "export.json").read_text())
-    backend = bundled_backend
+    app_model = bundled_app_model
     session = ["weather forecast", "weather boston"]
-    found = backend.suggestions(session)
+    found = app_model.suggestions(session)
     # Ranked: only what passes the filters and the confidence threshold, at most k;
     # completions are not held to the threshold.
     assert info["ranking"]["threshold"] > 0 and 1 <= len(found) <= info["k"] == 5
     assert all(item.source in ("model", "log", "model+log", "popular") for item in found)
-    # best first; the log's popular queries (issue 48) after the ranked suggestions
+    # best first; the log's popular queries after the ranked suggestions
     kinds = [item.source == "popular" for item in found]
     assert kinds == sorted(kinds)
     for popular in (False, True):
@@ -37,43 +37,43 @@ def test_the_default_model_is_bundled_and_answers(bundled_backend):
         assert scores == sorted(scores, reverse=True)
     assert all(item.text and "<unk>" not in item.text for item in found)
     # ("weather bos" finds only the last query itself since the beam writes what people type)
-    typed = backend.suggestions(session, "weather ch")
+    typed = app_model.suggestions(session, "weather ch")
     assert typed and all(item.text.startswith("weather ch") for item in typed)
-    attention = backend.attention(session + ["???"])
+    attention = app_model.attention(session + ["???"])
     assert attention.queries == tuple(session)  # the query without words is dropped
     assert attention.weights.shape[-2:] == (2, 2)
     np.testing.assert_allclose(attention.weights.sum(-1), 1.0, atol=1e-5)
 
 
 @pytest.mark.slow
-def test_the_default_model_reads_what_was_typed_by_one_rule(bundled_backend):
+def test_the_default_model_reads_what_was_typed_by_one_rule(bundled_app_model):
     """Through the bundled SavedModel: a whole typed word completes itself ("hotel" gives
     "hotel ..." too, not only "hotels"), a finished word is whole for the log's candidates
     too, and a prefix without words answers as `suggest`."""
-    backend = bundled_backend
-    # (after "cheap flights" the bundle of issue 57 ranks five "hotels ..." above any "hotel ...")
-    hotel = backend.suggestions(["las vegas"], "hotel")
+    app_model = bundled_app_model
+    # (after "cheap flights" the bundle ranks five "hotels ..." above any "hotel ...")
+    hotel = app_model.suggestions(["las vegas"], "hotel")
     assert any(item.text.split()[0] == "hotel" for item in hotel), hotel
-    we = backend.suggestions(["weather boston"], "we ")
+    we = app_model.suggestions(["weather boston"], "we ")
     assert we and all(item.text.split()[0] == "we" for item in we), we
     session = ["cheap flights to paris", "paris hotels"]
-    plain = [(item.text, item.score) for item in backend.suggestions(session)]
+    plain = [(item.text, item.score) for item in app_model.suggestions(session)]
     assert (
-        plain and [(item.text, item.score) for item in backend.suggestions(session, " ")] == plain
+        plain and [(item.text, item.score) for item in app_model.suggestions(session, " ")] == plain
     )
 
 
 @pytest.mark.slow
 def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do(
-    bundled_backend, bundled_savedmodel
+    bundled_app_model, bundled_savedmodel
 ):
     """The app asks one signature everything (`complete_with_history`, one graph to prepare at
     start): its calls without a history, an empty history tensor of its own making, give the
     lists, scores and sources that the plain `suggest` and `complete` give on the same
     session, called as docs/contracts.md says."""
     tf = import_tensorflow()
-    backend = bundled_backend
-    assert backend.has_history and backend.path == DEFAULT_MODEL
+    app_model = bundled_app_model
+    assert app_model.has_history and app_model.path == DEFAULT_MODEL
     model = bundled_savedmodel  # the same export, called directly
 
     def plain(name, session, **inputs):
@@ -93,9 +93,9 @@ def test_the_apps_calls_without_history_answer_as_suggest_and_complete_do(
     answered = 0
     for session, prefix in zip(SESSIONS, PREFIXES):
         suggested = plain("suggest", session)
-        assert app(backend.suggestions(session)) == suggested, session
+        assert app(app_model.suggestions(session)) == suggested, session
         completed = plain("complete", session, prefix=tf.constant([prefix]))
-        assert app(backend.suggestions(session, prefix)) == completed, (session, prefix)
+        assert app(app_model.suggestions(session, prefix)) == completed, (session, prefix)
         answered += bool(suggested) + bool(completed)
     assert answered >= len(SESSIONS)  # lists compared, not only empty ones
 
@@ -108,8 +108,8 @@ async def test_the_app_completes_the_first_query_of_a_session(history, tmp_path)
     from textual.widgets import Input
 
     from mtn_tui.history.opening import open_store
+    from mtn_tui.pilot import settle
     from mtn_tui.tui import MtnApp
-    from tools.app_pilot import settle
 
     store_path = tmp_path / "store" / "history.db"
     if history:

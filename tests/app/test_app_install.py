@@ -96,13 +96,12 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(install
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     script = (
-        f"import sys; sys.path.append({str(ROOT)!r})  # for tools.app_pilot, not shipped\n"
+        "from mtn_tui.pilot import settle\n"
         "from mtn_tui.tui import MtnApp\n"
-        "from tools.app_pilot import settle\n"
         "app = MtnApp(show_load_time=False)\n"
         "async def started(pilot):\n"
         "    await settle(pilot, 600)\n"
-        "    app.exit(f'{app.sub_title.split(\" · \")[0]} {app.backend.path}')\n"
+        "    app.exit(f'{app.sub_title.split(\" · \")[0]} {app.model.path}')\n"
         "print(app.run(headless=True, auto_pilot=started))\n"
     )
     run = subprocess.run(
@@ -129,7 +128,7 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(install
 
 
 def test_installed_commands_take_default_from_elsewhere(installed, tmp_path):
-    # Issue 26, items 4 and 5: `--model default` is the bundled model wherever it is
+    # `--model default` is the bundled model wherever it is
     # installed, for suggest and for evaluate.
     python, _, env = installed
     log = tmp_path / "log.txt"

@@ -1,4 +1,4 @@
-"""The app's model backend on the fake SavedModel: plain Python outputs, errors as ModelError."""
+"""The app's model on the fake SavedModel: plain Python outputs, errors as SuggestError."""
 
 import shutil
 from pathlib import Path
@@ -10,8 +10,8 @@ from mtn_keras.client.answer import used_queries
 from mtn_tui.model import (
     DEFAULT_MODEL,
     Attention,
-    Backend,
-    ModelError,
+    LocalModel,
+    SuggestError,
     ignored_reasons,
     read_as,
     resolve_model_path,
@@ -21,12 +21,12 @@ SESSION = ["cheap flights to lisbon", "lisbon weather"]
 
 
 @pytest.fixture(scope="module")
-def backend(fake_model):
-    return Backend(fake_model)
+def app_model(fake_model):
+    return LocalModel(fake_model)
 
 
-def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
-    result = backend.suggestions(SESSION)
+def test_suggest_gives_scored_suggestions_with_copy_attention(app_model):
+    result = app_model.suggestions(SESSION)
     assert [item.text for item in result] == [
         "lisbon weather near me",
         "lisbon weather online",
@@ -42,25 +42,25 @@ def test_suggest_gives_scored_suggestions_with_copy_attention(backend):
     np.testing.assert_allclose(copy, [[1 / 6] * 4, [1 / 6, 1 / 6, 0, 0]], rtol=1e-6)
 
 
-def test_complete_keeps_the_typed_words(backend):
-    assert backend.suggestions(SESSION, "lisbon w")[0].text == "lisbon weather near me"
-    assert [item.text for item in backend.suggestions(SESSION, "hotels")] == [
+def test_complete_keeps_the_typed_words(app_model):
+    assert app_model.suggestions(SESSION, "lisbon w")[0].text == "lisbon weather near me"
+    assert [item.text for item in app_model.suggestions(SESSION, "hotels")] == [
         "hotels near me",
         "hotels online",
         "hotels reviews",
     ]
 
 
-def test_attention_is_layers_by_heads_by_kept_queries(backend):
-    attention = backend.attention(SESSION + ["...", "Lisbon Trams!"])
+def test_attention_is_layers_by_heads_by_kept_queries(app_model):
+    attention = app_model.attention(SESSION + ["...", "Lisbon Trams!"])
     assert attention.queries == ("cheap flights to lisbon", "lisbon weather", "lisbon trams")
     assert attention.weights.shape == (2, 2, 3, 3)
     np.testing.assert_allclose(attention.weights[0, 0, 1], [0.5, 0.5, 0.0])
 
 
-def test_sources_are_read_when_the_model_gives_them(backend, fake_model_with_sources):
-    assert [item.source for item in backend.suggestions(SESSION)] == [""] * 3
-    ranked = Backend(fake_model_with_sources)
+def test_sources_are_read_when_the_model_gives_them(app_model, fake_model_with_sources):
+    assert [item.source for item in app_model.suggestions(SESSION)] == [""] * 3
+    ranked = LocalModel(fake_model_with_sources)
     assert [item.source for item in ranked.suggestions(SESSION)] == [
         "model",
         "log",
@@ -88,10 +88,10 @@ def test_a_query_read_through_a_correction_is_named_in_the_session_numbering():
 
 
 def test_name_path_and_load_time(fake_model):
-    backend = Backend(fake_model.parent)  # a directory containing savedmodel/
-    assert backend.path == fake_model
-    assert backend.name == "tiny"
-    assert 0 < backend.load_seconds < 60
+    app_model = LocalModel(fake_model.parent)  # a directory containing savedmodel/
+    assert app_model.path == fake_model
+    assert app_model.name == "tiny"
+    assert 0 < app_model.load_seconds < 60
 
 
 def test_in_a_clone_the_default_model_is_the_bundled_one():
@@ -124,25 +124,25 @@ def test_broken_models_raise_model_error_saying_what_and_where(
         (path / "saved_model.pb").write_bytes(b"")
     elif variant == "only-suggest":
         save_fake(path, names=["suggest"])
-    with pytest.raises(ModelError) as error:
-        Backend(path)
+    with pytest.raises(SuggestError) as error:
+        LocalModel(path)
     assert expected in str(error.value)
     assert str(path) in str(error.value)
 
 
 def test_no_explicit_item_unless_asked_and_never_one_that_seeks_abuse_material(fake_model):
-    """Whatever a model or server answers (the fake extends the last query), the app's
-    backend and the client drop what the safety rule forbids (mtn_keras.data.safety)."""
+    """Whatever a model or server answers (the fake extends the last query), the
+    app's model and the client drop what the safety rule forbids (mtn_keras.data.safety)."""
     import mtn_keras
     from mtn_keras.base.config import DecodeConfig
 
-    backend = Backend(fake_model)
-    assert backend.suggestions(["cheap flights"])
-    assert backend.suggestions(["nude pics"]) == []
-    assert backend.suggestions(["teen porn"]) == []
-    backend.explicit_shown = True  # mtn-tui --explicit
-    assert backend.suggestions(["nude pics"])
-    assert backend.suggestions(["teen porn"]) == []
+    app_model = LocalModel(fake_model)
+    assert app_model.suggestions(["cheap flights"])
+    assert app_model.suggestions(["nude pics"]) == []
+    assert app_model.suggestions(["teen porn"]) == []
+    app_model.explicit_shown = True  # mtn-tui --explicit
+    assert app_model.suggestions(["nude pics"])
+    assert app_model.suggestions(["teen porn"]) == []
     client = mtn_keras.load(str(fake_model))
     assert [client.suggest(s) == [] for s in (["nude pics"], ["teen porn"])] == [True, True]
     asked = mtn_keras.load(str(fake_model), DecodeConfig(explicit=True))

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from mtn_tui import main as cli
-from mtn_tui.model import Backend, ModelError
-from mtn_tui.remote_model import RemoteBackend, on_this_machine
+from mtn_tui.model import LocalModel, SuggestError
+from mtn_tui.pilot import settle
+from mtn_tui.remote_model import RemoteModel, on_this_machine
 from mtn_tui.tui import MtnApp
 from mtn_tui.widgets.suggestion_list import SuggestionList
-from tools.app_pilot import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 HISTORY = ("cheap hotels", "rome flights", "lisbon")
@@ -34,7 +34,7 @@ def served(fake_model_with_history, serve):
 
 
 def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, served):
-    local, remote = Backend(fake_model_with_history), RemoteBackend(served)
+    local, remote = LocalModel(fake_model_with_history), RemoteModel(served)
     assert remote.has_history and not remote.withheld_history and remote.notes == ()
     for session, prefix in ASKED:
         for history in ((), HISTORY):
@@ -58,9 +58,9 @@ def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, 
 def test_the_app_on_a_server_imports_no_tensorflow(served):
     script = (
         "import sys, time\nbegan = time.perf_counter()\n"
-        "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteBackend\n"
-        f"backend = RemoteBackend({served!r})\n"
-        "print(backend.suggestions(['cheap flights'], 'ch')[0].text)\n"
+        "import mtn_tui.main\nfrom mtn_tui.remote_model import RemoteModel\n"
+        f"app_model = RemoteModel({served!r})\n"
+        "print(app_model.suggestions(['cheap flights'], 'ch')[0].text)\n"
         "print('tensorflow' in sys.modules, time.perf_counter() - began)\n"
     )
     done = subprocess.run(
@@ -77,11 +77,11 @@ def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch)
     assert not on_this_machine("http://10.0.0.7:8501/v1/models/m")
     assert not on_this_machine("https://models.example.com/v1/models/m")
     monkeypatch.setattr("mtn_tui.remote_model.on_this_machine", lambda url: False)
-    withheld = RemoteBackend(served)
+    withheld = RemoteModel(served)
     assert withheld.withheld_history and not withheld.has_history
     assert len(withheld.notes) == 1 and "--send-history" in withheld.notes[0]
     assert withheld.suggestions(["cheap flights"], "", HISTORY).history == []
-    sent = RemoteBackend(served, send_history=True)
+    sent = RemoteModel(served, send_history=True)
     assert sent.has_history and sent.notes == ()
     assert sent.suggestions(["cheap flights"], "", HISTORY).history == list(HISTORY)
 
@@ -121,15 +121,15 @@ def garbage():
 
 def test_garbage_and_a_stopped_server_are_one_line(garbage):
     server, url = garbage
-    backend = RemoteBackend(url)
+    app_model = RemoteModel(url)
     with pytest.raises(
-        ModelError, match=rf"^{url} answered outputs that are not suggestions \(ValueError: "
+        SuggestError, match=rf"^{url} answered outputs that are not suggestions \(ValueError: "
     ):
-        backend.suggestions(["cheap flights"])
+        app_model.suggestions(["cheap flights"])
     server.shutdown()
     server.server_close()
-    with pytest.raises(ModelError, match=f"^Cannot reach {url}:predict: ") as stopped:
-        backend.suggestions(["cheap flights"], "ch")
+    with pytest.raises(SuggestError, match=f"^Cannot reach {url}:predict: ") as stopped:
+        app_model.suggestions(["cheap flights"], "ch")
     assert "\n" not in str(stopped.value)
 
 
@@ -138,7 +138,7 @@ async def test_the_app_says_so_and_keeps_the_session_and_history(garbage):
     app = MtnApp(url, show_load_time=False)
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot)
-        assert app.backend is not None and app.sub_title.startswith("junk on " + url.split("/")[2])
+        assert app.model is not None and app.sub_title.startswith("junk on " + url.split("/")[2])
         app.query_one("#query").insert_text_at_cursor("cheap flights")
         await pilot.press("enter")
         await settle(pilot)

@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Input
 
 from mtn_tui.history.opening import open_store
+from mtn_tui.pilot import play_session, settle
 from mtn_tui.tui import MtnApp
-from tools.app_pilot import play_session, settle
 
 
 async def a_long_session(pilot):

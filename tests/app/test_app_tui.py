@@ -10,6 +10,7 @@ from textual import events
 from textual.widgets import Input, Static
 
 from mtn_tui import main as cli
+from mtn_tui.pilot import settle
 from mtn_tui.screens.dialogs import ErrorScreen, HelpScreen, ModelPrompt
 from mtn_tui.screens.help import keys_table
 from mtn_tui.tui import MtnApp
@@ -23,7 +24,6 @@ from mtn_tui.widgets.suggestion_list import (
     score_label,
     score_shares,
 )
-from tools.app_pilot import settle
 
 SIZE = (120, 34)
 
@@ -104,8 +104,8 @@ async def test_the_first_query_is_completed_from_its_first_key(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         calls = []
-        suggestions = app.backend.suggestions
-        app.backend.suggestions = lambda session, prefix, history: (
+        suggestions = app.model.suggestions
+        app.model.suggestions = lambda session, prefix, history: (
             calls.append((session, prefix)) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "r")
@@ -119,8 +119,8 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         calls = []
-        suggestions = app.backend.suggestions
-        app.backend.suggestions = lambda session, prefix, history: (
+        suggestions = app.model.suggestions
+        app.model.suggestions = lambda session, prefix, history: (
             calls.append(prefix) or suggestions(session, prefix, history)
         )
         await type_text(pilot, "rome")
@@ -138,8 +138,8 @@ async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
         await settle(pilot)
         assert suggested(app)[0] == "rome near me"
         answer = threading.Event()  # the new session's call waits until the list is checked
-        suggestions = app.backend.suggestions
-        app.backend.suggestions = lambda session, prefix, history: (
+        suggestions = app.model.suggestions
+        app.model.suggestions = lambda session, prefix, history: (
             answer.wait(30) and suggestions(session, prefix, history)
         )
         await pilot.press("enter")
@@ -153,7 +153,7 @@ async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
 
 
 async def test_attention_labels_are_the_queries_the_model_kept(make_app):
-    # Issue 12, item 1: "???" has no words; the model drops it and the rows are the others.
+    # "???" has no words; the model drops it and the rows are the others.
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "weather boston", "???", "Boston Red Sox tickets")
@@ -167,7 +167,7 @@ async def test_attention_labels_are_the_queries_the_model_kept(make_app):
 
 
 async def test_attention_labels_differ_at_80_by_24(make_app):
-    # Issue 26, item 9: cut to fit, "cheap flights to lisbon" and "... london" read alike.
+    # Cut to fit, "cheap flights to lisbon" and "... london" read alike.
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await add_queries(
@@ -196,7 +196,7 @@ def test_distinct_labels_drop_the_words_alike_queries_share(queries, width, labe
 
 @pytest.mark.slow
 async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
-    # Issue 26, item 9: a wrapped line starts under the text, not under the rank column.
+    # A wrapped line starts under the text, not under the rank column.
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await add_queries(pilot, "cheap flights from springfield to lisbon in may")
@@ -209,7 +209,7 @@ async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
 
 @pytest.mark.slow
 async def test_every_panel_uses_the_session_numbers(make_app):
-    # Issue 12, item 2: 5 queries, the fake model reads the last 4; the first is dimmed.
+    # 5 queries, the fake model reads the last 4; the first is dimmed.
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "one", "two", "three", "four", "five")
@@ -228,11 +228,10 @@ async def test_every_panel_uses_the_session_numbers(make_app):
 
 @pytest.mark.slow
 async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
-    # Issue 12, item 3
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        backend = app.backend
+        app_model = app.model
         for path in (tmp_path / "nowhere", tmp_path):  # missing, and a folder that is no model
             await pilot.press("ctrl+o")
             app.screen.query_one(Input).value = str(path)
@@ -241,14 +240,13 @@ async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
             assert isinstance(app.screen, ErrorScreen)
             assert "stays in use" in str(app.screen.query_one("#error-hint", Static).content)
             await pilot.press("escape")
-            assert app.backend is backend and app.sub_title.startswith("tiny ·")
+            assert app.model is app_model and app.sub_title.startswith("tiny ·")
         await add_queries(pilot, "lisbon hotels")
         assert suggestion_texts(app)[0].endswith("lisbon hotels near me")
 
 
 @pytest.mark.slow
 async def test_enter_adds_the_highlighted_suggestion(make_app):
-    # Issue 12, item 4
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
@@ -268,7 +266,7 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
 
 @pytest.mark.slow
 async def test_enter_adds_the_highlighted_suggestion_over_typed_text(make_app):
-    # Issue 26, item 1: with text in the input, enter on a highlighted suggestion adds it.
+    # With text in the input, enter on a highlighted suggestion adds it.
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
@@ -300,7 +298,7 @@ async def test_keys_sent_in_a_burst_keep_their_order(make_app):
 
 @pytest.mark.slow
 async def test_typed_text_stays_as_typed(make_app):
-    # Issue 12, item 5: the model reads "h&r" as "h r"; the input and the session keep "h&r".
+    # The model reads "h&r" as "h r"; the input and the session keep "h&r".
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "tax forms")
@@ -333,7 +331,6 @@ def test_continue_typed_keeps_the_typed_characters(typed, suggestion, taken):
 
 @pytest.mark.slow
 async def test_a_multi_line_paste_adds_each_line(make_app):
-    # Issue 12, item 10
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -360,7 +357,7 @@ async def test_scores_show_as_bars_and_sources_when_the_model_gives_them(fake_mo
 
 def test_score_shares_read_log_probabilities_and_confidences():
     assert score_shares([-1.0, -2.0, float("-inf")]) == pytest.approx([1.0, 0.36788, 0.0], rel=1e-4)
-    # Issue 26, item 2: a ranker's small probabilities are scaled within the list.
+    # A ranker's small probabilities are scaled within the list.
     assert score_shares([0.013, 0.0065, 0.001]) == pytest.approx([1.0, 0.5, 0.07692], rel=1e-4)
     assert score_shares([]) == []
     # drawn from the order shown: a second item scored above the first gets no longer bar
@@ -423,7 +420,7 @@ async def test_a_bad_model_path_shows_the_error_screen_then_another_opens(fake_m
         app.screen.query_one(Input).value = str(fake_model.parent)
         await pilot.press("enter")
         await settle(pilot)
-        assert app.backend is not None and app.sub_title.startswith("tiny ·")
+        assert app.model is not None and app.sub_title.startswith("tiny ·")
 
 
 async def test_help_lists_every_binding_and_palette_commands(make_app):
@@ -441,7 +438,7 @@ async def test_help_lists_every_binding_and_palette_commands(make_app):
 
 
 def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeypatch, tmp_path):
-    """The entry point, not the backend, sets XLA's flags and turns Grappler off."""
+    """The entry point, not the app's model, sets XLA's flags and turns Grappler off."""
     from mtn_keras.base.xla_setup import skip_graph_rewrites
 
     runs = []
@@ -461,7 +458,7 @@ def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeyp
     monkeypatch.setattr(cli, "MtnApp", FakeApp)
     cli.main(["--model", "somewhere/savedmodel"])
     assert runs == [("somewhere/savedmodel", skip_graph_rewrites)]
-    assert "--xla_backend_optimization_level" in os.environ["XLA_FLAGS"]
+    assert "--xla_app_model_optimization_level" in os.environ["XLA_FLAGS"]
 
 
 def test_readme_lists_the_keys_from_the_bindings():

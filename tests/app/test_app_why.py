@@ -1,22 +1,22 @@
-"""Issue 58, item 8: the app's empty list says the client's reason (Answer.why, from
+"""The app's empty list says the client's reason (Answer.why, from
 mtn_keras/client/reasons.py), not wording of its own."""
 
 from textual.app import App
 
 import mtn_keras
-from mtn_tui.model import Backend
+from mtn_tui.model import LocalModel
 from mtn_tui.widgets.suggestion_list import SuggestionList
 
 
-def test_the_backend_answers_the_clients_why_with_an_empty_list(fake_model):
-    backend = Backend(fake_model)
-    assert backend.suggestions(["cheap flights"]).why == ""
-    withheld = backend.suggestions(["nude pics"])
+def test_the_app_model_answers_the_clients_why_with_an_empty_list(fake_model):
+    app_model = LocalModel(fake_model)
+    assert app_model.suggestions(["cheap flights"]).why == ""
+    withheld = app_model.suggestions(["nude pics"])
     assert withheld == []
     assert withheld.why == "The model's 3 suggestions were all withheld as sexually explicit."
     assert withheld.why == mtn_keras.load(str(fake_model)).suggest(["nude pics"]).why
-    backend.explicit_shown = True  # mtn-tui --explicit
-    assert backend.suggestions(["teen porn"], "!").why == (
+    app_model.explicit_shown = True  # mtn-tui --explicit
+    assert app_model.suggestions(["teen porn"], "!").why == (
         "“!” holds no word, so it is read as nothing typed, and the model's 3 suggestions were "
         "all withheld as unsafe."
     )

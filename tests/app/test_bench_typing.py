@@ -1,5 +1,5 @@
-"""benchmarks/bench_typing.py: both exports answer every keystroke, in turn, through the app's
-backend, and the ratio of their medians is printed."""
+"""benchmarks/bench_typing.py: both exports answer every keystroke, in turn, through the
+app's model, and the ratio of their medians is printed."""
 
 import importlib.util
 from pathlib import Path

@@ -31,15 +31,15 @@ def test_suggest_takes_a_savedmodel_folder_and_its_parent(fake_model, capsys):
 
 
 def test_suggest_refuses_a_non_utf8_argument_in_one_line(capsys):
-    # Issue 26, item 8: Python keeps the bytes \xff\xfe of an argument as lone surrogates.
+    # Python keeps the bytes \xff\xfe of an argument as lone surrogates.
     assert suggest.main(["--model", "default", "weather \udcff\udcfe"]) == 2
     err = capsys.readouterr().err
     assert err == 'suggest: the argument "weather \\xff\\xfe" is not UTF-8 text\n'
 
 
 def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
-    # Issue 26, item 8 (said then as "within 2 seconds"; a wall clock on a busy machine is no
-    # test, so Python's own list of what it imported, -X importtime, says it instead).
+    # Not "within 2 seconds": a wall clock on a busy machine is no test, so Python's own
+    # list of what it imported, -X importtime, says it instead.
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path / "log.txt"
     log.write_text("AnonID\tQuery\tQueryTime\tItemRank\tClickURL\n")  # inputs are read first
@@ -67,7 +67,6 @@ def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
 
 
 def test_default_names_the_bundled_model_from_any_folder(tmp_path, monkeypatch):
-    # Issue 26, item 4
     from mtn_keras.serving.savedmodel import kind, resolve
 
     monkeypatch.chdir(tmp_path)
@@ -80,7 +79,7 @@ def test_default_names_the_bundled_model_from_any_folder(tmp_path, monkeypatch):
     [["--threshold", "0"], ["--source", "beam"], ["--beam", "12"], ["--no-filter", "unrelated"]],
 )
 def test_suggest_refuses_what_a_savedmodel_cannot_honour(fake_model, option, capsys):
-    # Issue 26, item 6: its decoding was fixed at export.
+    # An export's decoding was fixed at export.
     assert suggest.main(["--model", str(fake_model), *option, "cheap flights"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"suggest: {option[0]}") and err.count("\n") == 1
@@ -100,7 +99,8 @@ def test_the_export_settings_decide_what_suggest_refuses():
     assert "--k 6" in cli.unfit_option(DecodeConfig(k=6), settings)
     zero = cli.unfit_option(DecodeConfig(threshold=0.0), settings)
     assert "(threshold: its own default)" in zero
-    # issue 48's knob is fixed at export too; an export that recorded it takes its own value
+    # the unrelated-history setting is fixed at export too; an export that recorded it takes
+    # its own value
     loose = cli.unfit_option(DecodeConfig(unrelated_history=5), settings)
     assert loose.startswith("--unrelated-history 5 cannot apply")
     settings |= {"unrelated_history": 5, "unrelated_place": "ranked"}
@@ -110,7 +110,7 @@ def test_the_export_settings_decide_what_suggest_refuses():
 
 @pytest.mark.slow
 def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_log, capsys):
-    # Issue 26, item 5: every suggestion metric; perplexity only for a run folder.
+    # Every suggestion metric; perplexity only for a run folder.
     from mtn_keras import evaluate
 
     assert evaluate.main(["--model", str(fake_model.parent), "--input", str(made_up_log)]) == 0
@@ -125,7 +125,7 @@ def test_evaluate_scores_a_savedmodel_through_its_signature(fake_model, made_up_
 def test_evaluate_intervals_on_an_old_dataset_and_bootstrap_0(
     fake_model, made_up_log, tmp_path, capsys
 ):
-    # Issue 28, item 7: a dataset without users files resamples sessions; 0 turns them off.
+    # A dataset without users files resamples sessions; 0 turns them off.
     import json
 
     from mtn_keras import evaluate

@@ -11,10 +11,10 @@ from textual.widgets import Input
 from mtn_tui import main as cli
 from mtn_tui.history.opening import open_store
 from mtn_tui.history.store import HistoryStore
+from mtn_tui.pilot import settle
 from mtn_tui.screens.history_screen import ROWS_SHOWN, ConfirmScreen, HistoryScreen
 from mtn_tui.tui import MtnApp
 from mtn_tui.widgets.suggestion_list import HISTORY_GLYPH, SuggestionList
-from tools.app_pilot import settle
 
 pytestmark = pytest.mark.slow  # loads a SavedModel and drives the app
 SIZE = (120, 34)
@@ -52,7 +52,7 @@ def recorded_calls(monkeypatch, app):
     """The signatures of the app's model calls from now on, each with the history it sends
     (its "" padding dropped; None without one): what the client's runner is asked."""
     calls = []
-    runner = app.backend._client._runner
+    runner = app.model._client._runner
     run = runner.run
 
     def recording(name, inputs):

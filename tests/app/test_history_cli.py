@@ -161,7 +161,7 @@ def test_a_damaged_store_is_named_in_one_line(capsys, store_path, tmp_path, dama
 
 
 def test_an_export_imports_back_as_it_was(capsys, log, store_path, tmp_path):
-    """Issue 59, case 9: --export-history writes what --import-history reads, no --user."""
+    """--export-history writes what --import-history reads, no --user."""
     assert run(capsys, "--history", store_path, "--import-history", log, "--user", 42)[0] == 0
     out = tmp_path / "out.tsv"
     assert run(capsys, "--history", store_path, "--export-history", out)[0] == 0
@@ -177,7 +177,7 @@ def test_an_export_imports_back_as_it_was(capsys, log, store_path, tmp_path):
 
 
 def test_a_secret_across_the_stored_length_is_never_stored_in_part(capsys, store_path, tmp_path):
-    """Issue 59, case 2: the filter reads the whole query before the store cuts it."""
+    """The filter reads the whole query before the store cuts it."""
     path = tmp_path / "log.txt"
     long = "a" * 505 + " 4111 1111 1111 1111"
     path.write_text(
@@ -188,6 +188,6 @@ def test_a_secret_across_the_stored_length_is_never_stored_in_part(capsys, store
 
 
 def test_an_endless_file_is_refused_in_one_line(capsys, store_path):
-    """Issue 59, case 9: /dev/zero is no regular file: refused before a byte is read."""
+    """/dev/zero is no regular file: refused before a byte is read."""
     code, err = run(capsys, "--history", store_path, "--import-history", "/dev/zero", "--user", 4)
     assert code == 2 and "not a regular file" in err and err.count("\n") == 1

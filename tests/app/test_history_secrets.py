@@ -1,4 +1,4 @@
-"""Issue 47, case 6 and case 5: the history keeps no secrets (card numbers by Luhn, social
+"""The history keeps no secrets (card numbers by Luhn, social
 security numbers, key-like tokens, a password after its word), nothing typed with a leading
 space and nothing matching the person's ignore patterns; stored secrets are purged with one
 command; an export goes to a file, a new path or standard output, and nothing else; a
@@ -26,7 +26,7 @@ SECRETS = [
     "ssn 078-05-1120",
     "AKIAIOSFODNN7EXAMPLE",
     "pwd: x",
-    # issue 59, case 1: each passed the filter before
+    # each of these once passed the filter
     "my password is hunter2",
     "password for gmail hunter2",
     "my pin is 1234",
@@ -165,7 +165,7 @@ def test_a_dangling_link_as_the_store_creates_nothing(tmp_path):
 
 
 def test_a_pattern_that_backtracks_without_end_is_stopped_in_time(tmp_path):
-    """Issue 59, case 6: each query gets PATTERN_SECONDS in the patterns; a pattern that
+    """Each query gets PATTERN_SECONDS in the patterns; a pattern that
     cannot say in time counts as a match, so the query is not stored."""
     import time
 
@@ -181,7 +181,7 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_in_time(tmp_path):
 
 
 def test_a_purge_beside_another_reader_says_where_the_text_stays(tmp_path, capsys):
-    """Issue 59, case 9: with another program reading, the deleted text stays in the store's
+    """With another program reading, the deleted text stays in the store's
     file (the -wal holds the deletion), and the message says so."""
     import sqlite3
 

@@ -1,4 +1,4 @@
-"""Issue 47, round four: a store in a folder this process may not write is read and exported,
+"""A store in a folder this process may not write is read and exported,
 and nothing is created beside it; queries a store locked to the end could not take are saved
 to a recovery file that --import-history adds back, said in one line, exit 1."""
 

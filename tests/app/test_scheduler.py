@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mtn_tui.model import ModelError
+from mtn_tui.model import SuggestError
 from mtn_tui.scheduler import ATTENTION, SUGGESTIONS, Call, Request, Scheduler, Step
 
 EMPTY = Request((), "", ())
@@ -18,27 +18,27 @@ def test_nothing_is_asked_before_a_model_is_in():
 
 
 def test_one_call_at_a_time_and_the_newest_input_is_asked_when_it_returns():
-    scheduler, backend = Scheduler(), object()
-    scheduler.use(backend)
+    scheduler, app_model = Scheduler(), object()
+    scheduler.use(app_model)
     first = scheduler.want(SUGGESTIONS, PARIS).start
-    assert first == Call(SUGGESTIONS, backend, PARIS)
+    assert first == Call(SUGGESTIONS, app_model, PARIS)
     assert scheduler.want(SUGGESTIONS, Request(("paris",), "ho", ())) == Step()
     newest = Request(("paris",), "hot", ())
     assert scheduler.want(SUGGESTIONS, newest) == Step()  # typing went on during the call
     step = scheduler.answered(first, "stale answer")
-    assert step == Step((), Call(SUGGESTIONS, backend, newest))  # not shown: no longer wanted
+    assert step == Step((), Call(SUGGESTIONS, app_model, newest))  # not shown: no longer wanted
     step = scheduler.answered(step.start, "answer")
     assert step == Step(((SUGGESTIONS, "answer"),))
     assert scheduler.want(SUGGESTIONS, newest) == Step()  # already shown: not asked again
 
 
 def test_the_attention_is_asked_after_the_suggestions():
-    scheduler, backend = Scheduler(), object()
-    scheduler.use(backend)
+    scheduler, app_model = Scheduler(), object()
+    scheduler.use(app_model)
     suggestions = scheduler.want(SUGGESTIONS, PARIS).start
     assert scheduler.want(ATTENTION, PARIS) == Step()
     step = scheduler.answered(suggestions, "list")
-    assert step == Step(((SUGGESTIONS, "list"),), Call(ATTENTION, backend, PARIS))
+    assert step == Step(((SUGGESTIONS, "list"),), Call(ATTENTION, app_model, PARIS))
     assert scheduler.answered(step.start, "weights") == Step(((ATTENTION, "weights"),))
 
 
@@ -57,10 +57,10 @@ def test_an_answer_of_the_model_replaced_meanwhile_is_dropped():
     assert scheduler.answered(call, "old answer") == Step((), Call(SUGGESTIONS, new, PARIS))
 
 
-class Backend:
+class LocalModel:
     def suggestions(self, session, prefix, history):
         if prefix == "bad":
-            raise ModelError("the model failed")
+            raise SuggestError("the model failed")
         return (session, prefix, history)
 
     def attention(self, session, history):
@@ -68,11 +68,11 @@ class Backend:
 
 
 def test_a_call_asks_the_model_client_and_answers_its_error():
-    backend = Backend()
+    app_model = LocalModel()
     asked = Request(("a",), "b", ("h",))
-    assert Call(SUGGESTIONS, backend, asked).run() == (["a"], "b", ("h",))
-    assert Call(ATTENTION, backend, asked).run() == ("attention", ["a"], ("h",))
-    assert isinstance(Call(SUGGESTIONS, backend, Request(("a",), "bad", ())).run(), ModelError)
+    assert Call(SUGGESTIONS, app_model, asked).run() == (["a"], "b", ("h",))
+    assert Call(ATTENTION, app_model, asked).run() == ("attention", ["a"], ("h",))
+    assert isinstance(Call(SUGGESTIONS, app_model, Request(("a",), "bad", ())).run(), SuggestError)
 
 
 def test_the_scheduler_and_the_history_control_run_without_textual():

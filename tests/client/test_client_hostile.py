@@ -1,4 +1,4 @@
-"""Issue 59, cases 4, 5, 7 and 9: a server that answers badly (not HTTP, a body cut short,
+"""A server that answers badly (not HTTP, a body cut short,
 JSON nested past any reader, a byte a second, a hundred headers and more, an endless line,
 60 MB, outputs of the wrong shape) gives the client one SuggestError within its deadline, and
 the app's call returns it as an error instead of ending the app. No TensorFlow."""
@@ -12,7 +12,7 @@ import pytest
 
 import mtn_keras
 from mtn_keras.client.remote import MAX_ANSWER_BYTES, redacted
-from mtn_tui.model import ModelError
+from mtn_tui.model import SuggestError
 
 METADATA = {
     "metadata": {
@@ -128,12 +128,12 @@ def test_every_bad_answer_is_one_suggest_error_within_the_deadline(hostile, case
 
 @pytest.mark.parametrize("case", ["not-http", "nested", "ragged", "trickle"])
 def test_the_apps_call_returns_the_error_and_the_app_stays_up(hostile, case):
-    from mtn_tui.remote_model import RemoteBackend
+    from mtn_tui.remote_model import RemoteModel
     from mtn_tui.scheduler import SUGGESTIONS, Call, Request
 
-    backend = RemoteBackend(hostile + case, timeout=2)
-    answer = Call(SUGGESTIONS, backend, Request(("rome",), "ho", ())).run()
-    assert isinstance(answer, ModelError)
+    app_model = RemoteModel(hostile + case, timeout=2)
+    answer = Call(SUGGESTIONS, app_model, Request(("rome",), "ho", ())).run()
+    assert isinstance(answer, SuggestError)
 
 
 @pytest.mark.parametrize("model", [None, 123, ["default"], "", b"default"])
@@ -163,7 +163,7 @@ def test_a_password_in_the_address_is_never_printed(hostile):
 
 
 def test_a_long_query_beside_a_long_session_is_cut_as_the_server_cuts_it(hostile):
-    """Issue 59, case 8: the client sends at most the server's caps."""
+    """The client sends at most the server's caps."""
     sent = []
     model = mtn_keras.load(hostile + "good")
 

@@ -1,4 +1,4 @@
-"""Issue 58, item 8: an empty list says why, in one sentence, in the client's answer: the same
+"""An empty list says why, in one sentence, in the client's answer: the same
 sentence from a model in this process and over REST, decided from the input and the model's
 answer (mtn_keras/client/reasons.py); a list that holds suggestions says "" and is the plain
 list it always was."""

@@ -199,7 +199,7 @@ def test_data_cli_prepare_and_stats(tmp_path):
 
 
 def test_prepare_module_takes_the_options_without_a_subcommand(tmp_path):
-    # Issue 47: `python -m mtn_keras.prepare --input ...` said "invalid choice".
+    # `python -m mtn_keras.prepare --input ...` once said "invalid choice".
     log, out = write_log(tmp_path / "log.txt"), tmp_path / "out"
     done = subprocess.run(
         [sys.executable, "-m", "mtn_keras.prepare", "--input", log, "--out", out],

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
-from mtn_keras.decoding.beam_search import Beams, BeamSearch, Pool
+from mtn_keras.decoding.beam_search import Beams, BeamSearch, Finished
 
 A, B = 4, 5
 INF = np.inf
@@ -67,7 +67,7 @@ def test_force_prefix_keeps_only_the_forced_token_even_a_banned_one():
 
 
 def test_add_finished_keeps_the_best_and_collapses_reorderings():
-    pool = Pool(
+    pool = Finished(
         tf.constant([[[A, 0, 0, 0], [0, 0, 0, 0]]]),
         tf.constant([[-1.0, -INF]]),
         tf.constant([[-1.0, -INF]]),
@@ -95,7 +95,7 @@ def test_add_finished_keeps_the_best_and_collapses_reorderings():
 
 def test_add_finished_carries_each_hypothesis_trace():
     search = searcher(trace=lambda state: state)
-    pool = Pool(
+    pool = Finished(
         tf.zeros([1, 2, 4], tf.int32),
         tf.fill([1, 2], -INF),
         tf.fill([1, 2], -INF),
@@ -134,7 +134,7 @@ def test_should_stop_once_no_alive_beam_can_beat_a_full_pool():
 
 
 def test_finalize_pads_what_was_not_found():
-    pool = Pool(
+    pool = Finished(
         tf.constant([[[A, B, 0, 0], [B, 0, 0, 0]]]),
         tf.constant([[-0.5, -INF]]),
         tf.constant([[-0.7, -0.9]]),

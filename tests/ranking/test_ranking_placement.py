@@ -1,6 +1,6 @@
 """Where the user's history may stand in a list: the session's own best always shown, an
 earlier query that relates to nothing after every related suggestion and at most two of
-them (the unrelated-history setting placed `last`, issue 37's rule), and typed completions
+them (the unrelated-history setting placed `last`), and typed completions
 in the ranker's order; the setting's other values (its default: one, where the ranker puts
 them)."""
 

@@ -1,4 +1,4 @@
-"""The log's popular next queries (issue 48): which the log holds, which a session is offered,
+"""The log's popular next queries: which the log holds, which a session is offered,
 and where they stand in a list: after the ranked suggestions, at most the setting's number,
 none a shown suggestion already is, none while words are typed."""
 

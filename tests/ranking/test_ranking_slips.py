@@ -1,4 +1,4 @@
-"""The log's own misspellings read as slips (issue 58): rare in English, one typing edit from
+"""The log's own misspellings read as slips: rare in English, one typing edit from
 a word far more frequent in English and in the log; the index holds their corrections."""
 
 import pytest

@@ -1,5 +1,6 @@
-"""The list measures of issue 58 on hand-made logs: grounded items (the person's own words
-included), filler lists, SR@5 by kind of pair, the new-word hit@5 and the log anchor."""
+"""The list measures (scorecard/list_measures.py) on hand-made logs: grounded items (the
+person's own words included), filler lists, SR@5 by kind of pair, the new-word hit@5 and the
+log anchor."""
 
 import numpy as np
 import pytest

@@ -3,7 +3,7 @@
 innocent sessions and with only a history; and the first two and three letters of every query
 the log's evidence marks (its clicks reached adult sites, or it names one). Through the bundled
 model's completion signatures as TensorFlow Serving calls them, and a share of them through the
-client, the app's backend, the REST door and the gRPC door. The judge reads the whole dev log's
+client, the app's app_model, the REST door and the gRPC door. The judge reads the whole dev log's
 clicks (all users', more than the export saw), the word rule and the red team's own word lists;
 a failure gives counts, never a query."""
 
@@ -147,13 +147,13 @@ def routed(answer_for, evidence, starts):
 
 @pytest.mark.slow
 def test_the_client_and_the_app_show_nothing_unsafe_from_nothing(
-    bundled_client, bundled_backend, evidence, starts
+    bundled_client, bundled_app_model, evidence, starts
 ):
     def client(session, history, typed):
         return [s.text for s in bundled_client.complete(session, typed, history)]
 
     def app(session, history, typed):
-        return [s.text for s in bundled_backend.suggestions(session, typed, tuple(history or ()))]
+        return [s.text for s in bundled_app_model.suggestions(session, typed, tuple(history or ()))]
 
     for answer_for in (client, app):
         shown, items = routed(answer_for, evidence, starts)

@@ -242,7 +242,7 @@ def test_limits_and_versions_answer_in_one_line(client):
     assert client.get("/v1/models/tiny/versions/1/metadata").status_code == 200
     one = client.post("/v1/models/tiny/versions/1:predict", json={"instances": [["used cars"]]})
     assert one.status_code == 200, one.text
-    # issue 59, case 9: a path TensorFlow Serving has and this server has not, in JSON too
+    # a path TensorFlow Serving has and this server has not, in JSON too
     label = client.get("/v1/models/tiny/labels/stable")
     assert label.status_code == 404 and "no such path" in label.json()["error"]
     string = predict(client, {"inputs": {"session": "used cars"}})
@@ -257,7 +257,7 @@ def test_limits_and_versions_answer_in_one_line(client):
         (["--batch-wait-ms", "inf"], "from 0 to 1000"),
         (["--max-body-mb", "nan"], "--max-body-mb"),
         (["--host", "no.such.host.invalid"], "--host no.such.host.invalid"),
-        # issue 59, case 9: origins that a browser never sends
+        # origins that a browser never sends
         (["--allow-origin", "null"], "is no web origin"),
         (["--allow-origin", "notaurl"], "is no web origin"),
         (["--allow-origin", "https://good.example/"], "'https://good.example', without a path"),
@@ -313,7 +313,7 @@ def test_sigterm_stops_within_the_grace_whatever_a_client_does(exported):
 
 
 def test_a_nul_byte_is_a_separator_as_prepare_reads_it(client):
-    """Issue 59, case 9: "wea\\0ther" is read as "wea ther" over REST, as in process."""
+    """The text "wea\\0ther" is read as "wea ther" over REST, as in process."""
     answer = predict(client, {"signature_name": "suggest", "inputs": {"session": [["wea\0ther"]]}})
     assert answer.status_code == 200, answer.text
     assert answer.json()["outputs"]["queries"][0][-1] == "wea ther"

@@ -1,4 +1,4 @@
-"""Issue 59, case 3: one local client cannot shut out the others. Connections that stall in a
+"""One local client cannot shut out the others. Connections that stall in a
 request's headers or body, or never send a byte, are closed at the read deadline; an honest
 request beside hundreds of them is answered at once; a flood of one error is one log line a
 second. The server's own guard (serving/connections.py) around a trivial app: no model."""

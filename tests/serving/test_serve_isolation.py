@@ -1,4 +1,4 @@
-"""Issue 47: one client cannot harm another. A bad request is refused alone, a failed model
+"""One client cannot harm another. A bad request is refused alone, a failed model
 call is retried request by request, a large request is served a share at a time beside the
 small ones, and a request whose client has gone is dropped before it is computed."""
 

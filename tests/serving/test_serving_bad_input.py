@@ -83,7 +83,7 @@ def test_export_out_that_is_or_lies_under_a_file(trained_model_dir, tmp_path, ca
 
 
 def test_export_and_rank_say_why_the_bundled_model_is_not_taken(tmp_path, capsys, monkeypatch):
-    # Issue 47: "no such model directory" though `default` works wherever --model is taken.
+    # It once said "no such model directory" though `default` works wherever --model is taken.
     from mtn_keras import rank
 
     monkeypatch.chdir(tmp_path)

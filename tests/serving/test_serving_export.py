@@ -45,7 +45,7 @@ def test_suggestions_are_ranked_distinct_and_clean(service, trained):
 
 
 def test_a_run_of_characters_is_no_word_to_suggest(service):
-    """Issue 59, case 9: after a session of 512 a's, no suggestion holds them ("aaa...a com");
+    """After a session of 512 a's, no suggestion holds them ("aaa...a com");
     the words people type are suggested as before."""
     out = service.suggest(as_tensor([["a" * 512], ["cheap flights " + "b" * 40]]))
     texts = [t for t in out["suggestions"].numpy().astype(str).ravel() if t]
@@ -233,7 +233,7 @@ def test_suggest_answers_sessions_from_standard_input_one_line_each(trained_mode
 
 
 def test_suggest_answers_each_line_as_it_arrives(exported):
-    """Issue 47: a script keeps one process, writing a session and reading its answer."""
+    """A script keeps one process, writing a session and reading its answer."""
     import queue
     import threading
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtn_keras.data.text import normalise
-from mtn_keras.serving.text import MAX_WORD_CHARS, QueryNormaliser
+from mtn_keras.serving.text import MAX_READ_WORD_CHARS, QueryNormaliser
 
 FUZZ = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -22,7 +22,7 @@ def normaliser():
 
 def expected(text):
     """prepare's normalisation, with words cut as the serving graph cuts them."""
-    return " ".join(word[:MAX_WORD_CHARS] for word in normalise(text).split())
+    return " ".join(word[:MAX_READ_WORD_CHARS] for word in normalise(text).split())
 
 
 def graph(normaliser, texts):
@@ -58,7 +58,7 @@ def test_an_unfinished_last_word_is_seen_as_in_prepare(normaliser, texts):
 
 
 def test_long_words_are_cut(normaliser):
-    assert graph(normaliser, ["x" * 100_000 + " Y"]) == ["x" * MAX_WORD_CHARS + " y"]
+    assert graph(normaliser, ["x" * 100_000 + " Y"]) == ["x" * MAX_READ_WORD_CHARS + " y"]
 
 
 @pytest.fixture(scope="module")
@@ -133,13 +133,13 @@ def test_a_prefix_batch_unlike_the_session_batch_is_named(loaded):
 
 
 def test_a_100000_character_prefix_is_cut_like_a_query(service):
-    """Cut to MAX_WORD_CHARS, the unfinished word is still no known word: nothing is shown
+    """Cut to MAX_READ_WORD_CHARS, the unfinished word is still no known word: nothing is shown
     rather than its continuation (the `nonwords` filter)."""
     out = service.complete(tf.constant([["cheap flights"]]), tf.constant(["x" * 100_000]))
     texts = out["suggestions"].numpy().astype(str)[0]
     assert texts.shape == (service.k,) and not any(texts)
     typed = service.typed.read(tf.constant(["x" * 100_000])).text.numpy()[0]
-    assert typed == b"x" * MAX_WORD_CHARS
+    assert typed == b"x" * MAX_READ_WORD_CHARS
 
 
 # The python service runs the graph of the SavedModel's signatures without XLA, so one trace

@@ -152,12 +152,11 @@ def test_an_empty_session_gets_the_logs_completions_once_words_are_typed(hybrid,
 def test_typing_an_earlier_query_of_the_session_again_completes_it(hybrid):
     import tensorflow as tf
 
-    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
 
     session = tensor([["hotel deals", "used cars"]] * 3)
     typed = tf.constant(["hot", "us", ""])
-    table = candidate_table(hybrid, session, typed, history_tensor([[]] * 3))
+    table = hybrid.candidate_table(session, typed, history_tensor([[]] * 3))
     candidates, valid = texts(table, "texts"), table["valid"].numpy()
     sources, features = texts(table, "sources"), table["features"].numpy()
     at = candidates[0].index("hotel deals")
@@ -231,13 +230,12 @@ def test_an_empty_history_is_no_evidence_and_ranks_as_without_one(hybrid, ranked
     (worked out here from the candidate table, not by the graph's threshold and placement)."""
     import tensorflow as tf
 
-    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
     from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
     from mtn_keras.ranking.rules import word_set
 
     empty = history_tensor([[]] * len(SESSIONS))
-    table = candidate_table(hybrid, tensor(SESSIONS), tf.fill([len(SESSIONS)], ""), empty)
+    table = hybrid.candidate_table(tensor(SESSIONS), tf.fill([len(SESSIONS)], ""), empty)
     features = table["features"].numpy()
     history = [FEATURES.index(name) for name in ("from_history", *HISTORY_EVIDENCE)]
     assert not features[..., history].any()
@@ -262,12 +260,11 @@ def test_an_empty_history_is_no_evidence_and_ranks_as_without_one(hybrid, ranked
 def test_the_users_history_comes_back_ranked_and_filtered(hybrid):
     import tensorflow as tf
 
-    from mtn_keras.ranking.build import candidate_table
     from mtn_keras.ranking.features import FEATURES
     from mtn_keras.ranking.rules import repeats_a_word, repeats_session
 
     empty = tf.fill([len(SESSIONS)], "")
-    table = candidate_table(hybrid, tensor(SESSIONS), empty, history_tensor(HISTORY))
+    table = hybrid.candidate_table(tensor(SESSIONS), empty, history_tensor(HISTORY))
     candidates, valid = texts(table, "texts"), table["valid"].numpy()
     mine = table["features"].numpy()[..., FEATURES.index("from_history")]
     # what followed "cheap flights" (the session's first query) in the first user's history
@@ -377,7 +374,7 @@ def test_a_history_entry_is_cut_to_the_models_query_length(hybrid):
 
 
 def test_the_unrelated_history_setting_caps_the_users_unrelated_queries(ranked, hybrid):
-    """Issue 48's knob: at most `unrelated_history` of the user's earlier queries that relate
+    """At most `unrelated_history` of the user's earlier queries that relate
     to nothing in the session stand in a list (the default: one, where the ranker puts it,
     never first)."""
     unrelated = ["zebra crossing", "quantum physics", "garden gnome", "violin lessons"]

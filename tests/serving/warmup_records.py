@@ -5,7 +5,7 @@ with inputs it takes, and is answered by it."""
 import tensorflow as tf
 from tensorflow_serving.apis import prediction_log_pb2
 
-from mtn_keras.serving.warmup import SIGNATURES
+from mtn_keras.serving.warmup import WARMED_SIGNATURES
 
 
 def read_request(record):
@@ -17,14 +17,14 @@ def read_request(record):
 
 
 def check_warmup(path, model):
-    """The export at `path` holds one warm-up request for each signature of SIGNATURES it has,
-    for `model`, whose inputs are the signature's, with their dtypes and ranks, and each
+    """The export at `path` holds one warm-up request for each signature of WARMED_SIGNATURES
+    it has, for `model`, whose inputs are the signature's, with their dtypes and ranks, and each
     answers a list when called with them. Returns the signatures asked."""
     records = tf.data.TFRecordDataset(str(path / "assets.extra" / "tf_serving_warmup_requests"))
     requests = [read_request(record.numpy()) for record in records]
     loaded = tf.saved_model.load(str(path))
     asked = [signature for _, signature, _ in requests]
-    assert asked == [name for name in SIGNATURES if name in loaded.signatures]
+    assert asked == [name for name in WARMED_SIGNATURES if name in loaded.signatures]
     for name, signature, inputs in requests:
         assert name == model
         function = loaded.signatures[signature]

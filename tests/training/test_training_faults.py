@@ -1,4 +1,4 @@
-"""The second round of fault injection on `train`: a run folder held by a live run, settings
+"""Faults injected into `train`: a run folder held by a live run, settings
 no run can use, a backup cut by a kill, a log row lost between the backup and the
 checkpoint, a run killed before its first epoch, and a loss that turns NaN."""
 

@@ -1,7 +1,7 @@
 """`train` under KERAS_BACKEND=jax in a process that cannot import TensorFlow (the Python of
 .venv-jax, which .ci/run makes from requirements-jax.txt and benchmarks/gpu_wheels.txt):
 its losses on the first 20 batches are TensorFlow's, a killed run resumes, and the model it
-writes is read, ranked, exported and answers under TensorFlow (issue 50)."""
+writes is read, ranked, exported and answers under TensorFlow."""
 
 import json
 import math

@@ -79,7 +79,7 @@ def test_an_interrupted_staging_leaves_the_previous_output(tmp_path):
 
 
 def test_errors_while_staging_name_the_users_path_not_a_temporary_file(tmp_path, monkeypatch):
-    # Issue 47: "Permission denied: .prepare-6554-....lock" named a file the person never gave.
+    # An error once named a temporary file the person never gave (".prepare-6554-....lock").
     import tempfile
 
     from mtn_keras.base.outputs import staged_file

@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from mtn_tui import main as cli
-from mtn_tui.remote_model import RemoteBackend
+from mtn_tui.pilot import settle
+from mtn_tui.remote_model import RemoteModel
 from mtn_tui.tui import MtnApp
-from tools.app_pilot import settle
 
 OUTPUTS = {
     "suggestions": [["rome hotels"]],
@@ -55,13 +55,13 @@ def address():
     server.server_close()
 
 
-def test_the_backend_names_the_server_without_the_password(address):
+def test_the_app_model_names_the_server_without_the_password(address):
     where, url = address
     steps = []
-    backend = RemoteBackend(url, steps.append)
-    assert backend.name == f"m on {where}"
+    app_model = RemoteModel(url, steps.append)
+    assert app_model.name == f"m on {where}"
     assert steps == [f"Asking http://{where}/v1/models/m…"]
-    assert backend.suggestions(["rome"])[0].text == "rome hotels"
+    assert app_model.suggestions(["rome"])[0].text == "rome hotels"
 
 
 async def test_the_header_shows_no_password(address):

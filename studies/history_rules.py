@@ -7,7 +7,7 @@ order of the history's own candidates could reach; then the shipped rule's lists
 log's popular next queries (DecodeConfig.popular) beside adj. How hybrid.placed and the
 popular setting were chosen (docs/ranking.md).
 
-Usage: python -m tools.history_rules [--model runs/default] [--data data/aol-90] [--every 2]
+Usage: python -m studies.history_rules [--model runs/default] [--data data/aol-90] [--every 2]
 """
 
 import argparse
@@ -225,7 +225,7 @@ def lists(cands, rule, thresholds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tools.history_rules", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m studies.history_rules", description=__doc__)
     parser.add_argument("--model", default="runs/default", help="a run folder with a ranking")
     parser.add_argument("--data", default="data/aol-90", help="its prepared dataset")
     parser.add_argument("--every", type=int, default=2, help="every n-th validation pair")

@@ -2,7 +2,7 @@
 reference export, on made-up sessions (issue 46's rows and slips of our own), as a markdown
 table (docs/quality.md, "Typing with a slip").
 
-Usage: python -m tools.typo_lists --reference OLD_EXPORT [--model NEW_EXPORT]
+Usage: python -m studies.typo_lists --reference OLD_EXPORT [--model NEW_EXPORT]
 """
 
 import argparse

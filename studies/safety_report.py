@@ -3,7 +3,7 @@ signatures, and what its string tables hold, by the safety rule (mtn_keras/data/
 the red-team's own judge: the figures of issue 57, before and after. Prints counts only, never
 a query.
 
-Run: python -m tools.safety_report --model saved_models/default/savedmodel
+Run: python -m studies.safety_report --model saved_models/default/savedmodel
 """
 
 import argparse

@@ -2,7 +2,7 @@
 is tests/fixtures/made-up-history.tsv (the app's export format), each answered with and
 without that history by a SavedModel; prints a markdown table.
 
-Usage: python -m tools.searcher_lists [--model saved_models/default/savedmodel]
+Usage: python -m studies.searcher_lists [--model saved_models/default/savedmodel]
 """
 
 import argparse

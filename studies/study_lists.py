@@ -1,15 +1,15 @@
-"""The judged study of issue 58: the lists of tools/study_sessions.py's 40 sessions by a model,
-with nothing typed and while typing, without and with the made-up person's history; and,
-given the judgments (tools/study_judgments.py), the share of good, generic and junk items
-and of clickable lists. Prints markdown.
+"""The judged study of the lists: a model's lists for the 40 sessions of
+studies/lists/sessions.tsv, with nothing typed and while typing, without and with the made-up
+person's history; and, given the judgments (studies/lists/judgments.tsv), the share of good,
+generic and junk items and of clickable lists. Prints markdown.
 
-Usage: python -m tools.study_lists [--model saved_models/default/savedmodel] [--judge]
+Usage: python -m studies.study_lists [--model saved_models/default/savedmodel] [--judge]
 """
 
 import argparse
 
-from tools.searcher_lists import made_up_history
-from tools.study_sessions import STUDY
+from studies.searcher_lists import made_up_history
+from studies.study_sessions import STUDY, judgments
 
 KINDS = ("nothing typed", "nothing typed, with history", "typing", "typing, with history")
 
@@ -65,8 +65,7 @@ def main(argv=None):
         cells = [", ".join(text for text, _ in found[i, kind]) or "—" for kind in KINDS]
         print(f"| {' > '.join(session)} | {typed} | " + " | ".join(cells) + " |")
     if args.judge:
-        from tools.study_judgments import JUDGED
-
+        JUDGED = judgments(len(STUDY))
         shown = {(i, text) for (i, _), items in found.items() for text, _ in items}
         missing = sorted(shown - set(JUDGED))
         if missing:

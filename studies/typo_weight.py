@@ -4,7 +4,7 @@ on every Nth paper pair, once per weight on the same pairs, with the first 5 and
 characters of the next query typed clean and with one seeded slip; the count of pairs whose
 next query is among the five shown. How the weight was chosen (docs/quality.md).
 
-Usage: python -m tools.typo_weight --model runs/default --input data/aol-valid-users.txt
+Usage: python -m studies.typo_weight --model runs/default --input data/aol-valid-users.txt
            [--weights 0.1,0.3] [--prefix 5,8] [--every 4]
 """
 

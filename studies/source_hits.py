@@ -3,7 +3,7 @@ characters, as typed and with one seeded slip (evaluate's cases), the items show
 next queries found by each source (`model`, `log`, `log+fixed`, ...; the beam's own split
 into one word or more). How issue 58's third round chose its rules on the validation users.
 
-Usage: python -m tools.source_hits [--model runs/default] [--data data/aol-90]
+Usage: python -m studies.source_hits [--model runs/default] [--data data/aol-90]
 [--split valid] [--every 4]
 """
 

@@ -5,7 +5,7 @@ innocent_hosts.txt, how many queries and rows its exception keeps from being mar
 only; with --sample N, N of the queries marked beyond the word rule, drawn with --seed, to
 read by hand (printed to the terminal: keep them out of docs).
 
-Run: python -m tools.evidence_report --input ../shared/data/aol/aol-top1000-dev.txt.gz
+Run: python -m studies.evidence_report --input ../shared/data/aol/aol-top1000-dev.txt.gz
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""tools/history_rules.py measures placement rules in numpy; its rule for the shipped
+"""studies/history_rules.py measures placement rules in numpy; its rule for the shipped
 placement must give the lists of the serving graph's `hybrid.placed`."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.ranking.hybrid import capped, placed  # noqa: E402
-from tools.history_rules import LAST, RULES, SHIPPED, history_order, shown  # noqa: E402
+from studies.history_rules import LAST, RULES, SHIPPED, history_order, shown  # noqa: E402
 
 THRESHOLDS = (0.001, 0.01)
 
@@ -27,7 +27,7 @@ def graph_list(cands, unrelated, last):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_the_tools_rules_are_the_graphs(seed):
+def test_the_studys_rules_are_the_graphs(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 12))  # the graph has at least k columns
     mine = rng.random(n) < 0.6

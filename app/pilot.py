@@ -1,6 +1,6 @@
 """The app driven headless by Textual's pilot: waiting for its model calls and a scripted
-session of made-up queries, for the app's tests, its latency bench and the README screenshot.
-Not shipped with the app."""
+session of made-up queries, for the app's tests, its latency bench and the README screenshot
+(tools/screenshot.py); shipped with the app, so that an installed copy can be driven too."""
 
 import asyncio
 

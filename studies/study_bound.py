@@ -5,7 +5,7 @@ last query retyped with one slip, or the typed words continued by a word that fo
 last one in some query. A list can be clickable only where one exists; the rest bound the
 share of clickable lists.
 
-Usage: python -m tools.study_bound [--data data/aol-90]
+Usage: python -m studies.study_bound [--data data/aol-90]
 """
 
 import argparse
@@ -13,8 +13,8 @@ from itertools import chain
 from pathlib import Path
 
 from mtn_keras.scorecard.typos import one_edit
-from tools.searcher_lists import made_up_history
-from tools.study_sessions import STUDY
+from studies.searcher_lists import made_up_history
+from studies.study_sessions import STUDY
 
 
 def log_queries(data):
