@@ -1,5 +1,5 @@
 """What a person waits for before the first answer, in fresh processes: the app's model
-app_model until ready (importing TensorFlow, reading the model, compiling its signature: the
+until ready (importing TensorFlow, reading the model, compiling its signature: the
 app's own `start_seconds`) and one `python -m mtn_keras.suggest` command, each with a cold
 XLA cache (an empty folder) and then a warm one.
 
@@ -7,7 +7,7 @@ Run: python benchmarks/bench_start.py [--model default] [--reference PATH]
 [--reference-code DIR] [--rounds 3] [--server | --serve]. With --reference (another SavedModel) or
 --reference-code (another checkout of this repository, e.g. `git archive main | tar -x -C
 DIR`, run on the same model), the two alternate round by round, so the ratio holds on a
-noisy machine; the medians are printed. With --server, the app's app_model in process (warm
+noisy machine; the medians are printed. With --server, the app's model in process (warm
 XLA cache) alternates instead with the app on a warm local `python -m mtn_keras.serve` of the
 same model (`mtn-tui --server`: its metadata read and a first `complete` answered).
 

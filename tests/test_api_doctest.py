@@ -27,7 +27,7 @@ def one_opening_of_each_model():
         "mtn_keras.client",
         "mtn_keras.client.suggester",
         "mtn_keras.client.answer",
-        "mtn_keras.client.inputs",
+        "mtn_keras.serving.savedmodel",
         "mtn_keras.serving.service",
     ],
 )

@@ -458,7 +458,7 @@ def test_main_runs_the_app_with_the_given_model_and_the_process_settings(monkeyp
     monkeypatch.setattr(cli, "MtnApp", FakeApp)
     cli.main(["--model", "somewhere/savedmodel"])
     assert runs == [("somewhere/savedmodel", skip_graph_rewrites)]
-    assert "--xla_app_model_optimization_level" in os.environ["XLA_FLAGS"]
+    assert "--xla_backend_optimization_level" in os.environ["XLA_FLAGS"]
 
 
 def test_readme_lists_the_keys_from_the_bindings():

@@ -3,7 +3,7 @@
 innocent sessions and with only a history; and the first two and three letters of every query
 the log's evidence marks (its clicks reached adult sites, or it names one). Through the bundled
 model's completion signatures as TensorFlow Serving calls them, and a share of them through the
-client, the app's app_model, the REST door and the gRPC door. The judge reads the whole dev log's
+client, the app's model, the REST door and the gRPC door. The judge reads the whole dev log's
 clicks (all users', more than the export saw), the word rule and the red team's own word lists;
 a failure gives counts, never a query."""
 

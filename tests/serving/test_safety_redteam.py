@@ -102,7 +102,7 @@ def served_bundle(serve):
 
 
 @pytest.mark.slow
-def test_the_rest_server_and_the_apps_remote_app_model_show_nothing_unsafe(served_bundle):
+def test_the_rest_server_and_the_apps_remote_model_show_nothing_unsafe(served_bundle):
     from mtn_tui.remote_model import RemoteModel
 
     model = mtn_keras.load(served_bundle)
