@@ -2,7 +2,7 @@
 // while something is typed and `suggest` when nothing is, the session so far (the trail) as
 // its context, and the person's own history only if they ask for it, kept in this browser.
 import { kept } from "./secrets.js";
-import { counted, normalise, safetyRules, shown, strip, whyEmpty } from "./words.js";
+import { counted, mayShow, normalise, safetyRules, strip, whyEmpty } from "./words.js";
 
 const MODEL = document.querySelector('meta[name="mtn-model"]').content;
 const DEBOUNCE_MS = 30; // a request waits this long for the next key, then goes
@@ -91,7 +91,7 @@ function receive(timing, session, status, text) {
   const sources = outputs.sources ? outputs.sources[0] : texts.map(() => "");
   const items = texts
     .map((suggestion, i) => ({ text: suggestion, source: sources[i] }))
-    .filter((item) => item.text && shown(item.text, state.rules));
+    .filter((item) => item.text && mayShow(item.text, state.rules));
   const why = items.length ? "" : whyEmpty(session, timing.typed, texts, state.rules);
   draw(items, timing.typed, why);
   timing.drawn = performance.now();

@@ -49,7 +49,7 @@ export function childUnsafe(query, rules) {
 }
 
 /** Whether a suggestion may be shown: never an explicit one (the clients' own check). */
-export function shown(text, rules) {
+export function mayShow(text, rules) {
   const read = without(` ${normalise(text)} `, rules.innocent);
   return !rules.child.test(read) && !rules.explicit.test(without(read, rules.information));
 }
