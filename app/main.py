@@ -36,6 +36,13 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mtn-tui", description="Type a session of queries and watch next-query suggestions."
     )
+    add_model_options(parser)
+    add_history_options(parser)
+    return parser
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the model and what it may show and be sent."""
     parser.add_argument(
         "--model",
         metavar="PATH",
@@ -63,6 +70,10 @@ def parser() -> argparse.ArgumentParser:
         help="show sexually explicit suggestions where the model gives them (hidden by "
         "default; a query seeking sexual content involving minors is never shown)",
     )
+
+
+def add_history_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the history store, and its file work done without the interface."""
     parser.add_argument(
         "--history",
         metavar="PATH",
@@ -98,7 +109,6 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--force", action="store_true", help="let --export-history replace an existing FILE"
     )
-    return parser
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,6 +2,14 @@
 bundled model or a TensorFlow Serving REST endpoint behind one interface (`Suggester`) that
 answers plain dataclasses.
 
+A Suggester's `suggest(session, history=None)` and `complete(session, prefix, history=None)`
+answer an Answer: a list of Suggestion(text, score, source), best first (the log's popular
+queries after the ranked ones, docs/contracts.md), whose `why` says in one sentence why it is
+empty ("" when it is not), and with `details=True` what the model read (copy and session
+attention, the history kept); its `attention(session)` an Attention(weights, queries,
+positions). A session is a list of query strings, oldest first; a batch, a list of sessions,
+gets a list of answers.
+
 Importing it imports no TensorFlow: a local model imports it when it is opened, and a server's
 model never does.
 """
@@ -38,13 +46,8 @@ def load(
             a day).
 
     Returns:
-        A Suggester. `suggest(session, history=None)` and `complete(session, prefix,
-        history=None)` answer an Answer: a list of Suggestion(text, score, source), best
-        first (the log's popular queries after the ranked ones, docs/contracts.md), whose
-        `why` says in one sentence why it is empty ("" when it is not), and with
-        `details=True` what the model read (copy and session attention, the history kept);
-        `attention(session)` an Attention(weights, queries, positions). A session is a list
-        of query strings, oldest first; a batch, a list of sessions, gets a list of answers.
+        A Suggester: its `suggest`, `complete` and `attention` (the module's docstring says
+        what each answers).
 
     Raises:
         SuggestError: for a path that is no model, an address or timeout that is not one,

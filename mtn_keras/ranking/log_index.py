@@ -96,43 +96,13 @@ class QueryLogIndex:
         if len(users) != len(sessions):
             raise ValueError(f"{len(users):,} users for {len(sessions):,} sessions")
         evidence = evidence or Evidence()
-        unsafe = evidence.child_unsafe
-        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
-        sessions, users = [s for s, _ in kept], [u for _, u in kept]
-        slips = log_slips(q for session in sessions for q in session)
-        sessions = [[corrected(q, slips) for q in session] for session in sessions]
-        kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
-        sessions, users = [s for s, _ in kept], [u for _, u in kept]  # a fix can make one
+        sessions, users, slips = _safe_sessions(sessions, users, evidence)
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
-        ids = {q: i for i, q in enumerate(queries)}
-        follow: Counter[tuple[int, int]] = Counter()
-        later: Counter[tuple[int, int]] = Counter()
-        people: defaultdict[tuple[int, int], set[Hashable]] = defaultdict(set)
-        for session, user in zip(sessions, users):
-            for query, following in zip(session, session[1:]):
-                if following != query:
-                    follow[ids[query], ids[following]] += 1
-            pairs = {
-                (ids[query], ids[other])
-                for i, query in enumerate(session)
-                for other in session[i + 1 :]
-                if other != query
-            }
-            later.update(pairs)
-            for pair in pairs:
-                if len(people[pair]) < PEOPLE:
-                    people[pair].add(user)
-        shared = [pair for pair, who in people.items() if len(who) >= PEOPLE]
+        follow, later, shared = _pair_counts(sessions, users, {q: i for i, q in enumerate(queries)})
         offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
-        # first -> its neighbours in order (a dict keeps order)
-        rows: defaultdict[int, dict[int, None]] = defaultdict(dict)
-        for table in (follow, later):
-            for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
-                if offerable[second]:
-                    rows[first].setdefault(second)
-        neighbour_lists = [list(rows[i])[:neighbours] for i in range(size)]
+        neighbour_lists = _neighbour_lists(follow, later, offerable, neighbours)
         holding = defaultdict(list)
         for i, query in enumerate(queries):
             for word in dict.fromkeys(query.split()):
@@ -264,6 +234,54 @@ class QueryLogIndex:
 def ok_candidate(query: str, blocked: Iterable[str]) -> bool:
     """A query the index may offer: no blocked word, no word twice."""
     return not (repeats_a_word(query) or blocks(query, blocked))
+
+
+def _safe_sessions(sessions, users, evidence):
+    """(sessions, users, slips): the sessions without one that seeks sexual content involving
+    minors, their misspellings corrected (slips.py), and checked again: a fix can make one."""
+    unsafe = evidence.child_unsafe
+    kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
+    slips = log_slips(q for session, _ in kept for q in session)
+    kept = [([corrected(q, slips) for q in session], user) for session, user in kept]
+    kept = [(s, u) for s, u in kept if not any(map(unsafe, s))]
+    return [s for s, _ in kept], [u for _, u in kept], slips
+
+
+def _pair_counts(sessions, users, ids):
+    """(follow, later, shared): how often each (query id, next query id) pair came one after
+    the other, in how many sessions each (query, later query) pair came, and the pairs
+    that PEOPLE or more users made."""
+    follow: Counter[tuple[int, int]] = Counter()
+    later: Counter[tuple[int, int]] = Counter()
+    people: defaultdict[tuple[int, int], set[Hashable]] = defaultdict(set)
+    for session, user in zip(sessions, users):
+        for query, following in zip(session, session[1:]):
+            if following != query:
+                follow[ids[query], ids[following]] += 1
+        pairs = {
+            (ids[query], ids[other])
+            for i, query in enumerate(session)
+            for other in session[i + 1 :]
+            if other != query
+        }
+        later.update(pairs)
+        for pair in pairs:
+            if len(people[pair]) < PEOPLE:
+                people[pair].add(user)
+    shared = [pair for pair, who in people.items() if len(who) >= PEOPLE]
+    return follow, later, shared
+
+
+def _neighbour_lists(follow, later, offerable, neighbours):
+    """Each query id's first `neighbours` offerable neighbours: its followers by count, then
+    its later queries by count."""
+    # first -> its neighbours in order (a dict keeps order)
+    rows: defaultdict[int, dict[int, None]] = defaultdict(dict)
+    for table in (follow, later):
+        for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
+            if offerable[second]:
+                rows[first].setdefault(second)
+    return [list(rows[i])[:neighbours] for i in range(len(offerable))]
 
 
 def _keys(table, size):

@@ -121,13 +121,9 @@ def completion_report(
         earlier = earlier if earlier is None else earlier[::every]
         contexts = [context for context, _ in pairs]
         own = contexts if earlier is None else [c + e for c, e in zip(contexts, earlier)]
-        lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
-        if earlier is not None:
-            if complete_with_history is None:
-                raise ValueError("histories to score need a complete_with_history")
-            lists[f"{name} + history"] = in_batches(
-                complete_with_history, batch_size, contexts, prefixes, earlier
-            )
+        lists = model_lists(
+            complete, complete_with_history, name, batch_size, contexts, prefixes, earlier
+        )
         lists |= anchor_lists(mpc, contexts, prefixes, earlier, k, typos)
         report[case] = {
             row: case_scores(found, pairs, groups, k, resamples, seed)
@@ -144,6 +140,27 @@ def completion_report(
         )
         anchors[case] = anchor_figures(log, pairs, groups, resamples, seed, prefixes)
     return report | {"log_anchor": anchors}
+
+
+def model_lists(
+    complete: Completer,
+    complete_with_history: Completer | None,
+    name: str,
+    batch_size: int,
+    contexts: list[list[str]],
+    prefixes: list[str],
+    earlier: list[list[str]] | None,
+) -> dict[str, list[list[str]]]:
+    """The model's completions of each row (row `name`) and, with the rows' histories
+    (`earlier`), those of `complete_with_history` too (row "NAME + history")."""
+    lists = {name: in_batches(complete, batch_size, contexts, prefixes)}
+    if earlier is not None:
+        if complete_with_history is None:
+            raise ValueError("histories to score need a complete_with_history")
+        lists[f"{name} + history"] = in_batches(
+            complete_with_history, batch_size, contexts, prefixes, earlier
+        )
+    return lists
 
 
 def in_batches(complete: Completer, batch_size: int, *columns: Sequence[object]) -> list[list[str]]:

@@ -64,21 +64,7 @@ def evaluate_suggesters(
     results: dict[str, dict[str, Any]] = {}
     shown: dict[str, list[list[str]]] = {}
     for name, suggest in suggesters.items():
-        lists: list[list[str]] = []
-        said = 0
-        for start in range(0, len(contexts), batch_size):
-            batch_contexts = contexts[start : start + batch_size]
-            if reads_history(suggest):
-                if histories is None:
-                    raise ValueError(f"suggester {name} reads histories, and the pairs have none")
-                batch = suggest(batch_contexts, histories[start : start + batch_size])
-            else:
-                batch = suggest(batch_contexts)
-            lists.extend([text for text, _ in suggestions] for suggestions in batch)
-            if progress:
-                said = show_progress(name, len(lists), len(contexts), said)
-        if progress and sys.stderr.isatty():
-            print(file=sys.stderr)
+        lists = shown_lists(name, suggest, contexts, histories, batch_size, progress)
         hypotheses = [texts[0] if texts else "" for texts in lists]
         results[name] = {
             "pairs": len(pairs),
@@ -97,6 +83,34 @@ def evaluate_suggesters(
         readers = {name for name, s in suggesters.items() if reads_history(s)}
         add_list_measures(results, shown, pairs, log, groups, resamples, seed, histories, readers)
     return results
+
+
+def shown_lists(
+    name: str,
+    suggest: BatchSuggester,
+    contexts: list[list[str]],
+    histories: Sequence[Sequence[str]] | None,
+    batch_size: int,
+    progress: bool,
+) -> list[list[str]]:
+    """The texts `suggest` shows for each of `contexts`, asked `batch_size` at a time (with
+    the `histories` when it `reads_history`), saying how far it got when `progress` is on."""
+    lists: list[list[str]] = []
+    said = 0
+    for start in range(0, len(contexts), batch_size):
+        batch_contexts = contexts[start : start + batch_size]
+        if reads_history(suggest):
+            if histories is None:
+                raise ValueError(f"suggester {name} reads histories, and the pairs have none")
+            batch = suggest(batch_contexts, histories[start : start + batch_size])
+        else:
+            batch = suggest(batch_contexts)
+        lists.extend([text for text, _ in suggestions] for suggestions in batch)
+        if progress:
+            said = show_progress(name, len(lists), len(contexts), said)
+    if progress and sys.stderr.isatty():
+        print(file=sys.stderr)
+    return lists
 
 
 def split_by_history(

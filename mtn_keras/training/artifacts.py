@@ -81,30 +81,7 @@ def load_trained(path: str, ranking: bool = True) -> TrainedModel:
     its ranking (`python -m mtn_keras.rank`) when it has one and `ranking` is on. The name
     `default` is refused in one line: the bundled model is an export already, without the
     Keras model that export and rank start from."""
-    if str(path) == DEFAULT:
-        raise ModelDirError(
-            f"default is the bundled model, already exported ({bundled_model()}) and without "
-            "the model.keras of a run folder: use it as it is (suggest, evaluate, serve and "
-            "mtn-tui take --model default), or give a run folder of train (./default for a "
-            "folder of that name)"
-        )
-    if not os.path.isdir(path):
-        raise ModelDirError(f"{path}: no such model directory")
-    files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
-    for name, file in files.items():
-        if (
-            name == "model.keras"
-            and not os.path.isfile(file)
-            and os.path.isdir(os.path.join(path, "backup"))
-        ):
-            raise ModelDirError(
-                f"{path}: its training did not finish (no model.keras); continue "
-                f"it with `python -m mtn_keras.train ... --out {path} --resume`"
-            )
-        if not os.path.isfile(file):
-            raise ModelDirError(
-                f"{path}: {name} is missing (not a directory written by mtn_keras.train)"
-            )
+    files = run_files(path)
     try:
         with open(files["config.json"], encoding="utf-8") as handle:
             saved = json.load(handle)
@@ -139,3 +116,33 @@ def load_trained(path: str, ranking: bool = True) -> TrainedModel:
         except ValueError as error:
             raise ModelDirError(str(error)) from None
     return TrainedModel(saved.get("model", "mtn"), model, vocab, config, path, data_dir, found)
+
+
+def run_files(path: str) -> dict[str, str]:
+    """The paths of model.keras, vocab.txt and config.json in the run folder `path`, checked
+    first so that each way a folder is no finished run gets its own one-line ModelDirError."""
+    if str(path) == DEFAULT:
+        raise ModelDirError(
+            f"default is the bundled model, already exported ({bundled_model()}) and without "
+            "the model.keras of a run folder: use it as it is (suggest, evaluate, serve and "
+            "mtn-tui take --model default), or give a run folder of train (./default for a "
+            "folder of that name)"
+        )
+    if not os.path.isdir(path):
+        raise ModelDirError(f"{path}: no such model directory")
+    files = {name: os.path.join(path, name) for name in ("model.keras", "vocab.txt", "config.json")}
+    for name, file in files.items():
+        if (
+            name == "model.keras"
+            and not os.path.isfile(file)
+            and os.path.isdir(os.path.join(path, "backup"))
+        ):
+            raise ModelDirError(
+                f"{path}: its training did not finish (no model.keras); continue "
+                f"it with `python -m mtn_keras.train ... --out {path} --resume`"
+            )
+        if not os.path.isfile(file):
+            raise ModelDirError(
+                f"{path}: {name} is missing (not a directory written by mtn_keras.train)"
+            )
+    return files
