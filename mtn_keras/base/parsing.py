@@ -1,5 +1,5 @@
 """Values read from the command line: each turns a string into a value or raises ValueError,
-as argparse's `type=` expects. The configs' options name them (config.py)."""
+as argparse's `type=` expects. The configs' options name them (config.py, decode_config.py)."""
 
 import math
 

@@ -10,8 +10,13 @@ from typing import Any, NamedTuple, TypeAlias
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, UNK
+from mtn_keras.decoding.blocking import (
+    NEG_INF,
+    block_repeated_bigrams,
+    block_repeated_words,
+    collapse_duplicates,
+)
 
-NEG_INF = float("-inf")
 # What the step function carries along the hypotheses: a tf.nest structure of tensors
 # (`beam_search` tiles and reorders it), whatever the model's steps keep.
 State: TypeAlias = Any
@@ -37,58 +42,6 @@ def top_k(x: tf.Tensor, k: int, chunk: int = 256) -> tuple[tf.Tensor, tf.Tensor]
     values, position = tf.math.top_k(tf.reshape(candidates, [-1, k * chunk]), k)
     index = tf.gather(best, position // chunk, batch_dims=1) * chunk + position % chunk
     return values, tf.minimum(index, size - 1)
-
-
-def collapse_duplicates(seqs: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
-    """Set to -inf the score of every hypothesis whose multiset of ids equals a better one's.
-
-    seqs int32 [B, M, L] (0-padded), scores float32 [B, M]; ties keep the earlier index.
-    """
-    keys = tf.sort(seqs, axis=-1)
-    same = tf.reduce_all(keys[:, :, None, :] == keys[:, None, :, :], axis=-1)
-    return tf.where(beaten(same, scores), NEG_INF, scores)
-
-
-def beaten(same: tf.Tensor, scores: tf.Tensor) -> tf.Tensor:
-    """[B, M]: an item `same` [B, M, M] as one of higher score, or as an earlier one of
-    equal score."""
-    index = tf.range(tf.shape(scores)[1])
-    earlier = index[None, :] < index[:, None]
-    better = (scores[:, None, :] > scores[:, :, None]) | (
-        (scores[:, None, :] == scores[:, :, None]) & earlier[None]
-    )
-    return tf.reduce_any(same & better, axis=-1)
-
-
-def block_repeated_words(
-    log_probs: tf.Tensor, seqs: tf.Tensor, t: int | tf.Tensor, continuing: tf.Tensor | None = None
-) -> tf.Tensor:
-    """-inf for every token already in its hypothesis (`seqs` [N, L], generated before
-    step t): no word twice in a suggestion. `continuing` (bool, by id; ids past its end take
-    its last entry) marks the WordPiece pieces that continue a word ("##s"): they may come back."""
-    earlier = tf.range(tf.shape(seqs)[1])[None, :] < t
-    if continuing is not None:
-        earlier &= ~tf.gather(continuing, tf.minimum(seqs, tf.shape(continuing)[0] - 1))
-    ids = tf.where(earlier, seqs, PAD)  # column <pad> is never a result anyway
-    rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
-    indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
-    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
-
-
-def block_repeated_bigrams(
-    log_probs: tf.Tensor, previous: tf.Tensor, seqs: tf.Tensor, t: int | tf.Tensor
-) -> tf.Tensor:
-    """-inf for every token that would repeat a bigram of its hypothesis (the tokens that
-    already followed `previous` [N] in `seqs` [N, L], generated before step t) or repeat
-    `previous` itself. Fixed shapes (no tf.where of indices), which XLA compiles well."""
-    earlier = tf.range(tf.shape(seqs)[1])[None, :] < t - 1
-    hits = (seqs == previous[:, None]) & earlier
-    # Non-hits point at column <pad>, which is never a result anyway.
-    following = tf.where(hits, tf.roll(seqs, -1, axis=1), PAD)
-    ids = tf.concat([following, previous[:, None]], axis=1)  # [N, L + 1]
-    rows = tf.broadcast_to(tf.range(tf.shape(ids)[0])[:, None], tf.shape(ids))
-    indices = tf.reshape(tf.stack([rows, ids], axis=-1), [-1, 2])
-    return tf.tensor_scatter_nd_min(log_probs, indices, tf.fill([tf.shape(indices)[0]], NEG_INF))
 
 
 class Beams(NamedTuple):
@@ -128,7 +81,7 @@ class BeamSearch:
     has `trace` float32 [B, k, X]: its value for each hypothesis as its last token was chosen.
 
     `length_alpha` and `exact_stop` have no defaults here: DecodeConfig holds the product's
-    (config.py), and a search is always told which it runs under. The search stops when no
+    (decode_config.py), and a search is always told which it runs under. The search stops when no
     alive hypothesis can beat the worst of a full pool: with `exact_stop`, at any length up
     to max_length (exact, but with alpha > 0 an alive hypothesis could in principle still
     win at max_length, so the search seldom stops early); otherwise at its next length, the

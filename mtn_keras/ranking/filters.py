@@ -29,7 +29,7 @@ from collections.abc import Collection
 import tensorflow as tf
 
 from mtn_keras.data import safety
-from mtn_keras.decoding.beam_search import beaten
+from mtn_keras.decoding.blocking import beaten
 from mtn_keras.ranking import rules
 
 
