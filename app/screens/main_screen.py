@@ -1,6 +1,7 @@
-"""The main screen: the session, the query input, the suggestion list and its keys, and the
-attention with the panels beside it. Which model call runs when is the scheduler's
-(scheduler.py); loading the model and keeping the history are the App's (tui.py)."""
+"""The main screen: the session, the query input, the suggestion list (its keys:
+suggestion_keys.py), and the attention with the panels beside it. Which model call runs when
+is the scheduler's (scheduler.py); loading the model and keeping the history are the App's
+(tui.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from ..history.control import HistoryControl
@@ -25,13 +25,15 @@ from ..widgets.history_panel import HistoryPanel
 from ..widgets.query_input import QueryInput, typed_prefix
 from ..widgets.session_panel import SessionPanel
 from ..widgets.suggestion_list import SuggestionList
+from .suggestion_keys import SuggestionKeys
 
 CHOOSE = Binding.Group("Pick", compact=True)  # up and down, shown as one in the footer
 PANEL_TOOLTIP = "show or hide the panel of attention, history and copied words"
 
 
-class MainScreen(Screen):
-    """The session, its next-query suggestions and its attention, for the model in use."""
+class MainScreen(SuggestionKeys):
+    """The session, its next-query suggestions and its attention, for the model in use. The
+    suggestion list and its keys are SuggestionKeys' (suggestion_keys.py)."""
 
     BINDINGS = [
         # The input takes enter itself (QueryInput.submit), in the order of the keys typed.
@@ -72,7 +74,6 @@ class MainScreen(Screen):
     ]
 
     session: reactive[tuple[str, ...]] = reactive(tuple, init=False)
-    suggestions: reactive[Answer | None] = reactive(None, always_update=True, init=False)
     attention: reactive[Attention | None] = reactive(None, always_update=True, init=False)
     attention_layer = reactive(0)
     attention_head = reactive(0)
@@ -82,7 +83,6 @@ class MainScreen(Screen):
         """`history`: the App's, which says what the model reads and keeps what is added."""
         super().__init__()
         self.history = history
-        self.model: ModelCalls | None = None
         self.scheduler = Scheduler()
 
     def compose(self) -> ComposeResult:
@@ -188,57 +188,6 @@ class MainScreen(Screen):
     def _run(self, call: Call) -> None:
         answer = call.run()
         self.app.call_from_thread(lambda: self._follow(self.scheduler.answered(call, answer)))
-
-    # The list and its keys
-
-    def watch_suggestions(self, suggestions: Answer | None) -> None:
-        options = self.query_one(SuggestionList)
-        if suggestions is None:
-            message = (
-                "Type a query, or add one to the session, to get suggestions."
-                if self.model is not None
-                else "No model loaded yet."
-            )
-            options.show_message(message)
-        elif not suggestions:
-            options.show_none(suggestions.prefix, suggestions.why)
-        else:
-            options.show(suggestions)
-        self.query_one(CopyPanel).suggestion = None
-
-    @on(SuggestionList.OptionHighlighted, "#suggestions")
-    def show_copy(self, event: SuggestionList.OptionHighlighted) -> None:
-        """Show what the highlighted suggestion copied."""
-        if self.suggestions is not None and event.option_index < len(self.suggestions):
-            item = self.suggestions[event.option_index]
-            self.query_one(CopyPanel).suggestion = (event.option_index + 1, item)
-
-    def action_move(self, step: int) -> None:
-        """Highlight the next (1) or previous (-1) suggestion; up from the first leaves the list."""
-        options = self.query_one(SuggestionList)
-        if not self.suggestions:
-            return
-        if step > 0:
-            options.action_cursor_down()
-        elif options.highlighted == 0:
-            options.highlighted = None
-            self.query_one(CopyPanel).suggestion = None
-        else:
-            options.action_cursor_up()
-
-    def action_take_suggestion(self) -> None:
-        """Put the highlighted (or else the first) suggestion into the input, to edit or submit."""
-        options = self.query_one(SuggestionList)
-        if not options.items:
-            return
-        if options.highlighted is None:
-            options.highlighted = 0
-        query = self.query_one(QueryInput)
-        text = options.taken(query.value)
-        if text is None:
-            return
-        query.value = text
-        query.cursor_position = len(text)
 
     # The attention
 
