@@ -18,11 +18,11 @@ const box = $("query");
 const list = $("suggestions");
 
 // The page's state; `timings` (key pressed, request sent, answer read, list drawn, in
-// performance.now() ms) and `stale` (answers dropped as older than the one shown) are what
-// the tests and the benchmark read.
+// performance.now() ms, for each list drawn) are what the tests and the benchmark read.
 const state = { trail: [], began: Date.now(), items: [], active: -1, sent: 0, drawn: 0,
-  pressed: 0, timer: 0, closed: false, signatures: new Set(), rules: null };
-window.searchPage = { state, timings: [], stale: 0, ready: false };
+  pressed: 0, timer: 0, asking: false, waiting: null, closed: false, signatures: new Set(),
+  rules: null };
+window.searchPage = { state, timings: [], ready: false };
 
 /** The answer's JSON, TensorFlow Serving's -Infinity and NaN (outside strings) read as null. */
 function parse(text) {
@@ -64,25 +64,34 @@ function request(typed, session, history) {
 }
 
 /** Ask the model for the list of what is typed now (`key`: when the key that typed it was
- * pressed, null when no key did); each request numbered, so that an answer older than the
- * one shown is dropped. */
+ * pressed, null when no key did). One request at a time: one asked while another is on its
+ * way waits for its answer, then goes with the text typed by then, so that answers come in
+ * the order asked and the server never holds more than one of this page's requests. */
 function ask(key = null) {
   clearTimeout(state.timer);
+  if (state.asking) {
+    state.waiting = { key };
+    return;
+  }
+  state.asking = true;
   const typed = box.value;
   const session = [...state.trail];
   const timing = { seq: ++state.sent, key, sent: performance.now(), typed };
   const body = JSON.stringify(request(typed, session, earlier()));
-  fetch(`${MODEL}:predict`, { method: "POST", headers: { "Content-Type": "application/json" }, body })
+  const headers = { "Content-Type": "application/json" };
+  fetch(`${MODEL}:predict`, { method: "POST", headers, body })
     .then(async (answer) => [answer.status, await answer.text()])
     .catch((error) => [0, String(error)])
-    .then(([status, text]) => receive(timing, session, status, text));
+    .then(([status, text]) => {
+      receive(timing, session, status, text);
+      state.asking = false;
+      const waiting = state.waiting;
+      state.waiting = null;
+      if (waiting) ask(waiting.key);
+    });
 }
 
 function receive(timing, session, status, text) {
-  if (timing.seq <= state.drawn) {
-    window.searchPage.stale += 1;
-    return;
-  }
   state.drawn = timing.seq;
   timing.answered = performance.now();
   if (status !== 200) return draw([], timing.typed, refusal(status, text));
