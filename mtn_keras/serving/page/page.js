@@ -8,7 +8,7 @@ const MODEL = document.querySelector('meta[name="mtn-model"]').content;
 const DEBOUNCE_MS = 30; // a request waits this long for the next key, then goes
 const HISTORY_SIZE = 200; // the latest earlier queries a model reads
 const MAX_KEPT = 2000; // the searches this browser keeps at most
-const MAX_ROW = 1000; // the queries of a session the server takes
+const MAX_ROW = 1000; // the queries of a session or a history the server takes
 const STORE = "mtn-keras.history";
 const KEEP = "mtn-keras.keep-history";
 const FINISHED = /[\p{P}\p{S}\p{Z}\p{C}]$/u;
@@ -58,7 +58,7 @@ function request(typed, session, history) {
   if (words) inputs.prefix = [typed];
   if (history !== null && state.signatures.has(`${name}_with_history`)) {
     name += "_with_history";
-    inputs.history = [history.length ? history : [""]];
+    inputs.history = [history.length ? history.slice(-MAX_ROW) : [""]];
   }
   return { signature_name: name, inputs };
 }
