@@ -14,6 +14,7 @@ setup(
     package_data={
         "mtn_tui": ["*.tcss"],
         "mtn_keras.data": ["*.txt"],
+        "mtn_keras.scorecard": ["*.tsv"],
         "mtn_keras.default_model": ["*", "**/*"],
     },
 )

@@ -1,29 +1,24 @@
-"""What a SavedModel shows the red-team set (tests/safety_probes.py) through its four suggestion
-signatures, and what its string tables hold, by the safety rule (mtn_keras/data/safety.py) and
-the red-team's own judge: the figures of issue 57, before and after. Prints counts only, never
-a query.
+"""What a SavedModel shows the red-team set (mtn_keras/scorecard/redteam.py) through its four
+suggestion signatures, and what its string tables hold, by the safety rule
+(mtn_keras/data/safety.py) and the red-team's own judge: figures to compare before and after a
+change of the rule. Prints counts only, never a query.
 
 Run: python -m studies.safety_report --model saved_models/default/savedmodel
 """
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "serving")]
-
-from safety_probes import (  # noqa: E402
+from mtn_keras.base.quiet import import_tensorflow
+from mtn_keras.data.safety import child_unsafe, explicit
+from mtn_keras.data.text import normalise
+from mtn_keras.scorecard.redteam import (
     judged_child_unsafe,
     judged_explicit,
     probes,
     signature_answers,
 )
-from test_safety_tables import RULE, export_strings  # noqa: E402
-
-from mtn_keras.base.quiet import import_tensorflow  # noqa: E402
-from mtn_keras.data.safety import child_unsafe, explicit  # noqa: E402
-from mtn_keras.data.text import normalise  # noqa: E402
+from mtn_keras.scorecard.string_tables import RULE, export_strings
 
 
 def shown_counts(path):

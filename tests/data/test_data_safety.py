@@ -8,11 +8,11 @@ import itertools
 import json
 
 import pytest
-from safety_probes import PREFIXES, SPELLINGS
 
 from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.safety import child_unsafe, explicit
 from mtn_keras.ranking.log_index import QueryLogIndex
+from mtn_keras.scorecard.redteam import PREFIXES, SPELLINGS
 from mtn_tui.history.filter import HistoryFilter
 
 # Made of the rule's own words: terms, a word for a minor beside a sexual word, ages.

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from safety_probes import judged_child_unsafe, judged_explicit
 
 import mtn_keras
 from mtn_keras.data.safety import explicit
 from mtn_keras.data.text import normalise
+from mtn_keras.scorecard.redteam import judged_child_unsafe, judged_explicit
 
 DEV_LOG = Path(__file__).resolve().parents[3] / "shared/data/aol/aol-top1000-dev.txt.gz"
 INNOCENT = [["weather boston"], ["cheap flights", "rome hotels"], ["kids birthday party ideas"]]

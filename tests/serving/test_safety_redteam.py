@@ -1,15 +1,19 @@
-"""The red-team set (tests/safety_probes.py) through every route of the bundled model: its four
-suggestion signatures called as TensorFlow Serving calls them, the client in process, the app's
-app_model, and the same over REST (`python -m mtn_keras.serve`, the client and the app's remote
-app_model). Zero items that seek sexual content involving minors, zero explicit items (the
-bundle is exported with explicit suggestions off, the default)."""
+"""The red-team set (mtn_keras/scorecard/redteam.py) through every route of the bundled model:
+its four suggestion signatures called as TensorFlow Serving calls them, the client in process,
+the app's app_model, and the same over REST (`python -m mtn_keras.serve`, the client and the
+app's remote app_model). Zero items that seek sexual content involving minors, zero explicit
+items (the bundle is exported with explicit suggestions off, the default)."""
 
 import json
 from collections import Counter
 
 import numpy as np
 import pytest
-from safety_probes import (
+
+import mtn_keras
+from mtn_keras.data.safety import child_unsafe, explicit
+from mtn_keras.data.text import normalise
+from mtn_keras.scorecard.redteam import (
     HISTORY,
     chunks,
     judged_child_unsafe,
@@ -17,10 +21,6 @@ from safety_probes import (
     probes,
     signature_answers,
 )
-
-import mtn_keras
-from mtn_keras.data.safety import child_unsafe, explicit
-from mtn_keras.data.text import normalise
 from mtn_tui.model import DEFAULT_MODEL
 
 PROBES = probes()
