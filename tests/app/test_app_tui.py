@@ -32,6 +32,12 @@ async def type_text(pilot, text):
     await pilot.press(*["space" if char == " " else char for char in text])
 
 
+async def type_and_settle(pilot, text):
+    """Type `text` key by key and wait until the suggestions for it are shown."""
+    await type_text(pilot, text)
+    await settle(pilot)
+
+
 async def add_queries(pilot, *queries):
     """Submit `queries` as if typed (inserted at once, which is quicker than key by key)."""
     for query in queries:
@@ -66,12 +72,12 @@ def session_lines(app):
 
 
 @pytest.fixture
-def make_app(fake_model):
-    return lambda: MtnApp(fake_model, show_load_time=False)
+def app(fake_model):
+    """The app on the fake model, not yet running."""
+    return MtnApp(fake_model, show_load_time=False)
 
 
-async def test_queries_join_the_session_and_get_suggestions(make_app):
-    app = make_app()
+async def test_queries_join_the_session_and_get_suggestions(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.sub_title == "tiny · this model does not use history"
@@ -86,12 +92,10 @@ async def test_queries_join_the_session_and_get_suggestions(make_app):
         assert app.query_one(SuggestionList).highlighted is None
 
 
-async def test_typing_completes_the_typed_words(make_app):
-    app = make_app()
+async def test_typing_completes_the_typed_words(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        await type_text(pilot, "rome")
-        await settle(pilot)
+        await type_and_settle(pilot, "rome")
         assert suggested(app) == [
             "rome near me",
             "rome online",
@@ -100,22 +104,19 @@ async def test_typing_completes_the_typed_words(make_app):
         assert app.main_screen.suggestions.prefix == "rome"
 
 
-async def test_the_first_query_is_completed_from_its_first_key(make_app):
-    app = make_app()
+async def test_the_first_query_is_completed_from_its_first_key(app):
     async with app.run_test(size=SIZE) as pilot:
         calls = []
         suggestions = app.model.suggestions
         app.model.suggestions = lambda session, prefix, history: (
             calls.append((session, prefix)) or suggestions(session, prefix, history)
         )
-        await type_text(pilot, "r")
-        await settle(pilot)
+        await type_and_settle(pilot, "r")
         assert calls[0] == ([], "r")  # an empty session: the typed words are completed
         assert app.main_screen.suggestions is not None and app.main_screen.suggestions.prefix == "r"
 
 
-async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_app):
-    app = make_app()
+async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         calls = []
@@ -123,19 +124,16 @@ async def test_an_answer_for_older_typing_is_dropped_and_the_newest_asked(make_a
         app.model.suggestions = lambda session, prefix, history: (
             calls.append(prefix) or suggestions(session, prefix, history)
         )
-        await type_text(pilot, "rome")
-        await settle(pilot)
+        await type_and_settle(pilot, "rome")
         # one call at a time: keys typed while a call runs are asked for together afterwards
         assert calls[0] == "r" and calls[-1] == "rome" and len(calls) <= 4
         assert app.main_screen.suggestions.prefix == "rome"
 
 
-async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
-    app = make_app()
+async def test_enter_clears_the_list_of_the_finished_query_at_once(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        await type_text(pilot, "rome")
-        await settle(pilot)
+        await type_and_settle(pilot, "rome")
         assert suggested(app)[0] == "rome near me"
         answer = threading.Event()  # the new session's call waits until the list is checked
         suggestions = app.model.suggestions
@@ -152,9 +150,8 @@ async def test_enter_clears_the_list_of_the_finished_query_at_once(make_app):
         assert suggested(app)[0] == "rome near me"
 
 
-async def test_attention_labels_are_the_queries_the_model_kept(make_app):
+async def test_attention_labels_are_the_queries_the_model_kept(app):
     # "???" has no words; the model drops it and the rows are the others.
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "weather boston", "???", "Boston Red Sox tickets")
         table = app.query_one("#heatmap", Static).content
@@ -166,9 +163,8 @@ async def test_attention_labels_are_the_queries_the_model_kept(make_app):
         assert session_lines(app)[1] == " 2 ???  (no words)"
 
 
-async def test_attention_labels_differ_at_80_by_24(make_app):
+async def test_attention_labels_differ_at_80_by_24(app):
     # Cut to fit, "cheap flights to lisbon" and "... london" read alike.
-    app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await add_queries(
             pilot,
@@ -195,9 +191,8 @@ def test_distinct_labels_drop_the_words_alike_queries_share(queries, width, labe
 
 
 @pytest.mark.slow
-async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
+async def test_a_long_suggestion_wraps_beside_its_rank(app):
     # A wrapped line starts under the text, not under the rank column.
-    app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await add_queries(pilot, "cheap flights from springfield to lisbon in may")
         await pilot.pause()
@@ -208,9 +203,8 @@ async def test_a_long_suggestion_wraps_beside_its_rank(make_app):
 
 
 @pytest.mark.slow
-async def test_every_panel_uses_the_session_numbers(make_app):
+async def test_every_panel_uses_the_session_numbers(app):
     # 5 queries, the fake model reads the last 4; the first is dimmed.
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "one", "two", "three", "four", "five")
         assert session_lines(app)[0] == " 1 one  (outside the model's window of 4)"
@@ -227,8 +221,7 @@ async def test_every_panel_uses_the_session_numbers(make_app):
 
 
 @pytest.mark.slow
-async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
-    app = make_app()
+async def test_a_failed_open_keeps_the_model_in_use(app, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         app_model = app.model
@@ -246,8 +239,7 @@ async def test_a_failed_open_keeps_the_model_in_use(make_app, tmp_path):
 
 
 @pytest.mark.slow
-async def test_enter_adds_the_highlighted_suggestion(make_app):
-    app = make_app()
+async def test_enter_adds_the_highlighted_suggestion(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         assert app.query_one(SuggestionList).highlighted is None
@@ -265,28 +257,24 @@ async def test_enter_adds_the_highlighted_suggestion(make_app):
 
 
 @pytest.mark.slow
-async def test_enter_adds_the_highlighted_suggestion_over_typed_text(make_app):
+async def test_enter_adds_the_highlighted_suggestion_over_typed_text(app):
     # With text in the input, enter on a highlighted suggestion adds it.
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
-        await type_text(pilot, "chea")
-        await settle(pilot)
+        await type_and_settle(pilot, "chea")
         await pilot.press("down", "down", "enter")
         await settle(pilot)
         assert app.main_screen.session == ("cheap flights", "cheap flights online")
         assert app.query_one("#query", Input).value == ""
-        await type_text(pilot, "h&r")
-        await settle(pilot)
+        await type_and_settle(pilot, "h&r")
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.main_screen.session[-1] == "h&r near me"
 
 
-async def test_keys_sent_in_a_burst_keep_their_order(make_app):
+async def test_keys_sent_in_a_burst_keep_their_order(app):
     # Text and enter arriving faster than the app reads them (tmux send-keys): each enter
     # ends the query typed before it.
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         query = app.query_one(QueryInput)
@@ -297,13 +285,11 @@ async def test_keys_sent_in_a_burst_keep_their_order(make_app):
 
 
 @pytest.mark.slow
-async def test_typed_text_stays_as_typed(make_app):
+async def test_typed_text_stays_as_typed(app):
     # The model reads "h&r" as "h r"; the input and the session keep "h&r".
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "tax forms")
-        await type_text(pilot, "h&r")
-        await settle(pilot)
+        await type_and_settle(pilot, "h&r")
         assert app.query_one("#query", Input).value == "h&r"
         assert suggestion_texts(app)[0].endswith("h r near me")
         await pilot.press("tab")
@@ -330,8 +316,7 @@ def test_continue_typed_keeps_the_typed_characters(typed, suggestion, taken):
 
 
 @pytest.mark.slow
-async def test_a_multi_line_paste_adds_each_line(make_app):
-    app = make_app()
+async def test_a_multi_line_paste_adds_each_line(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_text(pilot, "cheap ")
@@ -373,8 +358,7 @@ def test_scores_read_as_a_chance_or_a_log_probability():
 
 
 @pytest.mark.slow
-async def test_ctrl_n_starts_a_new_session(make_app):
-    app = make_app()
+async def test_ctrl_n_starts_a_new_session(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights", "lisbon hotels")
         await type_text(pilot, "lisbon")
@@ -388,8 +372,7 @@ async def test_ctrl_n_starts_a_new_session(make_app):
 
 
 @pytest.mark.slow
-async def test_attention_layers_heads_and_toggle(make_app):
-    app = make_app()
+async def test_attention_layers_heads_and_toggle(app):
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights", "lisbon hotels", "lisbon old town")
         heatmap = app.query_one("#heatmap", Static)
@@ -423,8 +406,7 @@ async def test_a_bad_model_path_shows_the_error_screen_then_another_opens(fake_m
         assert app.model is not None and app.sub_title.startswith("tiny ·")
 
 
-async def test_help_lists_every_binding_and_palette_commands(make_app):
-    app = make_app()
+async def test_help_lists_every_binding_and_palette_commands(app):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
@@ -466,10 +448,9 @@ def test_readme_lists_the_keys_from_the_bindings():
     assert keys_table(MtnApp.KEYS) in readme
 
 
-async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(make_app):
+async def test_an_empty_list_says_so_in_one_line_naming_what_was_typed(app):
     from mtn_tui.model import Answer
 
-    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await add_queries(pilot, "cheap flights")
         app.main_screen.suggestions = Answer(session=("cheap flights",), prefix="labradood")
