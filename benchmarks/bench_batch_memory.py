@@ -14,13 +14,15 @@ and the peak's ratio to B = 1's.
 Usage: python benchmarks/bench_batch_memory.py [--model default] [--batches 1,64,1000]
 """
 
-import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_serving import counts_of, model_parser  # noqa: E402
 
 # Run in a fresh interpreter per batch size; prints one JSON line.
 CHILD = """
@@ -60,14 +62,10 @@ def measure(model, batch):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser = model_parser(__doc__)
     parser.add_argument("--batches", default="1,64,1000", help="batch sizes, comma-separated")
     args = parser.parse_args(argv)
-    try:
-        batches = [int(size) for size in args.batches.split(",")]
-    except ValueError:
-        parser.error(f"--batches must be integers separated by commas, not {args.batches!r}")
+    batches = counts_of(parser, "--batches", args.batches)
     print("sessions  loaded MB  peak MB  call MB  peak / B=1's")
     first = None
     for batch in batches:

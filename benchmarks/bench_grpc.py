@@ -16,7 +16,6 @@ Usage: python benchmarks/bench_grpc.py [--model default] [--clients 1,8,64] [--r
        [--rounds 3]
 """
 
-import argparse
 import asyncio
 import itertools
 import statistics
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_serving import made_up_sessions  # noqa: E402
+from bench_serving import counts_of, made_up_sessions, model_parser  # noqa: E402
 from serve_load import HOST, free_port, rest_load, start_server, summary  # noqa: E402
 
 from mtn_keras.base.quiet import import_tensorflow  # noqa: E402
@@ -73,25 +72,13 @@ async def grpc_load(address, clients, requests, sessions):
         return latencies, time.perf_counter() - began
 
 
-def counts_of(text, parser):
-    """The numbers of clients in `text` ("1,8,64"), else argparse's one-line error."""
-    try:
-        counts = [int(count) for count in text.split(",")]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        parser.error(f"--clients {text}: give whole numbers from 1, separated by commas")
-    return counts
-
-
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser = model_parser(__doc__)
     parser.add_argument("--clients", default="1,8,64", help="concurrent clients, comma-separated")
     parser.add_argument("--requests", type=int, default=20, help="requests each client sends")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each door, alternating")
     args = parser.parse_args(argv)
-    counts = counts_of(args.clients, parser)
+    counts = counts_of(parser, "--clients", args.clients)
     if args.requests < 1 or args.rounds < 1:
         parser.error("--requests and --rounds: give whole numbers from 1")
     sessions = made_up_sessions()

@@ -21,7 +21,6 @@ Usage: python benchmarks/bench_http.py [--model default] [--clients 1,8,64] [--r
        python benchmarks/bench_http.py --isolation [--requests 20]
 """
 
-import argparse
 import asyncio
 import itertools
 import json
@@ -32,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_serving import made_up_sessions  # noqa: E402
+from bench_serving import counts_of, made_up_sessions, model_parser  # noqa: E402
 from serve_load import HOST, free_port, rest_load, start_server, summary  # noqa: E402
 
 
@@ -104,8 +103,7 @@ def isolation(url, sessions, requests):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser = model_parser(__doc__)
     parser.add_argument("--clients", default="1,8,64", help="concurrent clients, comma-separated")
     parser.add_argument("--requests", type=int, default=20, help="requests each client sends")
     parser.add_argument(
@@ -117,10 +115,7 @@ def main(argv=None):
         help="issue 47's loads: a small request behind a large one, honest beside hostile",
     )
     args = parser.parse_args(argv)
-    try:
-        counts = [int(count) for count in args.clients.split(",")]
-    except ValueError:
-        parser.error(f"--clients {args.clients}: give whole numbers separated by commas")
+    counts = counts_of(parser, "--clients", args.clients)
     sessions = made_up_sessions()
     port = free_port()
     url = f"http://{HOST}:{port}/v1/models/mtn:predict"

@@ -19,7 +19,6 @@ apart): its mean, and the buckets holding its p50 and p90.
 Usage: python benchmarks/bench_page.py [--model default] [--people 1,8] [--key-ms 200]
 """
 
-import argparse
 import re
 import sys
 import threading
@@ -29,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_serving import percentile  # noqa: E402
+from bench_serving import counts_of, model_parser, percentile  # noqa: E402
 from serve_load import HOST, free_port, start_server  # noqa: E402
 
 SESSIONS = [
@@ -155,17 +154,17 @@ def load(drivers, origin, args, metrics_url):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    parser = model_parser(__doc__)
     parser.add_argument("--people", default="1,8", help="people typing at once, per load")
     parser.add_argument("--key-ms", type=float, default=200, help="between two keys")
     args = parser.parse_args(argv)
+    loads = counts_of(parser, "--people", args.people)
     port = free_port()
     server = start_server(args.model, port)
     origin = f"http://{HOST}:{port}"
     try:
         warm(origin + "/v1/models/mtn")
-        for people in map(int, args.people.split(",")):
+        for people in loads:
             drivers = [browser() for _ in range(people)]
             try:
                 print(load(drivers, origin, args, origin + "/monitoring/prometheus/metrics"))

@@ -49,18 +49,31 @@ def percentile(values, share):
     return sorted(values)[min(len(values) - 1, int(share * len(values)))]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def model_parser(doc):
+    """The command line of a bench of one SavedModel: `doc`'s first line and --model."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    return parser
+
+
+def counts_of(parser, option, text):
+    """The whole numbers in `text` ("1,8,64"), the value of `option`, else argparse's
+    one-line error when one is not a whole number from 1."""
+    try:
+        counts = [int(count) for count in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        parser.error(f"{option} {text}: give whole numbers from 1, separated by commas")
+    return counts
+
+
+def main(argv=None):
+    parser = model_parser(__doc__)
     parser.add_argument("--seconds", type=float, default=20.0, help="timed per batch size")
     parser.add_argument("--batches", default="1,8,64", help="batch sizes, comma-separated")
     args = parser.parse_args(argv)
-    try:
-        batches = [int(size) for size in args.batches.split(",")]
-    except ValueError:
-        parser.error(f"--batches {args.batches}: give whole numbers separated by commas")
-    if not batches or min(batches) < 1:
-        parser.error(f"--batches {args.batches}: every batch size must be at least 1")
+    batches = counts_of(parser, "--batches", args.batches)
     set_up_xla()
     tf = import_tensorflow()
     path = resolve(args.model)

@@ -1,18 +1,13 @@
 """benchmarks/bench_typing.py: both exports answer every keystroke, in turn, through the
 app's model, and the ratio of their medians is printed."""
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_typing.py"
+from script_module import load_script
 
 
 def test_both_models_answer_each_keystroke_and_the_ratio_is_printed(
     fake_model_with_history, capsys
 ):
-    spec = importlib.util.spec_from_file_location("bench_typing", SCRIPT)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/bench_typing.py")
     path = str(fake_model_with_history)
     bench.main(["--reference", path, "--model", path, "--rounds", "1"])
     printed = capsys.readouterr().out.splitlines()

@@ -1,19 +1,12 @@
 """benchmarks/bench_grpc.py: its refusals and a short run through both doors of one server."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_grpc.py"
+from script_module import load_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_grpc", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/bench_grpc.py")
 
 
 @pytest.mark.parametrize("clients", ["1,x", "0,8", ""])

@@ -1,20 +1,13 @@
 """benchmarks/bench_serving.py: its made-up sessions, its refusals and a short run on the
 bundled model."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_serving.py"
+from script_module import load_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_serving", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/bench_serving.py")
 
 
 def test_sessions_are_a_users_queries_in_order_right_aligned(bench, tmp_path):

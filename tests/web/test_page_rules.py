@@ -4,7 +4,6 @@ and its JavaScript ports of the app's secrets filter, the safety rule and `norma
 headless Chromium on the same probes as the Python they port and found to agree."""
 
 import gzip
-import importlib.util
 import random
 import threading
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from chromium_driver import ROOT, chromium
+from script_module import load_script
 
 from mtn_keras.data.text import normalise
 from mtn_keras.serving.page import page_routes
@@ -48,12 +48,7 @@ EDGES = [
 
 def secret_queries():
     """The app tests' made-up secret-like queries (tests/app/secret_queries.py)."""
-    spec = importlib.util.spec_from_file_location(
-        "secret_queries", ROOT / "tests/app/secret_queries.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.secret_queries()
+    return load_script("tests/app/secret_queries.py").secret_queries()
 
 
 def probes():
