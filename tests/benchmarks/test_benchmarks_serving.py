@@ -1,5 +1,5 @@
-"""benchmarks/bench_serving.py: its made-up sessions, its refusals and a short run on the
-bundled model."""
+"""benchmarks/bench_serving.py: its made-up sessions, the refusals of bad counts by every bench
+that reads them with its counts_of, and a short run on the bundled model."""
 
 import pytest
 from script_module import load_script
@@ -27,12 +27,22 @@ def test_sessions_are_a_users_queries_in_order_right_aligned(bench, tmp_path):
     ]
 
 
-@pytest.mark.parametrize("batches", ["1,x", "0,8", ""])
-def test_bad_batch_sizes_are_refused_with_a_message(bench, batches, capsys):
+@pytest.mark.parametrize(
+    "script, option",
+    [
+        ("bench_serving", "--batches"),
+        ("bench_grpc", "--clients"),
+        ("bench_http", "--clients"),
+        ("bench_page", "--people"),
+        ("bench_batch_memory", "--batches"),
+    ],
+)
+@pytest.mark.parametrize("counts", ["1,x", "0,8", ""])
+def test_bad_counts_are_refused_with_a_message(script, option, counts, capsys):
     with pytest.raises(SystemExit) as exit_:
-        bench.main(["--batches", batches])
+        load_script(f"benchmarks/{script}.py").main([option, counts])
     assert exit_.value.code == 2
-    assert f"--batches {batches}" in capsys.readouterr().err
+    assert f"{option} {counts}" in capsys.readouterr().err
 
 
 @pytest.mark.slow
