@@ -10,3 +10,23 @@ def tiny_train_args(data, out, epochs, *settings):
     for setting in ("learning_rate_scale=4", "warmup_steps=20", *settings):
         args += ["--set", setting]
     return args
+
+
+def tiny_fit_args(data, out, epochs):
+    """`fit_model`'s arguments and keywords for the tiny MTN on the prepared `data`, written
+    quietly to `out` in `epochs` epochs."""
+    from mtn_keras.base.config import preset
+    from mtn_keras.data.prepared import load_split
+    from mtn_keras.data.vocab import Vocabulary
+
+    model_config, train_config = preset("tiny")
+    vocab = Vocabulary.load(str(data / "vocab.txt"))
+    model_config.vocab_size = len(vocab)
+    train_config.epochs = epochs
+    keywords = dict(
+        train_sessions=load_split(str(data), "train"),
+        valid_sessions=load_split(str(data), "valid"),
+        out=str(out),
+        verbose=0,
+    )
+    return ("mtn", model_config, train_config, vocab), keywords

@@ -2,25 +2,11 @@
 exit 2 before anything is written; no run lost to a damaged checkpoint."""
 
 import json
-import shutil
 
 import pytest
+from tiny_training import tiny_fit_args
 
 from mtn_keras.train import main
-
-
-@pytest.fixture
-def data(prepared_data, tmp_path):
-    """A copy of the prepared dataset, to damage."""
-    return shutil.copytree(prepared_data, tmp_path / "data")
-
-
-def train(data, out, *extra, capsys):
-    code = main(
-        ["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra]
-    )
-    err = capsys.readouterr().err
-    return code, err
 
 
 def expect_refused(code, err, *words):
@@ -29,9 +15,9 @@ def expect_refused(code, err, *words):
 
 
 @pytest.mark.parametrize("split", ["train", "valid"])
-def test_an_empty_split_is_one_line(data, tmp_path, capsys, split):
+def test_an_empty_split_is_one_line(data, tmp_path, train, split):
     (data / f"{split}.tsv").write_text("")
-    expect_refused(*train(data, tmp_path / "out", capsys=capsys), f"{split}.tsv holds no session")
+    expect_refused(*train(data, tmp_path / "out"), f"{split}.tsv holds no session")
     assert not (tmp_path / "out").exists()
 
 
@@ -48,9 +34,9 @@ def test_an_empty_split_is_one_line(data, tmp_path, capsys, split):
         ("stats.json", b'{"rows_read": 3', ["stats.json: not a stats.json"]),
     ],
 )
-def test_a_corrupt_data_file_is_named(data, tmp_path, capsys, name, content, words):
+def test_a_corrupt_data_file_is_named(data, tmp_path, train, name, content, words):
     (data / name).write_bytes(content)
-    expect_refused(*train(data, tmp_path / "out", capsys=capsys), *words)
+    expect_refused(*train(data, tmp_path / "out"), *words)
     assert not (tmp_path / "out").exists()
 
 
@@ -64,10 +50,8 @@ def test_a_corrupt_data_file_is_named(data, tmp_path, capsys, name, content, wor
         ("vocab_size=10", ["vocab_size is the data's"]),
     ],
 )
-def test_an_impossible_setting_is_refused_before_out_is_made(
-    data, tmp_path, capsys, setting, words
-):
-    expect_refused(*train(data, tmp_path / "out", "--set", setting, capsys=capsys), *words)
+def test_an_impossible_setting_is_refused_before_out_is_made(data, tmp_path, train, setting, words):
+    expect_refused(*train(data, tmp_path / "out", "--set", setting), *words)
     assert not (tmp_path / "out").exists()
 
 
@@ -80,11 +64,9 @@ def test_zero_epochs_or_batches_are_usage_errors(data, tmp_path, option):
     assert stopped.value.code == 2 and not (tmp_path / "out").exists()
 
 
-def test_out_under_a_file_is_named(data, tmp_path, capsys):
+def test_out_under_a_file_is_named(data, tmp_path, train):
     (tmp_path / "file.txt").write_text("x")
-    expect_refused(
-        *train(data, tmp_path / "file.txt" / "sub", capsys=capsys), "is a file, not a directory"
-    )
+    expect_refused(*train(data, tmp_path / "file.txt" / "sub"), "is a file, not a directory")
 
 
 def test_resume_with_another_configuration_says_so(data, tmp_path, capsys):
@@ -125,21 +107,9 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(
 ):
     import keras
 
-    from mtn_keras.base.config import preset
-    from mtn_keras.data.prepared import load_split
-    from mtn_keras.data.vocab import Vocabulary
     from mtn_keras.training import fitting
 
-    model_config, train_config = preset("tiny")
-    vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
-    model_config.vocab_size = len(vocab)
-    train_config.epochs = 2
-    args = dict(
-        train_sessions=load_split(str(prepared_data), "train"),
-        valid_sessions=load_split(str(prepared_data), "valid"),
-        out=str(tmp_path),
-        verbose=0,
-    )
+    args, keywords = tiny_fit_args(prepared_data, tmp_path, epochs=2)
 
     def failing(*_):
         raise RuntimeError("killed after fit")
@@ -147,11 +117,11 @@ def test_a_damaged_checkpoint_or_a_failure_after_fit_loses_no_run(
     with monkeypatch.context() as patch:
         patch.setattr(fitting, "best_weights", failing)
         with pytest.raises(RuntimeError):
-            fitting.fit_model("mtn", model_config, train_config, vocab, **args)
+            fitting.fit_model(*args, **keywords)
     assert (tmp_path / "backup").is_dir() and not (tmp_path / "model.keras").exists()
     best = tmp_path / "best.keras"
     best.write_bytes(best.read_bytes()[:1000])  # truncated
-    summary = fitting.fit_model("mtn", model_config, train_config, vocab, **args)
+    summary = fitting.fit_model(*args, **keywords)
     assert "best.keras: cannot load the model (not a .keras archive" in capsys.readouterr().err
     assert (
         summary["weights_from"] == "last epoch (best.keras unreadable)" and summary["epochs"] == 2

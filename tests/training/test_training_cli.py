@@ -5,7 +5,7 @@ import json
 
 import keras
 import pytest
-from tiny_training import tiny_train_args
+from tiny_training import tiny_fit_args, tiny_train_args
 
 from mtn_keras.train import main
 
@@ -62,25 +62,13 @@ class Interrupt(keras.callbacks.Callback):
 
 @pytest.mark.slow
 def test_resume_continues_from_the_last_finished_epoch(prepared_data, tmp_path):
-    from mtn_keras.base.config import preset
-    from mtn_keras.data.prepared import load_split
-    from mtn_keras.data.vocab import Vocabulary
     from mtn_keras.training.fitting import fit_model
 
-    model_config, train_config = preset("tiny")
-    vocab = Vocabulary.load(str(prepared_data / "vocab.txt"))
-    model_config.vocab_size = len(vocab)
-    train_config.epochs = 3
-    args = dict(
-        train_sessions=load_split(str(prepared_data), "train"),
-        valid_sessions=load_split(str(prepared_data), "valid"),
-        out=str(tmp_path),
-        verbose=0,
-    )
+    args, keywords = tiny_fit_args(prepared_data, tmp_path, epochs=3)
     with pytest.raises(KeyboardInterrupt):
-        fit_model("mtn", model_config, train_config, vocab, extra_callbacks=[Interrupt()], **args)
+        fit_model(*args, extra_callbacks=[Interrupt()], **keywords)
     assert (tmp_path / "backup").is_dir()
-    summary = fit_model("mtn", model_config, train_config, vocab, **args)
+    summary = fit_model(*args, **keywords)
     with open(tmp_path / "log.csv") as handle:
         epochs = [int(row["epoch"]) for row in csv.DictReader(handle)]
     assert epochs == [0, 1, 2], "no finished epoch is lost or repeated"

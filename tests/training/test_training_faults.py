@@ -4,34 +4,21 @@ checkpoint, a run killed before its first epoch, and a loss that turns NaN."""
 
 import csv
 import json
-import shutil
 
 import pytest
 
 from mtn_keras.base.outputs import try_lock
-from mtn_keras.train import LOCK, TrainInputError, check_out, main
+from mtn_keras.train import LOCK, TrainInputError, check_out
 
 
-@pytest.fixture
-def data(prepared_data, tmp_path):
-    return shutil.copytree(prepared_data, tmp_path / "data")
-
-
-def train(data, out, *extra, capsys):
-    code = main(
-        ["--data", str(data), "--preset", "tiny", "--out", str(out), "--verbose", "0", *extra]
-    )
-    return code, capsys.readouterr().err
-
-
-def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data, tmp_path, capsys):
+def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data, tmp_path, train):
     out = tmp_path / "run"
     out.mkdir()
     (out / "config.json").write_text("{}")
     held = try_lock(str(out / LOCK), "train pid 4242 on host elsewhere\n")
     try:
         for extra in ([], ["--resume"]):
-            code, err = train(data, out, *extra, capsys=capsys)
+            code, err = train(data, out, *extra)
             assert code == 2 and err.count("\n") == 1, err
             assert "in use by a running training (train pid 4242 on host elsewhere)" in err
     finally:
@@ -49,8 +36,8 @@ def test_a_second_run_into_a_live_run_s_folder_is_refused_naming_the_owner(data,
         (["--seed", "-1"], "--seed must be in [0, 2**32)"),
     ],
 )
-def test_settings_that_are_not_finite_are_refused(data, tmp_path, capsys, extra, words):
-    code, err = train(data, tmp_path / "out", *extra, capsys=capsys)
+def test_settings_that_are_not_finite_are_refused(data, tmp_path, train, extra, words):
+    code, err = train(data, tmp_path / "out", *extra)
     assert code == 2 and err.count("\n") == 1 and words in err, err
     assert not (tmp_path / "out").exists()
 
@@ -128,7 +115,7 @@ def test_a_backup_cut_by_a_kill_falls_back_to_the_previous_one(tmp_path, capsys)
 
 
 @pytest.mark.slow
-def test_a_diverged_run_exits_1_and_keeps_no_nan_model(data, tmp_path, capsys):
+def test_a_diverged_run_exits_1_and_keeps_no_nan_model(data, tmp_path, train):
     out = tmp_path / "run"
     code, err = train(
         data,
@@ -141,7 +128,6 @@ def test_a_diverged_run_exits_1_and_keeps_no_nan_model(data, tmp_path, capsys):
         "2",
         "--steps-per-epoch",
         "2",
-        capsys=capsys,
     )
     assert code == 1 and err.count("\n") == 1 and "the loss became nan" in err, err
     assert not (out / "model.keras").exists()
