@@ -7,7 +7,6 @@ pytest-xdist's workers too (built_once); tests that change it work on a copy.
 
 import json
 import os
-import random
 import shutil
 import socket
 import subprocess
@@ -25,20 +24,9 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 
 import pytest
 from built_once import built_once
+from made_up_search_log import write_made_up_log
 from tiny_training import tiny_train_args
 
-TOPICS = [
-    "cheap flights",
-    "hotel deals",
-    "used cars",
-    "pizza delivery",
-    "weather forecast",
-    "guitar lessons",
-    "running shoes",
-    "garden tools",
-    "cat food",
-    "movie times",
-]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -92,33 +80,6 @@ def serve():
     for server in servers:
         server.terminate()
         server.wait(30)
-
-
-EDITS = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
-
-
-def write_made_up_log(path, users=60, seed=0):
-    """An AOL-format log of made-up sessions that reformulate one topic step by step."""
-    rng = random.Random(seed)
-    lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
-    for user in range(users):
-        clock = 1_141_200_000 + user * 86_400
-        for _ in range(6):
-            topic = rng.choice(TOPICS)
-            edits = rng.sample(EDITS, rng.randint(3, 5))
-            for edit in edits:
-                clock += 60
-                stamp = _stamp(clock)
-                lines.append(f"{user}\t{edit.format(q=topic)}\t{stamp}\t\t")
-            clock += 7_200
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _stamp(seconds):
-    import datetime
-
-    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 @pytest.fixture(autouse=True)
@@ -224,16 +185,22 @@ def trained(trained_model_dir):
     return load_trained(str(trained_model_dir))
 
 
-@pytest.fixture(scope="session")
-def exported(trained, tmp_path_factory):
-    """The tiny MTN exported (5 suggestions, beam 6, XLA): the serving and client tests'."""
+def export_once(tmp_path_factory, name, model, **decoding):
+    """The folder `name` holding `model` exported with DecodeConfig(**decoding), once per test
+    run (built_once)."""
     from mtn_keras.base.config import DecodeConfig
     from mtn_keras.export import export
 
     def build(out):
-        export(trained, str(out), DecodeConfig(k=5, beam=6))
+        export(model, str(out), DecodeConfig(**decoding))
 
-    return built_once(tmp_path_factory, "export/savedmodel", build)
+    return built_once(tmp_path_factory, name, build)
+
+
+@pytest.fixture(scope="session")
+def exported(trained, tmp_path_factory):
+    """The tiny MTN exported (5 suggestions, beam 6, XLA): the serving and client tests'."""
+    return export_once(tmp_path_factory, "export/savedmodel", trained, k=5, beam=6)
 
 
 @pytest.fixture(scope="session")
@@ -271,13 +238,7 @@ def ranked(ranked_model_dir):
 def ranked_exported(ranked, tmp_path_factory):
     """The tiny ranked model's SavedModel (every signature, the ranker and the log index; no
     threshold), exported once for the loaders' and the ranking's tests."""
-    from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.export import export
-
-    def build(out):
-        export(ranked, str(out), DecodeConfig(k=5, beam=6, threshold=0.0))
-
-    return built_once(tmp_path_factory, "export/ranked", build)
+    return export_once(tmp_path_factory, "export/ranked", ranked, k=5, beam=6, threshold=0.0)
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from made_up_search_log import EDITS, TOPICS
 
 from mtn_keras.train import main
 
@@ -33,23 +34,13 @@ TOLERANCE = 1e-4
 
 
 def write_three_query_log(path, users=300):
-    """An AOL-format log of made-up sessions, one per user, of three queries on one topic."""
-    topics = [
-        "cheap flights",
-        "hotel deals",
-        "used cars",
-        "pizza delivery",
-        "weather forecast",
-        "guitar lessons",
-        "running shoes",
-        "garden tools",
-    ]
-    edits = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
+    """An AOL-format log of made-up sessions, one per user, of three queries on one of the
+    made-up log's first eight topics."""
     rng = random.Random(0)
     lines = ["AnonID\tQuery\tQueryTime\tItemRank\tClickURL"]
     for user in range(users):
-        topic = rng.choice(topics)
-        for minute, edit in enumerate(rng.sample(edits, 3)):
+        topic = rng.choice(TOPICS[:8])
+        for minute, edit in enumerate(rng.sample(EDITS, 3)):
             stamp = f"2006-03-01 {user % 24:02d}:{minute:02d}:00"
             lines.append(f"{user}\t{edit.format(q=topic)}\t{stamp}\t\t")
     path.write_text("\n".join(lines) + "\n")
