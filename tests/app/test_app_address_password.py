@@ -2,11 +2,8 @@
 not in the header once the model is ready, not when `--server` is refused. A fake server in
 a thread, no TensorFlow."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
+from fake_model_server import JsonHandler, metadata, serving
 
 from mtn_tui import main as cli
 from mtn_tui.pilot import settle
@@ -22,37 +19,23 @@ OUTPUTS = {
 }
 
 
-class Server(BaseHTTPRequestHandler):
+class Server(JsonHandler):
     """Lists `complete` in its metadata and answers it with one suggestion."""
 
     def do_GET(self):
-        complete = {"outputs": {name: {} for name in OUTPUTS}}
-        self._send({"metadata": {"signature_def": {"signature_def": {"complete": complete}}}})
+        self.answer(200, metadata({"complete": {"outputs": {name: {} for name in OUTPUTS}}}))
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
-        self._send({"outputs": OUTPUTS})
-
-    def _send(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.answer(200, {"outputs": OUTPUTS})
 
 
 @pytest.fixture(scope="module")
 def address():
     """(the fake server's HOST:PORT, its model's address with a user and password)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Server)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    where = f"127.0.0.1:{server.server_address[1]}"
-    yield where, f"http://u5er:s3cret@{where}/v1/models/m"
-    server.shutdown()
-    server.server_close()
+    with serving(Server) as server:
+        where = f"127.0.0.1:{server.server_address[1]}"
+        yield where, f"http://u5er:s3cret@{where}/v1/models/m"
 
 
 def test_the_app_model_names_the_server_without_the_password(address):

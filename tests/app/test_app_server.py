@@ -2,15 +2,13 @@
 the model in process, no TensorFlow in the app, the history sent only to this machine unless
 asked, and a server that stops or answers garbage said in one line, the session kept."""
 
-import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_model_server import JsonHandler, metadata, serving
 
 from mtn_tui import main as cli
 from mtn_tui.model import LocalModel, SuggestError
@@ -86,37 +84,23 @@ def test_the_history_goes_to_this_machine_only_unless_asked(served, monkeypatch)
     assert sent.suggestions(["cheap flights"], "", HISTORY).history == list(HISTORY)
 
 
-class Garbage(BaseHTTPRequestHandler):
+class Garbage(JsonHandler):
     """A server whose metadata lists `complete` and whose answers to it are no outputs."""
 
     OUTPUTS = ["suggestions", "scores", "copy_attention", "source_tokens"]
 
     def do_GET(self):
-        complete = {"outputs": {name: {} for name in self.OUTPUTS}}
-        self._send({"metadata": {"signature_def": {"signature_def": {"complete": complete}}}})
+        self.answer(200, metadata({"complete": {"outputs": {name: {} for name in self.OUTPUTS}}}))
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
-        self._send({"outputs": {"suggestions": [["a", "b"]], "scores": "many"}})
-
-    def _send(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.answer(200, {"outputs": {"suggestions": [["a", "b"]], "scores": "many"}})
 
 
 @pytest.fixture
 def garbage():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Garbage)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server, f"http://127.0.0.1:{server.server_address[1]}/v1/models/junk"
-    server.shutdown()
-    server.server_close()
+    with serving(Garbage) as server:
+        yield server, f"http://127.0.0.1:{server.server_address[1]}/v1/models/junk"
 
 
 def test_garbage_and_a_stopped_server_are_one_line(garbage):

@@ -4,11 +4,8 @@ address or timeout is refused when the client is made, a password in the address
 printed, and a server's words reach a message with their control characters escaped. A
 fake server in a thread, no TensorFlow."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
+from fake_model_server import JsonHandler, metadata, serving
 
 import mtn_keras
 from mtn_keras import suggest
@@ -55,43 +52,29 @@ ANSWERS = {
 OUTPUTS = {name: WITH_ATTENTION for name in ANSWERS if "attention" in name}
 
 
-class FakeServer(BaseHTTPRequestHandler):
+class FakeServer(JsonHandler):
     """Answers GET .../metadata and POST ...:predict as ANSWERS and OUTPUTS say."""
-
-    def _answer(self, status, body):
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self):
         name = self.path.split("/v1/models/")[1].split("/")[0]
         signatures = {"complete": {"outputs": OUTPUTS.get(name, COMPLETE)}}
         if name == "no-complete":
             signatures = {"suggest": signatures["complete"]}
-        self._answer(200, {"metadata": {"signature_def": {"signature_def": signatures}}})
+        self.answer(200, metadata(signatures))
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
         answer = ANSWERS[self.path.split("/v1/models/")[1].split(":")[0]]
-        self._answer(*answer) if isinstance(answer, tuple) else self._answer(
-            200, {"outputs": answer}
-        )
-
-    def log_message(self, *args):
-        pass
+        if not isinstance(answer, tuple):
+            answer = (200, {"outputs": answer})
+        self.answer(*answer)
 
 
 @pytest.fixture(scope="module")
 def server():
     """http://127.0.0.1:PORT/v1/models/ of the fake server."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeServer)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1/models/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(FakeServer) as httpd:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1/models/"
 
 
 def refusal(call, *args, **kwargs):
