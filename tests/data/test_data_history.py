@@ -2,26 +2,16 @@
 and a pair's history is only what its own user typed before it."""
 
 import pytest
-from test_data_prepare import WORDS, write_log
+from test_data_prepare import WORDS, prepare_windows, write_log
 
 from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.history import PairHistories, latest, load_history, load_starts
 from mtn_keras.data.prepared import load_split, load_users
-from mtn_keras.data.sessions import Protocol
 
 
 def prepared(tmp_path):
     """A made-up log of 20 users prepared under `all` (windows of 4), 4 + 4 users held out."""
-    out = tmp_path / "prepared"
-    prepare(
-        [write_log(tmp_path / "log.txt", users=20)],
-        str(out),
-        protocol=Protocol.named("all", max_queries=4),
-        split_by="user",
-        split_users=(4, 4),
-        progress=False,
-    )
-    return out
+    return prepare_windows(tmp_path, users=20, held_out=4)
 
 
 def test_each_line_starts_at_its_sessions_start_in_its_users_history(tmp_path):

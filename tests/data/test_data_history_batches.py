@@ -3,13 +3,11 @@ it, the last H of them, oldest first, front-padded; one encoded matrix for all l
 
 import numpy as np
 import pytest
-from test_data_prepare import write_log
+from test_data_prepare import prepare_windows
 
 from mtn_keras.data.batches import SessionBatches
-from mtn_keras.data.dataset_writer import prepare
 from mtn_keras.data.history import load_history, load_starts, split_histories
 from mtn_keras.data.prepared import load_split, load_users
-from mtn_keras.data.sessions import Protocol
 from mtn_keras.data.vocab import Vocabulary
 
 H, N = 4, 3
@@ -17,18 +15,8 @@ H, N = 4, 3
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("history")
-    out = tmp / "prepared"
-    prepare(
-        [write_log(tmp / "log.txt", users=12)],
-        str(out),
-        protocol=Protocol.named("all", max_queries=4),
-        split_by="user",
-        split_users=(3, 3),
-        min_count=1,
-        progress=False,
-    )
-    return str(out)
+    folder = tmp_path_factory.mktemp("history")
+    return str(prepare_windows(folder, users=12, held_out=3, min_count=1))
 
 
 def decoded(vocab, rows):

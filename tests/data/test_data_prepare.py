@@ -35,6 +35,22 @@ def write_log(path, users=60):
     return str(path)
 
 
+def prepare_windows(folder, users, held_out, **options):
+    """The folder "prepared" under `folder`: write_log's `users` users prepared under `all` in
+    windows of 4, `held_out` users each for validation and test."""
+    out = folder / "prepared"
+    prepare(
+        [write_log(folder / "log.txt", users=users)],
+        str(out),
+        protocol=Protocol.named("all", max_queries=4),
+        split_by="user",
+        split_users=(held_out, held_out),
+        progress=False,
+        **options,
+    )
+    return out
+
+
 def run_cli(command, *args):
     """`python -m mtn_keras.COMMAND ARGS` (prepare or stats)."""
     return subprocess.run(
@@ -75,12 +91,9 @@ def test_data_prepare_writes_the_contract_directory(tmp_path):
     assert stats["options"]["protocol"] == "paper"
     assert stats["rows_read"] == 60 * 21 and stats["rows_malformed"] == 60
     assert stats["dropped_rows"]["consecutive_duplicate"] == 60 * 10
-    assert stats["dropped_sessions"] == {
-        "child_unsafe": 0,
-        "too_short": 60,
-        "too_long": 60,
-        "long_query": 0,
-    }
+    assert stats["dropped_sessions"] == dict(
+        child_unsafe=0, too_short=60, too_long=60, long_query=0
+    )
     assert unaccounted_rows(stats) == 0
     vocab = Vocabulary.load(out / "vocab.txt")
     assert vocab.tokens[:4] == list(SPECIALS) and stats["vocab_size"] == len(vocab)
@@ -142,12 +155,7 @@ def test_data_prepare_all_protocol_windows_after_the_split(tmp_path):
         min_count=1,
     )
     assert stats["options"]["protocol"] == "all" and stats["options"]["min_queries"] == 2
-    assert stats["dropped_sessions"] == {
-        "child_unsafe": 0,
-        "too_short": 60,
-        "too_long": 0,
-        "long_query": 0,
-    }
+    assert stats["dropped_sessions"] == dict(child_unsafe=0, too_short=60, too_long=0, long_query=0)
     assert unaccounted_rows(stats) == 0
     for name, split in stats["splits"].items():
         lines = load_split(tmp_path / "out", name)

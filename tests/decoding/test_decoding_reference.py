@@ -18,6 +18,8 @@ from mtn_keras.decoding.beam_search import reorder
 
 # With 4 word ids and at most 3 words, 64 beams hold every alive hypothesis: search is exact.
 EXACT = dict(beam_size=64, max_length=4, exact_stop=True)
+# The searches traced and saved: 3 results of a beam of 4, up to 5 tokens.
+SMALL = dict(beam_size=4, num_results=3, max_length=5, length_alpha=0.6, exact_stop=True)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
@@ -123,17 +125,7 @@ def test_traced_with_dynamic_batch_prefix_and_vocabulary(jit_compile):
 
     def decode(table, source, prefix):
         state = {"table": table, "source": source}
-        return beam_search(
-            step,
-            state,
-            batch_size=tf.shape(table)[0],
-            beam_size=4,
-            num_results=3,
-            max_length=5,
-            prefix=prefix,
-            length_alpha=0.6,
-            exact_stop=True,
-        )
+        return beam_search(step, state, batch_size=tf.shape(table)[0], prefix=prefix, **SMALL)
 
     spec = [
         tf.TensorSpec([None], tf.int32),
@@ -160,17 +152,7 @@ def test_saved_model_round_trip(tmp_path):
         def step(tokens, state, t):
             return tf.gather(module.table, tokens), state
 
-        return beam_search(
-            step,
-            {},
-            batch_size=tf.shape(prefix)[0],
-            beam_size=4,
-            num_results=3,
-            max_length=5,
-            prefix=prefix,
-            length_alpha=0.6,
-            exact_stop=True,
-        )
+        return beam_search(step, {}, batch_size=tf.shape(prefix)[0], prefix=prefix, **SMALL)
 
     module.suggest = suggest
     tf.saved_model.save(module, str(tmp_path))
