@@ -82,6 +82,14 @@ def serve():
         server.wait(30)
 
 
+@pytest.fixture
+def fifo(tmp_path):
+    """A named pipe that no one writes: a reader that opens it waits for a writer."""
+    path = tmp_path / "queries.fifo"
+    os.mkfifo(path)
+    return path
+
+
 @pytest.fixture(autouse=True)
 def graph_rewrites_back_on():
     """The app's model and `suggest` switch Grappler off for their whole process (a faster

@@ -2,7 +2,6 @@
 writes no report over a file it reads nor into the model's folder, and no command waits on a
 FIFO given as an input or a report."""
 
-import os
 import subprocess
 import sys
 
@@ -26,13 +25,6 @@ def model(tmp_path):
 def log(tmp_path):
     path = tmp_path / "log.txt"
     path.write_text(LOG)
-    return path
-
-
-@pytest.fixture
-def fifo(tmp_path):
-    path = tmp_path / "pipe"
-    os.mkfifo(path)
     return path
 
 

@@ -16,13 +16,6 @@ from mtn_keras.data.history import read_history
 from mtn_keras.data.logs import InputError, check_inputs
 
 
-@pytest.fixture
-def fifo(tmp_path):
-    path = tmp_path / "queries.fifo"
-    os.mkfifo(path)
-    return path
-
-
 def refused_at_once(call, fifo):
     """The InputError of `call()`, run in a thread. A call that waits on the FIFO (opened to
     read, it waits for a writer) fails the test, once a writer has let it go."""
