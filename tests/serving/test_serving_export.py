@@ -7,6 +7,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from fresh_python import printed_json
 
 K = 5  # the k of the `service` and `exported` fixtures (conftest.py)
 
@@ -149,11 +150,7 @@ def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
         }}
         print(json.dumps(result))
     """)
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = printed_json(script)
     mine = service.suggest(as_tensor(SESSIONS))
     assert result["main"]["suggestions"] == mine["suggestions"].numpy().astype(str).tolist()
     np.testing.assert_allclose(result["main"]["scores"], mine["scores"].numpy(), atol=1e-5)

@@ -1,13 +1,11 @@
 """A model on WordPiece pieces, served: words it never saw are spelt from pieces and copied
 through them, typed words complete, and the SavedModel answers as the Python service does."""
 
-import json
 import random
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
+from fresh_python import printed_json
 from syllable_log import made_up_word
 
 K = 5  # the k of the `pieces_service` and `pieces_exported` fixtures (conftest.py)
@@ -80,11 +78,7 @@ def test_the_savedmodel_answers_as_the_service_on_pieces(pieces_service, pieces_
                           "scores": out["scores"].numpy().tolist(),
                           "complete": texts(done["suggestions"])}}))
     """)
-    run = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    result = printed_json(script)
     assert result["suggest"] == suggestions(pieces_service, SESSIONS)
     assert result["complete"] == suggestions(pieces_service, SESSIONS[:2], ["bes", "vinesu n"])
     assert all(any(row) for row in result["complete"]), result["complete"]

@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from fresh_python import printed_json
 
 K = 5
 SESSIONS = [
@@ -192,11 +193,7 @@ def test_savedmodel_ranks_as_python_does(hybrid, ranked_exported):
         result["complete_scores"] = done["scores"].numpy().tolist()
         print(json.dumps(result))
     """)
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = printed_json(script)
     mine = hybrid.suggest(tensor(SESSIONS))
     assert result["suggestions"] == texts(mine)
     assert result["sources"] == texts(mine, "sources")
