@@ -46,6 +46,8 @@ def test_every_option_reads_into_its_field():
         "last",
         "--popular",
         "2",
+        "--beyond-log",
+        "0.01",
         "--explicit",
     ]
     expected = DecodeConfig(
@@ -61,6 +63,7 @@ def test_every_option_reads_into_its_field():
         unrelated_history=0,
         unrelated_place="last",
         popular=2,
+        beyond_log=0.01,
         explicit=True,
     )
     assert parsed(argv) == expected

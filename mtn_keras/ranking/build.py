@@ -4,10 +4,9 @@ earlier queries), the threshold tuned there too."""
 
 from __future__ import annotations
 
-import functools
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     import tensorflow as tf
 
     from mtn_keras.base.config import DecodeConfig
-    from mtn_keras.serving.steps import SuggestionSteps
 
 PREFIX_CHARS = (2, 4, 6)
 TYPED_EVERY = 3  # one pair in three is typed too: fitting costs a third more, not thrice
@@ -101,25 +99,18 @@ def ranker_probabilities(ranker: keras.Model, features: np.ndarray) -> np.ndarra
     return 1.0 / (1.0 + np.exp(-logits))
 
 
-def candidate_table(
-    steps: SuggestionSteps, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
-) -> dict[str, tf.Tensor]:
-    """Every candidate of a batch of sessions [B, S] after the typed `prefix` [B] ("" for
-    none), with the user's earlier queries `history` [B, H], as the serving graph ranks
-    them: the route of `steps` (a serving.steps.SuggestionSteps with a ranking) up to the
-    filters. Their `texts` [B, M], `sources`, `features` [B, M, F] and whether each is
-    `valid` (listed and passing the filters)."""
-    kept = steps.kept_history(session, history)
-    prepared = steps.prepare(session, prefix, kept)
-    pooled = steps.pooled(prepared, kept)
-    table = steps.candidates(prepared, pooled, steps.search(prepared, kept, pooled))
-    valid = steps.filtered(table, prepared, kept)
-    texts, sources, features = table.texts, table.sources, table.features
-    return {"texts": texts, "sources": sources, "features": features, "valid": valid}
+class CandidateSteps(Protocol):
+    """What the ranker's fitting reads of the serving graph's steps
+    (serving.steps.SuggestionSteps with a ranking): every candidate of a batch as the graph
+    ranks them, by the same route as its suggestions."""
+
+    def candidate_table(
+        self, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
+    ) -> dict[str, tf.Tensor]: ...
 
 
 def candidate_rows(
-    steps: SuggestionSteps, rows: Sequence[Row], batch_size: int = 64
+    steps: CandidateSteps, rows: Sequence[Row], batch_size: int = 64
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The valid candidates of every (context, next query, prefix, history) row: features
     [N, F], labels [N] (the candidate is the next query), groups [N] (the row's number) and
@@ -127,7 +118,7 @@ def candidate_rows(
     import tensorflow as tf
 
     table = tf.function(
-        functools.partial(candidate_table, steps),
+        steps.candidate_table,
         autograph=False,
         input_signature=[
             tf.TensorSpec([None, None], tf.string),
@@ -162,7 +153,7 @@ def candidate_rows(
 
 
 def fit_ranking(
-    steps_for: Callable[[QueryLogIndex], SuggestionSteps],
+    steps_for: Callable[[QueryLogIndex], CandidateSteps],
     data: RankingData,
     decoding: DecodeConfig,
     hidden: int = 16,
@@ -198,7 +189,7 @@ def fit_ranking(
 
 
 def fitting_rows(
-    steps: SuggestionSteps, data: RankingData, progress: Callable[[str], object] = print
+    steps: CandidateSteps, data: RankingData, progress: Callable[[str], object] = print
 ) -> FittedRows:
     """The rows the ranker is fitted on (`pairs_as_met` of `data`'s validation sessions) and
     their candidates by the serving graph's `steps` (`candidate_rows`): a dict of the

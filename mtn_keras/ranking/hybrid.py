@@ -16,13 +16,13 @@ curve in docs/ranking.md). Typed words relate every completion, and there the ra
 stands (pinning cost completions with history 3 points). While nothing is typed the log's
 popular next queries (popular.py) may follow the ranked suggestions."""
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import tensorflow as tf
 
 from mtn_keras.base.config import UNRELATED_PLACES
 from mtn_keras.ranking.candidates import CandidatePool, Pool
-from mtn_keras.ranking.columns import evidence_of, source_names, top, typed_before
+from mtn_keras.ranking.columns import evidence_of, source_names, typed_before
 from mtn_keras.ranking.features import candidate_features, without_history
 from mtn_keras.ranking.filters import related, revisited, same_words_as_better, shares_content
 from mtn_keras.ranking.history_lookup import HISTORY_EVIDENCE
@@ -30,6 +30,7 @@ from mtn_keras.ranking.log_lookup import EVIDENCE
 from mtn_keras.ranking.popular import PopularQueries, appended
 from mtn_keras.ranking.prefix_lookup import completes
 from mtn_keras.ranking.scoring import Scored
+from mtn_keras.ranking.shown import NEG_INF, Shown, Table
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.typos import FIXED_WEIGHT
 from mtn_keras.ranking.words import joined
@@ -37,7 +38,6 @@ from mtn_keras.ranking.words import joined
 if TYPE_CHECKING:
     import keras
 
-NEG_INF = float("-inf")
 RESERVED = 2  # the session's own best always shown beside a history, placed "last"
 GENERATED = 5  # the most words of a phrase the beam wrote that a list shows
 GENERIC = 100  # the log's most frequent queries: generic after a session sharing no word
@@ -52,53 +52,41 @@ def followed_in_history(history: tf.Tensor) -> tf.Tensor:
     return evidence_of(history, HISTORY_FOLLOWS, HISTORY_EVIDENCE)
 
 
-class Table(NamedTuple):
-    """Every candidate of a batch once, as the filters and the ranker read them: `texts`
-    [B, M] ("" for none), `words` [B, M, L], `sources` [B, M] (source_names), `copied`
-    [B, M, X] (copy weights), `listed` [B, M] (a candidate, its first time in the row; None:
-    every one) and `witness` [B, M] (a witness for sharing no word with the session, see
-    filters.keep). The beam's alone (`beam_table`) hold their length-normalised `scores`
-    [B, M]; the ranked (HybridRanker.table) their `features` [B, M, F] and `fixed` (a
-    slip corrected), `in_history` (typed by the user before) and `related` [B, M]
-    (filters.related)."""
-
-    texts: tf.Tensor
-    words: tf.Tensor
-    sources: tf.Tensor
-    copied: tf.Tensor
-    listed: tf.Tensor | None
-    witness: tf.Tensor
-    scores: tf.Tensor | None = None
-    features: tf.Tensor | None = None
-    fixed: tf.Tensor | None = None
-    in_history: tf.Tensor | None = None
-    related: tf.Tensor | None = None
+def size_of(words: tf.Tensor) -> tf.Tensor:
+    """[B, M]: how many words each candidate of `words` [B, M, L] holds."""
+    return tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
 
 
-class Shown(NamedTuple):
-    """The k shown of each row, best first: `scores` [B, k] (-inf: none), `texts` [B, k],
-    `sources` [B, k] and `copied` [B, k, X]."""
-
-    scores: tf.Tensor
-    texts: tf.Tensor
-    sources: tf.Tensor
-    copied: tf.Tensor
-
-
-def beam_table(beam: Scored, scores: tf.Tensor, witness: tf.Tensor) -> Table:
-    """The paper's setting: the beam's n-best (`beam`, scoring.Scored) as a `Table`, with
-    their length-normalised `scores` [B, M] and the `witness` [B, 1] for all of them."""
-    texts = joined(beam.words)
-    sources = tf.fill(tf.shape(texts), "model")
-    return Table(texts, beam.words, sources, beam.copied, None, witness, scores)
+def merged(
+    beam: Scored, scored: Scored, pooled_source: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+    """The beam's candidates and the pool's (`scored`, proposed by `pooled_source` [C]) side
+    by side: their `texts` [B, M] and `words` [B, M, L], which are `offered` [B, M] (a
+    text the model can score) and the `source` [M] that proposed each."""
+    width = tf.shape(beam.words)[2]
+    log_words = tf.pad(scored.words, [[0, 0], [0, 0], [0, width - tf.shape(scored.words)[2]]])
+    words = tf.concat([beam.words, log_words], axis=1)
+    texts = joined(words)
+    log_probs = tf.concat([beam.log_probs, scored.log_probs], axis=1)
+    source = tf.concat([tf.fill(tf.shape(beam.words)[1:2], "model"), pooled_source], 0)
+    return texts, words, (texts != "") & (log_probs > NEG_INF), source
 
 
-def beam_only(table: Table, valid: tf.Tensor, k: int) -> Shown:
-    """The k best of the beam's `table` (`beam_table`) by their length-normalised
-    log-probability, of those `valid` [B, M] (listed and passing the filters)."""
-    scores = tf.where(valid, table.scores, NEG_INF)
-    scores = tf.where(same_words_as_better(table.words, scores), NEG_INF, scores)
-    return Shown(*top(scores, k, table.texts, table.sources, table.copied))
+def found_by(
+    texts: tf.Tensor, offered: tf.Tensor, source: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]:
+    """[B, M] each, of the `offered` candidates `texts` proposed by `source` [M]: whether
+    the beam, the log (slips corrected or not) and the history proposed the same text, and
+    whether an earlier column already holds it (`repeated`)."""
+    same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
+
+    def by(proposer: tf.Tensor) -> tf.Tensor:
+        return tf.reduce_any(same & proposer[None, None, :], axis=-1)
+
+    index = tf.range(tf.shape(texts)[1])
+    repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
+    logged = (source == "log") | (source == "fixed")
+    return by(source == "model"), by(logged), by(source == "history"), repeated
 
 
 class HybridRanker(tf.Module):
@@ -157,44 +145,21 @@ class HybridRanker(tf.Module):
         model scores) once, as a `Table` with their features, after the session's queries
         [B, S'] (words [B, S', n]; `known_words` [B], the share of the last query's words
         in the vocabulary)."""
-        width = tf.shape(beam.words)[2]
-        log_words = tf.pad(scored.words, [[0, 0], [0, 0], [0, width - tf.shape(scored.words)[2]]])
-        words = tf.concat([beam.words, log_words], axis=1)
-        texts = joined(words)
-        log_probs = tf.concat([beam.log_probs, scored.log_probs], axis=1)
-        lengths = tf.concat([beam.lengths, scored.lengths], axis=1)
-        unknown = tf.concat([beam.unknown, scored.unknown], axis=1)
-        source = tf.concat([tf.fill(tf.shape(beam.words)[1:2], "model"), gathered.source], 0)
-        beam_part, history_part = source == "model", source == "history"
-        offered = (texts != "") & (log_probs > NEG_INF)
-        same = (texts[:, :, None] == texts[:, None, :]) & offered[:, None, :] & offered[:, :, None]
-        in_beam = tf.reduce_any(same & beam_part[None, None, :], axis=-1)
-        logged_part = (source == "log") | (source == "fixed")
-        from_log = tf.reduce_any(same & logged_part[None, None, :], axis=-1)
-        from_history = tf.reduce_any(same & history_part[None, None, :], axis=-1)
+        texts, words, offered, source = merged(beam, scored, gathered.source)
+        in_beam, from_log, from_history, repeated = found_by(texts, offered, source)
         typed = gathered.typed
         # A completion that returns to an earlier session query, whoever proposed it (or to
         # the last, typed again with a slip).
         from_session, returns = revisited(texts, queries, typed != "", gathered.retyped)
-        index = tf.range(tf.shape(texts)[1])
-        repeated = tf.reduce_any(same & (index[None, :] < index[:, None])[None], axis=-1)
         lookup = self.pool.lookup
-        last = queries[:, -1]
-        known = tf.stack([tf.cast(lookup.ids(last) >= 0, tf.float32), known_words], axis=-1)
         evidence = lookup.evidence(queries, texts, gathered.rare)
         history = self.pool.history.evidence(gathered.history, queries, texts, words)
-        # A candidate that completes what was typed only with a slip corrected has its prefix
-        # evidence among the log's corrected completions.
-        fixed = (typed != "")[:, None] & ~completes(texts, typed) & (texts != "")
-        prefix = tf.where(
-            fixed[:, :, None],
-            self.pool.prefixes.features(texts, gathered.fixed, typed),
-            self.pool.prefixes.features(texts, gathered.completions, typed),
-        )
+        fixed, prefix = self.prefix_evidence(texts, gathered)
+        known = tf.stack([tf.cast(lookup.ids(queries[:, -1]) >= 0, tf.float32), known_words], -1)
         features = candidate_features(
-            log_probs,
-            lengths,
-            unknown,
+            tf.concat([beam.log_probs, scored.log_probs], axis=1),
+            tf.concat([beam.lengths, scored.lengths], axis=1),
+            tf.concat([beam.unknown, scored.unknown], axis=1),
             (in_beam, from_log, from_history, returns),
             evidence,
             words,
@@ -203,27 +168,22 @@ class HybridRanker(tf.Module):
             history,
             prefix,
         )
-        ids = lookup.ids(texts)
-        generic = self.generic(ids, words, session_words, typed)
-        # The beam's phrases past GENERATED words ramble through common words ("type 2002
-        # prices and floor plans for new jersey"), each triple of them attested.
-        size = tf.reduce_sum(tf.cast(words != "", tf.int32), axis=-1)
-        rambling = (size > GENERATED) & ~from_log & ~from_history
-        lone = alone(size, ids >= 0, from_history | from_session)
+        unlisted = self.unlisted(texts, words, session_words, typed, from_log, from_history)
+        unlisted |= alone(size_of(words), lookup.ids(texts) >= 0, from_history | from_session)
         # The witness for `unrelated`: more than one person of the log went from a session
         # query to the candidate. One searcher's habit, however often repeated, is none
-        # ("big soccer" five times after "bank of america", all one person's: issue 58).
+        # ("big soccer" five times after "bank of america", all one person's).
         logged = lookup.witnessed(queries, texts)
         # An earlier query relates when it directly followed a session query, in the log or
         # in the user's history: a later query of some log session vouches for a log
-        # candidate (`witness`), not for the user's past (issue 58).
+        # candidate (`witness`), not for the user's past.
         followed = evidence_of(evidence, DIRECT_FOLLOWS, EVIDENCE) | followed_in_history(history)
         return Table(
             texts,
             words,
             source_names(in_beam, from_log, from_history, from_session, fixed),
             tf.concat([beam.copied, scored.copied], axis=1),
-            listed=offered & ~repeated & (from_history | ~generic) & ~rambling & ~lone,
+            listed=offered & ~repeated & ~unlisted,
             witness=logged | from_history,
             features=features,
             fixed=fixed,
@@ -231,13 +191,43 @@ class HybridRanker(tf.Module):
             related=related(words, session_words, followed, typed != ""),
         )
 
+    def prefix_evidence(self, texts: tf.Tensor, gathered: Pool) -> tuple[tf.Tensor, tf.Tensor]:
+        """Of the candidates `texts` [B, M] after what was typed (`gathered.typed`): which
+        complete it only with a slip corrected (`fixed` [B, M]), and their prefix features
+        [B, M, P], a fixed one's among the log's corrected completions."""
+        typed = gathered.typed
+        fixed = (typed != "")[:, None] & ~completes(texts, typed) & (texts != "")
+        prefix = tf.where(
+            fixed[:, :, None],
+            self.pool.prefixes.features(texts, gathered.fixed, typed),
+            self.pool.prefixes.features(texts, gathered.completions, typed),
+        )
+        return fixed, prefix
+
+    def unlisted(
+        self,
+        texts: tf.Tensor,
+        words: tf.Tensor,
+        session_words: tf.Tensor,
+        typed: tf.Tensor,
+        from_log: tf.Tensor,
+        from_history: tf.Tensor,
+    ) -> tf.Tensor:
+        """[B, M]: the candidates never listed, whoever scores them: the log's `generic`
+        queries (unless the history proposed them too), and the beam's phrases past
+        GENERATED words, which ramble through common words ("type 2002 prices and floor
+        plans for new jersey"), each triple of them attested."""
+        generic = self.generic(self.pool.lookup.ids(texts), words, session_words, typed)
+        rambling = (size_of(words) > GENERATED) & ~from_log & ~from_history
+        return (generic & ~from_history) | rambling
+
     def generic(
         self, ids: tf.Tensor, words: tf.Tensor, session_words: tf.Tensor, typed: tf.Tensor
     ) -> tf.Tensor:
         """[B, M]: of the candidates whose log ids are `ids` [B, M] (-1: none), with nothing
         typed, the log's GENERIC most frequent queries ("google", "ebay", "yahoo") where they
         share no word with the session: what people type after
-        anything is no suggestion for this session (issue 58). The user's own habits come
+        anything is no suggestion for this session. The user's own habits come
         as history candidates, which this leaves alone."""
         shares = shares_content(words, session_words)
         return (ids >= 0) & (ids < GENERIC) & ~shares & (typed == "")[:, None]

@@ -1,7 +1,7 @@
 """The log's most frequent next queries ("google", "ebay", "yahoo"), offered after any
 session while nothing is typed, each with its share of the log's next queries as its
 probability: the top-up of the adj anchor, which finds the next query for most of adj's
-hits on users the model never saw (issue 48, docs/ranking.md). They are chosen among the
+hits on users the model never saw (docs/ranking.md). They are chosen among the
 ranked suggestions by that probability and shown after them, at most DecodeConfig.popular of
 them; one may return to an earlier query of the session ("google", "weather", "google"),
 never to the last.
@@ -21,8 +21,8 @@ from mtn_keras.ranking import filters
 from mtn_keras.ranking.rules import blocks, repeats_a_word
 
 if TYPE_CHECKING:
-    from mtn_keras.ranking.hybrid import Shown
     from mtn_keras.ranking.log_index import QueryLogIndex
+    from mtn_keras.ranking.shown import Shown
 
 NEG_INF = float("-inf")
 POOL = 20  # the most frequent next queries looked at for each list
@@ -117,7 +117,7 @@ class PopularQueries:
 
 
 def appended(shown: Shown, offered: Offered, cap: int) -> tuple[Shown, tf.Tensor]:
-    """The ranked candidates `shown` (hybrid.Shown of the whole table, [B, M] each: -inf
+    """The ranked candidates `shown` (shown.Shown of the whole table, [B, M] each: -inf
     scores not shown) with the `offered` popular queries after them: none a shown candidate
     already is, at most `cap` per row, the most frequent first, nothing copied. Returns them
     as one `Shown` of [B, M + P] and a [B, M + P] mask of the popular ones."""

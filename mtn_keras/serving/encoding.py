@@ -14,7 +14,9 @@ from typing import NamedTuple
 import tensorflow as tf
 
 from mtn_keras.data.vocab import PAD, UNK
+from mtn_keras.ranking.history_lookup import latest
 from mtn_keras.ranking.tables import SavedTable, saved_array
+from mtn_keras.ranking.words import joined
 from mtn_keras.serving.text import MAX_READ_WORD_CHARS, QueryNormaliser, Tokeniser, detokenised
 
 
@@ -69,6 +71,18 @@ class SessionEncoder(tf.Module):
         words = split.to_tensor("", shape=[None, None, self.n])
         source, ids = self.token_ids(split)
         return Encoded(queries, words, source, ids, self.extend(source, ids), typed)
+
+    def cut(self, texts: tf.Tensor) -> tf.Tensor:
+        """Texts (any shape) normalised and cut to the model's n words, as a session's queries
+        are read (a user's earlier queries: no entry, however long, slows a call)."""
+        words = tf.strings.split(tf.reshape(self.normalise(texts), [-1]))
+        return tf.reshape(joined(words.to_tensor("", shape=[None, self.n])), tf.shape(texts))
+
+    def history_ids(self, kept: tf.Tensor, count: int) -> tf.Tensor:
+        """The kept history [B, T] -> the token ids [B, count, n] of its latest `count` entries,
+        as a model's third level reads them: vocabulary ids and <unk>, as in training (nothing
+        is copied from the history)."""
+        return self.token_ids(tf.strings.split(latest(kept, count)))[1]
 
     def token_ids(self, split: tf.RaggedTensor) -> tuple[tf.Tensor, tf.Tensor]:
         """Words, ragged [B, S, (words)] -> their tokens [B, S, n] ("" padding) and the

@@ -19,7 +19,7 @@ from mtn_keras.ranking import filters
 from mtn_keras.ranking.tables import SavedTable
 
 if TYPE_CHECKING:
-    from mtn_keras.ranking.hybrid import Shown
+    from mtn_keras.ranking.shown import Shown
 
 NEG_INF = float("-inf")
 
@@ -74,7 +74,7 @@ def forbidden(
 
 
 def last_check(shown: Shown, explicit_shown: bool, logged: LoggedExplicit | None = None) -> Shown:
-    """The `shown` (hybrid.Shown, [B, k] each) less any item the safety rule or the log's
+    """The `shown` (shown.Shown, [B, k] each) less any item the safety rule or the log's
     evidence forbids (`forbidden`), the rest moved up in their order: the graph's last word on
     every list, whatever the settings and wherever an item came from."""
     bad = forbidden(shown.texts, explicit_shown, logged) & (shown.scores > NEG_INF)

@@ -1,4 +1,4 @@
-"""Grounded generation (issue 58): the beam writes a word only where people put it, so it
+"""Grounded generation: the beam writes a word only where people put it, so it
 never glues session words into a phrase nobody types ("hotels in cheap", "plumber near
 emergency", "powells books in new jersey").
 
@@ -13,6 +13,13 @@ The log's pairs and triples are a bit set of their 64-bit codes, four bits each 
 filter: about 1 in 43,000 of the others passes), small enough for the export and cheap
 inside the XLA-compiled search: a step looks up every word of the vocabulary after each
 beam's last two at once.
+
+Where the log completes nothing, a second search may go beyond it (beyond_log.py, `loose`
+rows): there the first word after the typed ones (the typed unfinished word's completion) may
+be any English word of the vocabulary (wordfreq, word_starts.english_words), so that "boston
+weat" finds "boston weather" though the log never paired the two; at most one word follows
+it, by the log's pairs (only the triple across the junction is not asked for): past that the
+model rambles ("rome hotels in new york").
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import tensorflow as tf
 from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS
 from mtn_keras.ranking.log_lookup import fingerprints
 from mtn_keras.ranking.tables import saved_array
+from mtn_keras.serving.word_starts import english_words
 
 if TYPE_CHECKING:
     from mtn_keras.ranking.log_index import QueryLogIndex
@@ -111,6 +119,9 @@ class PhraseConstraint(tf.Module):
         )
         self.vocab_keys = saved_array(tf.where(special, tf.constant(NO_WORD, tf.int64), keys))
         self.vocab_size = len(vocab_tokens)
+        english = set(english_words())
+        # [V]: the vocabulary's English words, all a loose row's beam may add to the log's
+        self.english = saved_array(np.array([t in english for t in vocab_tokens]))
 
     def attested(self, codes: tf.Tensor, hashes: int = HASHES) -> tf.Tensor:
         """Codes (any shape) -> whether their bits (the first `hashes`) are all set."""
@@ -124,12 +135,17 @@ class PhraseConstraint(tf.Module):
         return self.attested(pair_codes(keys, tf.constant(IS_WORD, tf.int64))) & (keys != NO_WORD)
 
     def context(
-        self, source: tf.Tensor, ext: tf.Tensor, forced: tf.Tensor | None
+        self,
+        source: tf.Tensor,
+        ext: tf.Tensor,
+        forced: tf.Tensor | None,
+        loose: tf.Tensor | None = None,
     ) -> dict[str, tf.Tensor]:
         """What a step needs of each session (its tokens `source` [B, S, n] and extended ids
         `ext` [B, S, n], front-padded to the model's S slots; the typed tokens to `forced`
-        [B, n] or None): the keys of its copied words (ext id V + j), each session word's
-        id with the key of the word before it, and how many steps are forced."""
+        [B, n] or None; the rows whose beam may go beyond the log, `loose` [B] or None: none):
+        the keys of its copied words (ext id V + j), each session word's id with the key of
+        the word before it, how many steps are forced, and the loose rows."""
         batch = tf.shape(source)[0]
         words = tf.reshape(source, [batch, -1])
         keys = word_keys(words)
@@ -154,6 +170,7 @@ class PhraseConstraint(tf.Module):
                 two == NO_WORD, tf.constant(NO_WORD, tf.int64), pair_codes(two, one)
             ),
             "forced_steps": forced_steps,
+            "loose": tf.zeros([batch], tf.bool) if loose is None else loose,
         }
 
     def constrain(
@@ -170,7 +187,7 @@ class PhraseConstraint(tf.Module):
         for every word but each beam's CANDIDATES likeliest (the search keeps far fewer);
         the typed words being forced are left as they are."""
         last = self.keys(tokens[:, None], context["copy_keys"])  # [N, 1]
-        likely = tf.where(self.may_follow(last, context, log_probs), log_probs, float("-inf"))
+        likely = tf.where(self.may_follow(last, context, log_probs, t), log_probs, float("-inf"))
         top = tf.math.top_k(likely, min(CANDIDATES, log_probs.shape[1] or CANDIDATES)).indices
         ids = tf.concat([top, tf.fill([tf.shape(top)[0], 1], EOS)], axis=1)  # [N, C + 1]
         keys = self.keys(ids, context["copy_keys"])
@@ -181,16 +198,25 @@ class PhraseConstraint(tf.Module):
         triple = self.attested(triple_codes(first, last, keys)) | self.in_session(
             ids, context["session_before_two"] == pair_codes(first, last), context
         )
-        triple |= (first == NO_WORD) | ~self.is_log_word(first)
+        junction = context["loose"] & (t == context["forced_steps"])  # [N]
+        after = context["loose"] & (t == context["forced_steps"] + 1)
+        triple |= (first == NO_WORD) | ~self.is_log_word(first) | after[:, None]
         # a word the log lacks (<unk>: a typed word the vocabulary lacks too) may end
         own = (tokens != BOS)[:, None] & ~self.is_log_word(last) & (ids == EOS)
+        loose = junction[:, None] & self.is_english(ids)
         # the other specials never pass (the search bans them anyway)
-        ok = ((pair & triple) | own) & ((ids >= len(SPECIALS)) | (ids == EOS))
+        ok = ((pair & triple) | own | loose) & ((ids >= len(SPECIALS)) | (ids == EOS))
+        # a loose row's phrase ends a word after the junction: past it the model rambles
+        ok &= ~(context["loose"] & (t > context["forced_steps"] + 1))[:, None] | (ids == EOS)
         free = (t < context["forced_steps"])[:, None]
         return tf.where(free | marked(ids, ok, log_probs), log_probs, float("-inf"))
 
     def may_follow(
-        self, last: tf.Tensor, context: Mapping[str, tf.Tensor], log_probs: tf.Tensor
+        self,
+        last: tf.Tensor,
+        context: Mapping[str, tf.Tensor],
+        log_probs: tf.Tensor,
+        t: tf.Tensor,
     ) -> tf.Tensor:
         """[N, V_ext]: a quick look (QUICK_HASHES bits, pairs only) at which words may follow
         the beams' last words (their keys `last` [N, 1]): the words of the session, and
@@ -204,7 +230,15 @@ class PhraseConstraint(tf.Module):
         quick = self.attested(codes, QUICK_HASHES)
         ids = context["session_ids"]
         mine = marked(ids, tf.ones_like(ids, tf.bool), log_probs)
-        return quick | mine | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+        junction = context["loose"] & (t == context["forced_steps"])
+        loose = junction[:, None] & self.is_english(tf.range(tf.shape(log_probs)[1]))
+        return quick | mine | loose | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+
+    def is_english(self, ids: tf.Tensor) -> tf.Tensor:
+        """Extended ids (any shape) -> whether each is an English word of the vocabulary (a
+        copied session word is not: it stands by the log's pairs or its place)."""
+        found = tf.gather(self.english, tf.minimum(ids, self.vocab_size - 1))
+        return found & (ids < self.vocab_size)
 
     def keys(self, ids: tf.Tensor, copy_keys: tf.Tensor) -> tf.Tensor:
         """Extended ids [N, X] -> their words' keys: the vocabulary's, or the session word

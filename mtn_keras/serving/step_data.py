@@ -1,5 +1,5 @@
 """The named tuples the serving steps hand each other (steps.py): a batch read, the pool's
-candidates ready to score, and what the search found."""
+candidates ready to score, what the search found, and the route up to the ranking."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from mtn_keras.ranking.candidates import Pool
 from mtn_keras.ranking.scoring import Scored
+from mtn_keras.ranking.shown import Table
 from mtn_keras.serving.encoding import Encoded
 from mtn_keras.serving.prefix import Typed
 
@@ -49,3 +50,17 @@ class Found(NamedTuple):
     pooled: Scored | None
     session_attention: tf.Tensor
     history_attention: tf.Tensor | None
+
+
+class Routed(NamedTuple):
+    """A batch on the route up to the ranking (SuggestionSteps.routed): the `kept` history
+    [B, T], the batch `prepared`, the `pooled` candidates (None without a ranking), what the
+    search `found`, every candidate once (`table`, shown.Table) and which are `valid` [B, M]
+    (listed and passing the filters)."""
+
+    kept: tf.Tensor
+    prepared: Prepared
+    pooled: Pooled | None
+    found: Found
+    table: Table
+    valid: tf.Tensor

@@ -14,31 +14,28 @@ from typing import TYPE_CHECKING, Any
 import tensorflow as tf
 
 from mtn_keras.base.config import DecodeConfig
-from mtn_keras.data.vocab import PAD, SPECIALS, UNK
+from mtn_keras.data.vocab import PAD, UNK
 from mtn_keras.data.wordpiece import SUFFIX
-from mtn_keras.ranking import filters, thresholds
+from mtn_keras.ranking import filters
 from mtn_keras.ranking.blocklist import blocked_phrases
-from mtn_keras.ranking.candidates import CandidatePool, retyped
-from mtn_keras.ranking.fragments import Fragments
-from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights, latest
-from mtn_keras.ranking.hybrid import HybridRanker, beam_only, beam_table
-from mtn_keras.ranking.popular import PopularQueries
+from mtn_keras.ranking.candidates import retyped
+from mtn_keras.ranking.history_lookup import HistoryLookup, history_weights
 from mtn_keras.ranking.scoring import Scored, candidate_log_probs
+from mtn_keras.ranking.shown import beam_only, beam_table
 from mtn_keras.ranking.tables import track_variables_only
 from mtn_keras.ranking.words import joined
+from mtn_keras.serving.beyond_log import beyond_log
 from mtn_keras.serving.encoding import SessionEncoder
 from mtn_keras.serving.forbidden import LoggedExplicit, banned_ids, forbidden, last_check
-from mtn_keras.serving.grounding import PhraseConstraint, slip_ids
+from mtn_keras.serving.log_parts import log_parts
 from mtn_keras.serving.prefix import PrefixConstraint
 from mtn_keras.serving.search_core import SearchCore
-from mtn_keras.serving.spelling import Spelling
-from mtn_keras.serving.step_data import Found, Pooled, Prepared
-from mtn_keras.serving.word_starts import WordStarts
+from mtn_keras.serving.step_data import Found, Pooled, Prepared, Routed
 
 if TYPE_CHECKING:
     from mtn_keras.models.base import SuggestionModel
     from mtn_keras.ranking import Ranking
-    from mtn_keras.ranking.hybrid import Shown, Table
+    from mtn_keras.ranking.shown import Shown, Table
 
 NEG_INF = float("-inf")
 
@@ -90,40 +87,12 @@ class SuggestionSteps(tf.Module):
             LoggedExplicit(index.explicit_queries, sites, index.child_keys) if index else None
         )
         self.history = HistoryLookup()
-        self.pool: CandidatePool | None = None
-        self.hybrid: HybridRanker | None = None
-        if ranking is not None and decoding.source == "hybrid":
-            self.pool = CandidatePool(ranking.index, self.history, self.max_queries)
-            shown = thresholds(ranking.threshold, ranking.history_threshold, decoding.threshold)
-            popular = PopularQueries(
-                ranking.index, decoding.popular, shown[0], phrases, self.filters, self.explicit
-            )
-            self.hybrid = HybridRanker(
-                self.pool,
-                ranking.ranker,
-                *shown,
-                decoding.unrelated_history,
-                decoding.unrelated_place,
-                popular,
-            )
-        lookup = self.pool and self.pool.lookup
-        self.spelling = Spelling(self.encoder, lookup and lookup.word_ids, lookup and lookup.slips)
-        self.fragments = None  # the log says where queries end only to the ranked lists
-        if "fragments" in self.filters:
-            logged = ranking.index if ranking is not None and self.pool is not None else None
-            self.fragments = (
-                Fragments(logged.queries, logged.counts) if logged else Fragments([], [])
-            )
-        self.starts: WordStarts | None = None  # without a pool, nothing is corrected
-        if ranking is not None and self.pool is not None:
-            words = [t for t in vocab_tokens[len(SPECIALS) :] if not t.startswith(SUFFIX)]
-            self.starts = WordStarts([*words, *ranking.index.words])
-        # With a log, the beam writes only the phrases people type, never its slips.
-        self.phrases: PhraseConstraint | None = None
-        if ranking is not None and self.pool is not None and not self.pieces:
-            self.phrases = PhraseConstraint(ranking.index.queries, vocab_tokens)
-            self.banned_ids = sorted(set(self.banned_ids) | slip_ids(vocab_tokens, ranking.index))
+        parts = log_parts(self.encoder, vocab_tokens, decoding, ranking, self.history, phrases)
+        self.pool, self.hybrid, self.spelling, self.fragments = parts[:4]
+        self.starts, self.phrases = parts.starts, parts.phrases
+        self.banned_ids = sorted(set(self.banned_ids) | parts.slips)
         self.alpha = decoding.length_alpha(ranked=self.hybrid is not None)
+        self.beyond_log = decoding.beyond_log
         # A plain callable, not a tf.function attribute: the SavedModel keeps the search once,
         # inside the signatures, rather than a second copy of its own.
         search = SearchCore(self, no_repeat_words="repeats" in self.filters)
@@ -141,14 +110,41 @@ class SuggestionSteps(tf.Module):
         """Suggestions for each session [B, S], completing `prefix` [B] when given, with the
         user's earlier queries `history` [B, H] (oldest first, "" padding) when given: the
         outputs of every suggestion signature, step by step."""
+        kept, prepared, pooled, found, table, valid = self.routed(session, prefix, history)
+        shown = self.rank(table, valid, prepared, kept)
+        if self.beyond_log and self.phrases is not None and prefix is not None:
+            shown = beyond_log(
+                shown,
+                prepared.vouched,
+                lambda loose: self.search(prepared, kept, pooled, loose),
+                lambda table: self.filtered(table, prepared, kept),
+                self.encoder.knows_session(prepared.session),
+                self.beyond_log,
+            )
+        return self.outputs(prepared, kept, found, shown)
+
+    def routed(
+        self, session: tf.Tensor, prefix: tf.Tensor | None = None, history: tf.Tensor | None = None
+    ) -> Routed:
+        """The route of `decode` up to the ranking (`Routed`): the steps that the serving
+        graph and the ranker's fitting (ranking/build.py) both take."""
         kept = self.kept_history(session, history)
         prepared = self.prepare(session, prefix, kept)
         pooled = self.pooled(prepared, kept)
         found = self.search(prepared, kept, pooled)
         table = self.candidates(prepared, pooled, found)
-        valid = self.filtered(table, prepared, kept)
-        shown = self.rank(table, valid, prepared, kept)
-        return self.outputs(prepared, kept, found, shown)
+        return Routed(kept, prepared, pooled, found, table, self.filtered(table, prepared, kept))
+
+    def candidate_table(
+        self, session: tf.Tensor, prefix: tf.Tensor, history: tf.Tensor
+    ) -> dict[str, tf.Tensor]:
+        """Every candidate of a batch of sessions [B, S] after the typed `prefix` [B] ("" for
+        none), with the user's earlier queries `history` [B, H], as the graph ranks them (the
+        ranker's fitting rows, ranking/build.py): their `texts` [B, M], `sources`, `features`
+        [B, M, F] and whether each is `valid` (listed and passing the filters)."""
+        table, valid = self.routed(session, prefix, history)[-2:]
+        texts, sources, features = table.texts, table.sources, table.features
+        return {"texts": texts, "sources": sources, "features": features, "valid": valid}
 
     def prepare(
         self, session: tf.Tensor, prefix: tf.Tensor | None = None, history: tf.Tensor | None = None
@@ -169,14 +165,11 @@ class SuggestionSteps(tf.Module):
         return Prepared(encoded, typed, typed.has_word, again, span)
 
     def kept_history(self, session: tf.Tensor, history: tf.Tensor | None = None) -> tf.Tensor:
-        """The earlier queries the graph reads [B, T] (HistoryLookup.kept), normalised and cut
-        to the model's n words as the session's are (no entry, however long, slows a call);
-        none without a `history` [B, H]."""
+        """The earlier queries the graph reads [B, T] (HistoryLookup.kept), cut as the
+        session's are (SessionEncoder.cut); none without a `history` [B, H]."""
         if history is None:
             history = tf.zeros([tf.shape(session)[0], 0], tf.string)
-        words = tf.strings.split(tf.reshape(self.encoder.normalise(history), [-1]))
-        cut = joined(words.to_tensor("", shape=[None, self.n]))
-        return self.history.kept(tf.reshape(cut, tf.shape(history)))
+        return self.history.kept(self.encoder.cut(history))
 
     def pooled(self, prepared: Prepared, history: tf.Tensor) -> Pooled | None:
         """The pool's candidates (`Pooled`, CandidatePool.gather) after the `prepared`
@@ -195,13 +188,20 @@ class SuggestionSteps(tf.Module):
         words = split.to_tensor("", shape=[None, None, self.n])
         return Pooled(gathered, words, tf.reshape(ids, [batch, -1, self.n]))
 
-    def search(self, prepared: Prepared, history: tf.Tensor, pooled: Pooled | None) -> Found:
+    def search(
+        self,
+        prepared: Prepared,
+        history: tf.Tensor,
+        pooled: Pooled | None,
+        loose: tf.Tensor | None = None,
+    ) -> Found:
         """`Found`: the model's work (SearchCore, XLA-compiled unless switched off) on the
         `prepared` sessions with the kept `history` [B, T]: the beam's n-best after what was
-        typed (without `repeat_last`, the last query is none), the `pooled` candidates
-        scored (see ranking/scoring.py) and the attention."""
+        typed (without `repeat_last`, the last query is none; in the `loose` rows [B] beyond
+        the log's phrases, beyond_log.py), the `pooled` candidates scored (see
+        ranking/scoring.py) and the attention."""
         session = prepared.session
-        args, typed_tokens = self.search_args(prepared, history, pooled)
+        args, typed_tokens = self.search_args(prepared, history, pooled, loose)
         found = self.core(**args)
         words = self.encoder.to_words(found["ids"], session, typed_tokens)
         unknown = tf.reduce_sum(tf.cast(found["ids"] == UNK, tf.int32), axis=-1)
@@ -224,7 +224,11 @@ class SuggestionSteps(tf.Module):
         return Found(beam, scores, scored, found["session_attention"], read)
 
     def search_args(
-        self, prepared: Prepared, history: tf.Tensor, pooled: Pooled | None
+        self,
+        prepared: Prepared,
+        history: tf.Tensor,
+        pooled: Pooled | None,
+        loose: tf.Tensor | None = None,
     ) -> tuple[dict[str, Any], tf.Tensor | None]:
         """The arguments of `SearchCore` (sessions front-padded to max_queries slots, so that
         one compiled XLA shape serves all lengths; the kept `history`'s tokens when the
@@ -235,7 +239,9 @@ class SuggestionSteps(tf.Module):
         pad = [[0, 0], [self.max_queries - size, 0], [0, 0]]
         args = {"tokens": tf.pad(session.tokens, pad), "ext": tf.pad(session.ext, pad)}
         if self.model.config.history_queries:
-            args["history_tokens"] = self.history_tokens(history)
+            args["history_tokens"] = self.encoder.history_ids(
+                history, self.model.config.history_queries
+            )
         tokens = None
         if prepared.typed is not None:
             tokens, allowed, args["allowed_at"] = self.typed.typed_words(prepared.typed, session)
@@ -246,15 +252,9 @@ class SuggestionSteps(tf.Module):
             args["candidates"] = pooled.ids
         if self.phrases is not None:
             padded = tf.pad(session.source, pad, constant_values="")
-            args["grounding"] = self.phrases.context(padded, args["ext"], args.get("forced"))
+            forced = args.get("forced")
+            args["grounding"] = self.phrases.context(padded, args["ext"], forced, loose)
         return args, tokens
-
-    def history_tokens(self, history: tf.Tensor) -> tf.Tensor:
-        """The kept history [B, T] -> the token ids [B, H, n] of its latest H entries, H the
-        model's `history_queries` (its third level): vocabulary ids and <unk>, as in
-        training (nothing is copied from the history)."""
-        kept = latest(history, self.model.config.history_queries)
-        return self.encoder.token_ids(tf.strings.split(kept))[1]
 
     def candidates(self, prepared: Prepared, pooled: Pooled | None, found: Found) -> Table:
         """Every candidate once, as a `Table` (ranking/hybrid.py): the beam's alone, with the
@@ -299,7 +299,7 @@ class SuggestionSteps(tf.Module):
         return kept if table.listed is None else table.listed & kept
 
     def rank(self, table: Table, valid: tf.Tensor, prepared: Prepared, history: tf.Tensor) -> Shown:
-        """The k shown of each row (hybrid.Shown) of the `table`'s `valid` [B, M] candidates:
+        """The k shown of each row (shown.Shown) of the `table`'s `valid` [B, M] candidates:
         the beam's best, or with a ranking the ranker's (with the kept `history` [B, T])."""
         if self.hybrid is None:
             return beam_only(table, valid, self.k)
@@ -309,7 +309,7 @@ class SuggestionSteps(tf.Module):
     def outputs(
         self, prepared: Prepared, history: tf.Tensor, found: Found, shown: Shown
     ) -> dict[str, tf.Tensor]:
-        """The suggestion signatures' outputs (outputs.py) of the `shown` (hybrid.Shown), for
+        """The suggestion signatures' outputs (outputs.py) of the `shown` (shown.Shown), for
         the `prepared` sessions with the kept `history` [B, T] and what the search `found`.
         A session with no query is answered only when typed words say what to complete."""
         session = prepared.session

@@ -26,8 +26,10 @@ ENGLISH_ZIPF = 1.5  # wordfreq: about once in 30 million words; 173,000 words an
 HASH_BUCKETS = 2**30
 
 
+@functools.cache
 def english_words(zipf: float = ENGLISH_ZIPF) -> list[str]:
-    """wordfreq's English words of `zipf` or more, normalised as queries are."""
+    """wordfreq's English words of `zipf` or more, normalised as queries are (read once a
+    process)."""
     import wordfreq
 
     found = []

@@ -8,7 +8,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from mtn_keras.base.config import FILTERS, DecodeConfig  # noqa: E402
-from mtn_keras.ranking.hybrid import Shown, placed  # noqa: E402
+from mtn_keras.ranking.hybrid import placed  # noqa: E402
 from mtn_keras.ranking.log_index import QueryLogIndex  # noqa: E402
 from mtn_keras.ranking.popular import (  # noqa: E402
     POOL,
@@ -18,6 +18,7 @@ from mtn_keras.ranking.popular import (  # noqa: E402
     appended,
     most_followed,
 )
+from mtn_keras.ranking.shown import Shown  # noqa: E402
 
 NEG_INF = float("-inf")
 SESSIONS = [

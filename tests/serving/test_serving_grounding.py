@@ -1,4 +1,4 @@
-"""Grounded generation (issue 58): a step of the beam lets a word follow only where the log
+"""Grounded generation: a step of the beam lets a word follow only where the log
 or the session puts it after the last word, and after the last two; a suggestion starts and
 ends as a query of the log does."""
 
@@ -16,13 +16,15 @@ V = len(VOCAB)
 SLOTS = 4  # copy slots of the extended vocabulary
 
 
-def allowed(last, before=BOS, session=(), t=1, forced_steps=0):
-    """The words that may follow `last` (after `before`) in a session of `session` words."""
+def allowed(last, before=BOS, session=(), t=1, forced_steps=0, loose=False):
+    """The words that may follow `last` (after `before`) in a session of `session` words (a
+    `loose` row: beyond the log's phrases, as where the log completes nothing)."""
     constraint = PhraseConstraint(LOG, VOCAB)
     source = tf.constant([[list(session) + [""] * (SLOTS - len(session))]])
     ext = tf.constant([[[ID.get(w, V) if w else PAD for w in source.numpy()[0, 0].astype(str)]]])
     context = constraint.context(source, ext, None)
     context["forced_steps"] = tf.constant([forced_steps])
+    context["loose"] = tf.constant([loose])
     log_probs = tf.zeros([1, V + SLOTS])
     out = constraint.constrain(log_probs, tf.constant([last]), tf.constant([before]), context, t)
     kept = np.isfinite(out.numpy()[0])
@@ -56,3 +58,20 @@ def test_the_session_grounds_its_own_phrases():
 
 def test_typed_words_being_forced_are_left_as_they_are():
     assert allowed(ID["rome"], t=1, forced_steps=2) == (set(WORDS), True)
+
+
+def test_a_loose_row_takes_any_english_word_after_the_typed_ones_then_the_logs_pairs():
+    english = set(WORDS)  # every word of this vocabulary is an English word
+    # "rome" was typed (one forced step): the next word may be any English word ...
+    assert allowed(ID["rome"], t=1, forced_steps=1) == (set(), True)
+    assert allowed(ID["rome"], t=1, forced_steps=1, loose=True)[0] == english
+    # ... then the log's pairs, the triple across the junction not asked for ("rome hotels in")
+    assert allowed(ID["hotels"], before=ID["rome"], t=2, forced_steps=1, loose=True) == (
+        {"in"},
+        True,
+    )
+    # and one word later it ends: past the junction's next word the model rambles
+    assert allowed(ID["in"], before=ID["hotels"], t=3, forced_steps=1, loose=True) == (
+        set(),
+        False,
+    )

@@ -60,7 +60,7 @@ def without_level(trained):
 
 def test_the_latest_entries_reach_the_model_as_token_ids(service):
     kept = service.kept_history(SESSION, HISTORY)
-    tokens = service.history_tokens(kept).numpy()
+    tokens = service.encoder.history_ids(kept, service.model.config.history_queries).numpy()
     ids = {word: i for i, word in enumerate((*SPECIALS, *WORDS))}
     assert tokens.shape == (2, H, N)
     # the last three real entries, oldest first: "paris", "rome" (normalised), "cheap hotels"

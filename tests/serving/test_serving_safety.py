@@ -12,7 +12,7 @@ from mtn_keras.base.config import FILTERS, DecodeConfig, preset
 from mtn_keras.data.safety import child_unsafe, explicit
 from mtn_keras.data.vocab import SPECIALS
 from mtn_keras.models import build_model
-from mtn_keras.ranking.hybrid import Shown
+from mtn_keras.ranking.shown import Shown
 from mtn_keras.serving.forbidden import banned_ids, last_check
 from mtn_keras.serving.service import SuggestionService
 
