@@ -1,16 +1,16 @@
-"""The judged typing study of issue 73: the lists a model shows for the sessions of
+"""The judged typing study of lists while typing: the lists a model shows for the sessions of
 studies/typing/sessions.tsv (written before any list was read), and, with the judgments of
 studies/typing/judgments.tsv (every item good, generic or junk, read by hand), the share of
 each and of the lists holding a good item (clickable). Prints markdown.
 
-Usage: python -m tools.study_typing --model MODEL [--judged NAME]
+Usage: python -m studies.study_typing --model MODEL [--judged NAME]
 """
 
 import argparse
 import os
 from collections import Counter
 
-STUDY = os.path.join(os.path.dirname(__file__), os.pardir, "studies", "typing")
+STUDY = os.path.join(os.path.dirname(__file__), "typing")
 VERDICTS = ("good", "generic", "junk")
 
 

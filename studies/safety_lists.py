@@ -6,7 +6,7 @@ by the word rule (mtn_keras/data/safety.py) or by the evidence of the whole --ju
 (data/evidence.py: its clicks, every user's, and the name of every adult site they reached,
 typed or not: a stricter judge than the export's), and child-unsafe by either. Counts only.
 
-Run: python -m tools.safety_lists --model default --input aol-test-users.txt \
+Run: python -m studies.safety_lists --model default --input aol-test-users.txt \
     --judge-log ../shared/data/aol/aol-top1000-dev.txt.gz --every 2
 """
 
@@ -63,19 +63,29 @@ def kinds(model, pairs):
         "complete 5, empty session": lambda s, e: model.complete([[]] * (e - s), typed[s:e]),
     }
     for name, call in calls.items():
-        lists[name] = []
-        for start in range(0, len(pairs), BATCH):
-            end = min(start + BATCH, len(pairs))
-            lists[name] += [[s.text for s in answer] for answer in call(start, end)]
+        lists[name] = [[s.text for s in answer] for answer in batched(call, len(pairs))]
     return lists
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def batched(call, count):
+    """The answers of `call(start, end)` for `count` pairs, BATCH at a time."""
+    for start in range(0, count, BATCH):
+        yield from call(start, min(start + BATCH, count))
+
+
+def replay_parser(doc, option, what):
+    """The options of a study that replays the test users' pairs: --model, --input, --every,
+    and its own required `option` (help: `what`)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--model", required=True)
     parser.add_argument("--input", required=True, help="the test users' rows, AOL format")
-    parser.add_argument("--judge-log", required=True, help="the log whose clicks judge")
+    parser.add_argument(option, required=True, help=what)
     parser.add_argument("--every", type=int, default=1)
+    return parser
+
+
+def main(argv=None):
+    parser = replay_parser(__doc__, "--judge-log", "the log whose clicks judge")
     args = parser.parse_args(argv)
     evidence = judge(args.judge_log)
     pairs = pairs_of(args.input, args.every)

@@ -1,5 +1,5 @@
 """What a model's lists show while typing, judged against what was typed: on the test users'
-pairs (tools/safety_lists.py's replay), the first 5 characters of the next query typed after
+pairs (studies/safety_lists.py's replay), the first 5 characters of the next query typed after
 the session, without and with the user's history and in an empty session, the items that do
 not start with what was typed (and of them, those that correct a word known nowhere: not
 English by wordfreq, not the log's, the session's or the history's), the items that end on a
@@ -7,18 +7,17 @@ function word (ranking/fragments.py) and those that only repeat the typed letter
 SR@5 (the next query listed): with the session against an empty one says how far the session
 steers completion. Counts.
 
-Run: python -m tools.typing_lists --model default --input aol-test-users.txt \
+Run: python -m studies.typing_lists --model default --input aol-test-users.txt \
     --log-words runs/default/ranking/words.txt --every 8
 """
 
-import argparse
 from collections import Counter
 
 import mtn_keras
 from mtn_keras.data.text import completes, normalise
 from mtn_keras.ranking.fragments import FUNCTION_WORDS
 from mtn_keras.serving.word_starts import english_words
-from tools.safety_lists import BATCH, TYPED, pairs_of
+from studies.safety_lists import TYPED, batched, pairs_of, replay_parser
 
 
 def known_nowhere(typed, known, own):
@@ -39,36 +38,33 @@ def known_nowhere(typed, known, own):
 def counts_of(model, pairs, known, kind):
     """Counter of the items of one list kind over the pairs."""
     counts = Counter()
-    for start in range(0, len(pairs), BATCH):
-        part = pairs[start : start + BATCH]
-        typed = [t[:TYPED] for _, t, _ in part]
-        sessions = [[] if kind == "empty session" else c for c, _, _ in part]
-        histories = [h for _, _, h in part] if kind == "with history" else None
-        answers = model.complete(sessions, typed, histories)
-        for (_, target, _), session, history, prefix, answer in zip(
-            part, sessions, histories or [None] * len(part), typed, answers
-        ):
-            finished = normalise(prefix + "x").endswith(" x")  # the last word ends
-            chars = normalise(prefix) + (" " if finished and normalise(prefix) else "")
-            counts["found"] += normalise(target) in {normalise(i.text) for i in answer}
-            own = {w for q in [*session, *(history or [])] for w in q.split()}
-            for item in answer:
-                text = normalise(item.text)
-                counts["items"] += 1
-                if not completes(text, chars):
-                    counts["not as typed"] += 1
-                    counts["of a word known nowhere"] += known_nowhere(chars, known, own)
-                counts["ends on a function word"] += text.split()[-1] in FUNCTION_WORDS
-                counts["only the typed letters"] += text == chars.strip()
+    typed = [t[:TYPED] for _, t, _ in pairs]
+    sessions = [[] if kind == "empty session" else c for c, _, _ in pairs]
+    histories = [h for _, _, h in pairs] if kind == "with history" else None
+    answers = batched(
+        lambda s, e: model.complete(sessions[s:e], typed[s:e], histories and histories[s:e]),
+        len(pairs),
+    )
+    for (_, target, _), session, history, prefix, answer in zip(
+        pairs, sessions, histories or [None] * len(pairs), typed, answers
+    ):
+        finished = normalise(prefix + "x").endswith(" x")  # the last word ends
+        chars = normalise(prefix) + (" " if finished and normalise(prefix) else "")
+        counts["found"] += normalise(target) in {normalise(i.text) for i in answer}
+        own = {w for q in [*session, *(history or [])] for w in q.split()}
+        for item in answer:
+            text = normalise(item.text)
+            counts["items"] += 1
+            if not completes(text, chars):
+                counts["not as typed"] += 1
+                counts["of a word known nowhere"] += known_nowhere(chars, known, own)
+            counts["ends on a function word"] += text.split()[-1] in FUNCTION_WORDS
+            counts["only the typed letters"] += text == chars.strip()
     return counts
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--input", required=True, help="the test users' rows, AOL format")
-    parser.add_argument("--log-words", required=True, help="the ranking's words.txt")
-    parser.add_argument("--every", type=int, default=1)
+    parser = replay_parser(__doc__, "--log-words", "the ranking's words.txt")
     args = parser.parse_args(argv)
     with open(args.log_words, encoding="utf-8") as handle:
         known = set(english_words()) | {line.strip() for line in handle}
