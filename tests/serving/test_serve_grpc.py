@@ -168,6 +168,21 @@ def predict_request(signature, **inputs):
     return request
 
 
+def answered(stub, request):
+    """The answer to a predict `request`, asked again while the server's 15 s deadline cuts it
+    short: a signature's first call prepares its graph, which a busy machine may not finish
+    in time. What the server answers is checked here, not how soon."""
+    import grpc
+
+    for _ in range(10):
+        try:
+            return stub.Predict(request, timeout=60)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise
+    return stub.Predict(request, timeout=60)
+
+
 def refused(call, request):
     """The (status code, details) of a call that must fail."""
     import grpc
@@ -189,7 +204,7 @@ def test_grpc_answers_as_rest_does(doors):
         ("complete", {"session": [SESSION], "prefix": ["rome "]}),
         ("suggest_with_history", TWO),
     ):
-        answer = stub.Predict(predict_request(signature, **inputs), timeout=60)
+        answer = answered(stub, predict_request(signature, **inputs))
         assert answer.model_spec.name == "mtn" and answer.model_spec.version.value == 1
         body = {"signature_name": signature, "inputs": inputs}
         rest = httpx.post(f"{url}/v1/models/mtn:predict", json=body, timeout=60).json()["outputs"]
@@ -199,7 +214,7 @@ def test_grpc_answers_as_rest_does(doors):
         np.testing.assert_allclose(tf.make_ndarray(answer.outputs["scores"]), rest["scores"])
     request = predict_request("complete", session=[SESSION], prefix=["rome "])
     request.output_filter.extend(["scores", "suggestions"])
-    assert set(stub.Predict(request, timeout=60).outputs) == {"scores", "suggestions"}
+    assert set(answered(stub, request).outputs) == {"scores", "suggestions"}
 
 
 @pytest.mark.slow
@@ -264,7 +279,7 @@ def test_bad_requests_get_tensorflow_servings_codes_in_one_line_and_are_counted(
         got, details = refused(stub.Predict, request)
         assert (got.name, "\n" in details) == (code, False), details
         assert words in details, details
-    assert stub.Predict(predict_request("suggest", session=[SESSION]), timeout=60).outputs
+    assert answered(stub, predict_request("suggest", session=[SESSION])).outputs
     metrics = httpx.get(f"{url}/monitoring/prometheus/metrics").text
     counted = [
         line
