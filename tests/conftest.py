@@ -25,6 +25,7 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 import pytest
 from built_once import built_once
 from made_up_search_log import write_made_up_log
+from server_wait import SERVER_START_S
 from tiny_training import tiny_train_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,10 +64,10 @@ def serve():
         )
         servers.append(server)
         url = f"http://127.0.0.1:{port}/v1/models/{name}"
-        until = time.monotonic() + 300
+        until = time.monotonic() + SERVER_START_S
         while True:
             assert server.poll() is None, server.stderr.read()[-2000:]
-            assert time.monotonic() < until, "the server did not answer within 300 s"
+            assert time.monotonic() < until, f"the server did not answer within {SERVER_START_S} s"
             try:
                 with urllib.request.urlopen(url, timeout=1) as answer:
                     status = json.load(answer)["model_version_status"][0]["state"]

@@ -105,11 +105,12 @@ def served_bundle(serve):
 def test_the_rest_server_and_the_apps_remote_model_show_nothing_unsafe(served_bundle):
     from mtn_tui.remote_model import RemoteModel
 
-    model = mtn_keras.load(served_bundle)
+    # what is shown is judged here, not how soon: a busy machine may take minutes per call
+    model = mtn_keras.load(served_bundle, timeout=600)
     for with_history in (False, True):
         shown, items = client_bad_items(model, with_history)
         assert items > len(PROBES) // 2 and not summary(shown)
-    remote = RemoteModel(served_bundle)
+    remote = RemoteModel(served_bundle, timeout=600)
     for session, prefix in PROBES[::10]:
         found = remote.suggestions(session, prefix, tuple(HISTORY))
         assert not summary(bad_items(item.text for item in found)), (session, prefix)

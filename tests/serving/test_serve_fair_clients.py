@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import pytest
+from server_wait import SERVER_START_S
 from test_serve_connections import closed_by_the_server
 from test_serve_grpc import free_port, predict_request
 
@@ -75,7 +76,7 @@ def doors(tmp_path_factory):
         text=True,
     )
     try:
-        until = time.monotonic() + 300
+        until = time.monotonic() + SERVER_START_S
         while server.poll() is None and time.monotonic() < until:
             try:
                 status = httpx.get(f"http://127.0.0.1:{rest}/v1/models/mtn", timeout=5).json()

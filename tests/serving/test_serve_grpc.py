@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from server_wait import SERVER_START_S
 
 from mtn_keras.serve import arguments
 from mtn_keras.serving.requests import BadRequest
@@ -141,7 +142,7 @@ def doors():
     url, seen = f"http://127.0.0.1:{rest}", {"began": time.monotonic()}
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
-            until = time.monotonic() + 300
+            until = time.monotonic() + SERVER_START_S
             while server.poll() is None and time.monotonic() < until:
                 try:
                     loading_answers(url, channel, seen)
