@@ -170,7 +170,7 @@ class PhraseConstraint(tf.Module):
                 two == NO_WORD, tf.constant(NO_WORD, tf.int64), pair_codes(two, one)
             ),
             "forced_steps": forced_steps,
-            "loose": tf.zeros([batch], tf.bool) if loose is None else loose,
+            **({} if loose is None else {"loose": loose}),
         }
 
     def constrain(
@@ -198,16 +198,14 @@ class PhraseConstraint(tf.Module):
         triple = self.attested(triple_codes(first, last, keys)) | self.in_session(
             ids, context["session_before_two"] == pair_codes(first, last), context
         )
-        junction = context["loose"] & (t == context["forced_steps"])  # [N]
-        after = context["loose"] & (t == context["forced_steps"] + 1)
-        triple |= (first == NO_WORD) | ~self.is_log_word(first) | after[:, None]
+        triple |= (first == NO_WORD) | ~self.is_log_word(first)
         # a word the log lacks (<unk>: a typed word the vocabulary lacks too) may end
         own = (tokens != BOS)[:, None] & ~self.is_log_word(last) & (ids == EOS)
-        loose = junction[:, None] & self.is_english(ids)
+        ok = (pair & triple) | own
+        if "loose" in context:  # only the search beyond the log pays for it
+            ok = self.beyond(ok, pair, ids, context, t)
         # the other specials never pass (the search bans them anyway)
-        ok = ((pair & triple) | own | loose) & ((ids >= len(SPECIALS)) | (ids == EOS))
-        # a loose row's phrase ends a word after the junction: past it the model rambles
-        ok &= ~(context["loose"] & (t > context["forced_steps"] + 1))[:, None] | (ids == EOS)
+        ok &= (ids >= len(SPECIALS)) | (ids == EOS)
         free = (t < context["forced_steps"])[:, None]
         return tf.where(free | marked(ids, ok, log_probs), log_probs, float("-inf"))
 
@@ -230,9 +228,29 @@ class PhraseConstraint(tf.Module):
         quick = self.attested(codes, QUICK_HASHES)
         ids = context["session_ids"]
         mine = marked(ids, tf.ones_like(ids, tf.bool), log_probs)
-        junction = context["loose"] & (t == context["forced_steps"])
-        loose = junction[:, None] & self.is_english(tf.range(tf.shape(log_probs)[1]))
-        return quick | mine | loose | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+        found = quick | mine | (tf.range(tf.shape(log_probs)[1]) == EOS)[None, :]
+        if "loose" in context:
+            junction = context["loose"] & (t == context["forced_steps"])
+            found |= junction[:, None] & self.is_english(tf.range(tf.shape(log_probs)[1]))
+        return found
+
+    def beyond(
+        self,
+        ok: tf.Tensor,
+        pair: tf.Tensor,
+        ids: tf.Tensor,
+        context: Mapping[str, tf.Tensor],
+        t: tf.Tensor,
+    ) -> tf.Tensor:
+        """`ok` [N, X] for the candidate `ids` [N, X] (their `pair` attested) of a loose row:
+        any English word at the junction (the first step after the typed words), the log's
+        pairs without the triple across it one step later, and only the end after that (past
+        it the model rambles)."""
+        forced = context["forced_steps"]
+        junction, after = context["loose"] & (t == forced), context["loose"] & (t == forced + 1)
+        ok |= junction[:, None] & self.is_english(ids)
+        ok |= after[:, None] & pair
+        return ok & (~(context["loose"] & (t > forced + 1))[:, None] | (ids == EOS))
 
     def is_english(self, ids: tf.Tensor) -> tf.Tensor:
         """Extended ids (any shape) -> whether each is an English word of the vocabulary (a
