@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mtn_keras.base.quiet import native_stderr_silenced
 from mtn_keras.base.xla_setup import cache_home, set_up_xla, skip_graph_rewrites
-from mtn_keras.cli import BAD_INPUT, describe, file_name
+from mtn_keras.cli import BAD_INPUT, add_model_option, add_queries_file, describe, file_name
 from mtn_keras.client.remote import is_url, redacted
 from mtn_keras.data.logs import InputError
 
@@ -43,12 +43,12 @@ def parser() -> argparse.ArgumentParser:
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose the model and what it may show and be sent."""
-    parser.add_argument(
-        "--model",
-        metavar="PATH",
-        type=file_name,
-        help="a SavedModel directory, one containing savedmodel/, or `default`, the bundled "
+    add_model_option(
+        parser,
+        "a SavedModel directory, one containing savedmodel/, or `default`, the bundled "
         f"model (the default: {DEFAULT_MODEL})",
+        required=False,
+        metavar="PATH",
     )
     parser.add_argument(
         "--server",
@@ -85,14 +85,14 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep no history: the store is neither read nor written",
     )
-    parser.add_argument(
+    add_queries_file(
+        parser,
         "--import-history",
-        metavar="LOG",
-        type=file_name,
-        help="add the queries of one user (--user) of an AOL-format log, or those of a file "
+        "LOG",
+        "add the queries of one user (--user) of an AOL-format log, or those of a file "
         "written by --export-history, to the store, and exit",
+        "the AnonID to import (--import-history)",
     )
-    parser.add_argument("--user", metavar="ID", help="the AnonID to import (--import-history)")
     parser.add_argument(
         "--export-history",
         metavar="FILE",

@@ -107,6 +107,15 @@ def file_name(text: str) -> str:
     return text
 
 
+def add_queries_file(
+    parser: argparse.ArgumentParser, option: str, metavar: str, text: str, user_text: str
+) -> None:
+    """`option`, a file of a searcher's queries that may be an AOL-format log, and --user ID,
+    the log's user whose queries are read (`mtn-tui --import-history`, `suggest --history`)."""
+    parser.add_argument(option, metavar=metavar, type=file_name, help=text)
+    parser.add_argument("--user", metavar="ID", help=user_text)
+
+
 def needs_tensorflow(prog: str, verbose: bool = False) -> int | None:
     """Exit code 2, with the convention's one line, when Keras runs on a backend other than
     TensorFlow: decoding, scoring and the SavedModel are TensorFlow graphs. None under it.
@@ -132,6 +141,16 @@ MODEL_HELP = (
     "a run folder written by mtn_keras.train, an exported SavedModel (or a folder "
     "holding one in savedmodel/), or `default`, the bundled model, as mtn-tui takes"
 )
+TRAINED_HELP = "a directory written by mtn_keras.train"
+
+
+def add_model_option(
+    parser: argparse.ArgumentParser, text: str = MODEL_HELP, required: bool = True, **more: str
+) -> None:
+    """--model, the model a command reads (a file or folder name, checked by `file_name`)."""
+    parser.add_argument("--model", type=file_name, required=required, help=text, **more)
+
+
 # The options a SavedModel cannot take: its decoding was fixed at export (a smaller --k cuts
 # its lists).
 FIXED = {

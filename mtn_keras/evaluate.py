@@ -21,8 +21,8 @@ from mtn_keras.base.files import check_output
 from mtn_keras.base.outputs import OutputError
 from mtn_keras.base.parsing import non_negative_int, positive_int
 from mtn_keras.cli import (
-    MODEL_HELP,
     add_decode_arguments,
+    add_model_option,
     add_verbose,
     decode_config,
     fail,
@@ -109,7 +109,7 @@ def _check_files(args: argparse.Namespace) -> None:
 def _parser() -> argparse.ArgumentParser:
     """The command's arguments (its --help)."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.evaluate", description=__doc__)
-    parser.add_argument("--model", type=file_name, required=True, help=MODEL_HELP)
+    add_model_option(parser)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--data", type=file_name, help="a prepared dataset directory")
     source.add_argument(

@@ -6,17 +6,9 @@ import json
 import os
 from dataclasses import asdict
 
+from mtn_keras import cli
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
-from mtn_keras.cli import (
-    add_decode_arguments,
-    add_verbose,
-    decode_config,
-    fail,
-    file_name,
-    needs_tensorflow,
-    run,
-)
 from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_trained
 
 
@@ -104,27 +96,25 @@ def check_out(out: str, model: str, force: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.export", description=__doc__)
+    cli.add_model_option(parser, cli.TRAINED_HELP)
     parser.add_argument(
-        "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"
+        "--out", type=cli.file_name, required=True, help="SavedModel directory to create"
     )
-    parser.add_argument(
-        "--out", type=file_name, required=True, help="SavedModel directory to create"
-    )
-    add_decode_arguments(parser, fixed=True)
+    cli.add_decode_arguments(parser, fixed=True)
     parser.add_argument("--force", action="store_true", help="replace an existing --out")
-    add_verbose(parser)
+    cli.add_verbose(parser)
     args = parser.parse_args(argv)
-    if code := needs_tensorflow("export", args.verbose):
+    if code := cli.needs_tensorflow("export", args.verbose):
         return code
     try:
         check_out(args.out, args.model, args.force)
         trained = load_trained(args.model)
-        export(trained, args.out, decode_config(args))
+        export(trained, args.out, cli.decode_config(args))
     except (ModelDirError, OutputError, OSError) as error:
-        return fail("export", error, args.verbose)
+        return cli.fail("export", error, args.verbose)
     print(f"wrote {args.out}")
     return 0
 
 
 if __name__ == "__main__":
-    run(main, "export")
+    cli.run(main, "export")

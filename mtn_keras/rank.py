@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING
 from mtn_keras.base.config import DecodeConfig
 from mtn_keras.base.outputs import OutputError
 from mtn_keras.base.parsing import non_negative_int
-from mtn_keras.cli import add_verbose, fail, file_name, needs_tensorflow, run
+from mtn_keras.cli import (
+    TRAINED_HELP,
+    add_model_option,
+    add_verbose,
+    fail,
+    file_name,
+    needs_tensorflow,
+    run,
+)
 from mtn_keras.data.logs import InputError
 from mtn_keras.training.artifacts import ModelDirError, TrainedModel, load_trained
 
@@ -42,9 +50,7 @@ def rank(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.rank", description=__doc__)
-    parser.add_argument(
-        "--model", type=file_name, required=True, help="a directory written by mtn_keras.train"
-    )
+    add_model_option(parser, TRAINED_HELP)
     parser.add_argument(
         "--data",
         type=file_name,

@@ -106,70 +106,39 @@ def bounded(kind: Callable[[str], Number], low: Number, high: Number) -> Callabl
     return read
 
 
-# serve's numeric options, each checked against its bounds: (option, type, default, help).
-NUMBERS: tuple[tuple[str, Callable[[str], float], float, str], ...] = (
-    ("--port", bounded(int, 1, 65535), 8501, "TensorFlow Serving's REST port"),
-    (
-        "--grpc-port",
-        bounded(int, 0, 65535),
-        8500,
-        "TensorFlow Serving's gRPC port (default 8500; 0: no gRPC)",
-    ),
-    (
-        "--batch-wait-ms",
-        bounded(float, 0, 1000),
-        5.0,
-        "how long a request waits for others to share its model call (default 5)",
-    ),
-    ("--max-batch", bounded(int, 1, 1024), 64, "sessions in one model call (default 64)"),
-    (
-        "--max-sessions",
-        bounded(int, 1, 100_000),
-        MAX_SESSIONS,
-        f"sessions one request may hold; more get HTTP 400 (default {MAX_SESSIONS})",
-    ),
-    (
-        "--max-body-mb",
-        bounded(float, 0.001, 1024),
-        MAX_BODY_MB,
-        f"a request's body in MiB; a larger one gets HTTP 413 (default {MAX_BODY_MB})",
-    ),
-    (
-        "--client-share",
-        bounded(int, 1, 1024),
-        CLIENT_SHARE,
-        "sessions of one model call split between the client addresses waiting, at least "
-        f"one each (default {CLIENT_SHARE}; a GPU gains from more)",
-    ),
-    (
-        "--read-timeout-s",
-        bounded(float, 0.1, 3600),
-        READ_SECONDS,
-        "a request (REST: headers and body; gRPC: the handshake, then each call's message) "
-        f"must arrive within it, else it is cut off (default {READ_SECONDS:g})",
-    ),
-    (
-        "--max-connections",
-        bounded(int, 1, 1_000_000),
-        MAX_CONNECTIONS,
-        f"connections each door serves at once, fewer if the open-file limit is lower "
-        f"(default {MAX_CONNECTIONS}); more: REST 503, gRPC closed",
-    ),
-    (
-        "--max-client-connections",
-        bounded(int, 1, 1_000_000),
-        MAX_CLIENT_CONNECTIONS,
-        "REST connections one client address may hold at once; more get HTTP 429 "
-        f"(default {MAX_CLIENT_CONNECTIONS})",
-    ),
-    (
-        "--max-client-streams",
-        bounded(int, 1, 100_000),
-        MAX_CLIENT_STREAMS,
-        "gRPC calls one client address may have open at once, and on one connection; more "
-        f"get RESOURCE_EXHAUSTED (default {MAX_CLIENT_STREAMS})",
-    ),
+# serve's numeric options, each checked against its bounds: (option, type, lowest, highest,
+# default); HELP says what each is, and its help line ends with its default.
+NUMBERS: tuple[tuple[str, Callable[[str], float], float, float, float], ...] = (
+    ("--port", int, 1, 65535, 8501),
+    ("--grpc-port", int, 0, 65535, 8500),
+    ("--batch-wait-ms", float, 0, 1000, 5.0),
+    ("--max-batch", int, 1, 1024, 64),
+    ("--max-sessions", int, 1, 100_000, MAX_SESSIONS),
+    ("--max-body-mb", float, 0.001, 1024, MAX_BODY_MB),
+    ("--client-share", int, 1, 1024, CLIENT_SHARE),
+    ("--read-timeout-s", float, 0.1, 3600, READ_SECONDS),
+    ("--max-connections", int, 1, 1_000_000, MAX_CONNECTIONS),
+    ("--max-client-connections", int, 1, 1_000_000, MAX_CLIENT_CONNECTIONS),
+    ("--max-client-streams", int, 1, 100_000, MAX_CLIENT_STREAMS),
 )
+HELP = {
+    "--port": "TensorFlow Serving's REST port",
+    "--grpc-port": "TensorFlow Serving's gRPC port; 0: no gRPC",
+    "--batch-wait-ms": "how long a request waits for others to share its model call",
+    "--max-batch": "sessions in one model call",
+    "--max-sessions": "sessions one request may hold; more get HTTP 400",
+    "--max-body-mb": "a request's body in MiB; a larger one gets HTTP 413",
+    "--client-share": "sessions of one model call split between the client addresses waiting, "
+    "at least one each; a GPU gains from more",
+    "--read-timeout-s": "a request (REST: headers and body; gRPC: the handshake, then each "
+    "call's message) must arrive within it, else it is cut off",
+    "--max-connections": "connections each door serves at once, fewer if the open-file limit "
+    "is lower; more: REST 503, gRPC closed",
+    "--max-client-connections": "REST connections one client address may hold at once; more "
+    "get HTTP 429",
+    "--max-client-streams": "gRPC calls one client address may have open at once, and on one "
+    "connection; more get RESOURCE_EXHAUSTED",
+}
 
 
 def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -187,8 +156,9 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 opens it to "
         "the network, with no authentication)",
     )
-    for option, kind, default, text in NUMBERS:
-        parser.add_argument(option, type=kind, default=default, help=text)
+    for option, kind, low, high, default in NUMBERS:
+        text = f"{HELP[option]} (default {default:g})"
+        parser.add_argument(option, type=bounded(kind, low, high), default=default, help=text)
     parser.add_argument(
         "--allow-origin",
         metavar="ORIGIN",

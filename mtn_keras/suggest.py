@@ -185,24 +185,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     """The command's arguments (its --help)."""
     parser = argparse.ArgumentParser(prog="python -m mtn_keras.suggest", description=__doc__)
-    parser.add_argument(
-        "--model",
-        type=cli.file_name,
-        required=True,
-        help=cli.MODEL_HELP + "; a SavedModel's decoding "
-        "was fixed at export, so it refuses the options below that differ from "
-        "it, and a --k above its own",
+    cli.add_model_option(
+        parser,
+        cli.MODEL_HELP + "; a SavedModel's decoding was fixed at export, so it refuses the "
+        "options below that differ from it, and a --k above its own",
     )
     cli.add_decode_arguments(parser)
     parser.add_argument("--prefix", default="", help="words of the next query already typed")
-    parser.add_argument(
+    cli.add_queries_file(
+        parser,
         "--history",
-        type=cli.file_name,
-        metavar="FILE",
-        help="the searcher's earlier queries, oldest first: one a line, or with --user an "
+        "FILE",
+        "the searcher's earlier queries, oldest first: one a line, or with --user an "
         "AOL-format log; ranked with the model's and the log's candidates",
+        "the user of --history, an AOL-format log",
     )
-    parser.add_argument("--user", metavar="ID", help="the user of --history, an AOL-format log")
     parser.add_argument(
         "queries",
         nargs="*",
