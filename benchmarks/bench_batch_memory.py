@@ -62,8 +62,7 @@ def measure(model, batch):
 
 
 def main(argv=None):
-    parser = model_parser(__doc__)
-    parser.add_argument("--batches", default="1,64,1000", help="batch sizes, comma-separated")
+    parser = model_parser(__doc__, ("--batches", "1,64,1000", "batch sizes"))
     args = parser.parse_args(argv)
     batches = counts_of(parser, "--batches", args.batches)
     print("sessions  loaded MB  peak MB  call MB  peak / B=1's")

@@ -73,8 +73,7 @@ async def grpc_load(address, clients, requests, sessions):
 
 
 def main(argv=None):
-    parser = model_parser(__doc__)
-    parser.add_argument("--clients", default="1,8,64", help="concurrent clients, comma-separated")
+    parser = model_parser(__doc__, ("--clients", "1,8,64", "concurrent clients"))
     parser.add_argument("--requests", type=int, default=20, help="requests each client sends")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each door, alternating")
     args = parser.parse_args(argv)

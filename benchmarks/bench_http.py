@@ -103,8 +103,7 @@ def isolation(url, sessions, requests):
 
 
 def main(argv=None):
-    parser = model_parser(__doc__)
-    parser.add_argument("--clients", default="1,8,64", help="concurrent clients, comma-separated")
+    parser = model_parser(__doc__, ("--clients", "1,8,64", "concurrent clients"))
     parser.add_argument("--requests", type=int, default=20, help="requests each client sends")
     parser.add_argument(
         "--seconds", type=float, default=15.0, help="bench_serving.py's time per batch size"

@@ -154,8 +154,7 @@ def load(drivers, origin, args, metrics_url):
 
 
 def main(argv=None):
-    parser = model_parser(__doc__)
-    parser.add_argument("--people", default="1,8", help="people typing at once, per load")
+    parser = model_parser(__doc__, ("--people", "1,8", "people typing at once, one count a load"))
     parser.add_argument("--key-ms", type=float, default=200, help="between two keys")
     args = parser.parse_args(argv)
     loads = counts_of(parser, "--people", args.people)

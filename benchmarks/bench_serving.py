@@ -49,10 +49,15 @@ def percentile(values, share):
     return sorted(values)[min(len(values) - 1, int(share * len(values)))]
 
 
-def model_parser(doc):
-    """The command line of a bench of one SavedModel: `doc`'s first line and --model."""
+def model_parser(doc, counts=None):
+    """The command line of a bench of one SavedModel: `doc`'s first line, --model and, given
+    `counts` (option, default, what they are), the option of the counts it runs at, whole
+    numbers separated by commas (read with counts_of)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    if counts:
+        option, default, what = counts
+        parser.add_argument(option, default=default, help=f"{what}, comma-separated")
     return parser
 
 
@@ -69,9 +74,8 @@ def counts_of(parser, option, text):
 
 
 def main(argv=None):
-    parser = model_parser(__doc__)
+    parser = model_parser(__doc__, ("--batches", "1,8,64", "batch sizes"))
     parser.add_argument("--seconds", type=float, default=20.0, help="timed per batch size")
-    parser.add_argument("--batches", default="1,8,64", help="batch sizes, comma-separated")
     args = parser.parse_args(argv)
     batches = counts_of(parser, "--batches", args.batches)
     set_up_xla()
