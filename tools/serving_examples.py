@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mtn_keras.cli import add_model_option  # noqa: E402
 from mtn_keras.serving.requests import INPUT_RANKS  # noqa: E402
 from mtn_keras.serving.rest import response  # noqa: E402
 from mtn_keras.serving.savedmodel import resolve  # noqa: E402
@@ -65,7 +66,9 @@ def rounded(value):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default", help="a SavedModel (default: bundled)")
+    add_model_option(
+        parser, "a SavedModel (default: the bundled)", required=False, default="default"
+    )
     args = parser.parse_args(argv)
     path = resolve(args.model)
     defs = signature_defs(path)

@@ -29,6 +29,15 @@ def search(table, **kwargs):
     return beam_search(markov_step(table), {}, **options)
 
 
+def a_or_b_then(to_c, rest, **kwargs):
+    """The chain whose first token is `a` (then the end) or `b`, alike likely; `b` goes on to
+    `c` with probability `to_c` (else UNK), and `c` to each of `rest` in turn, then the end."""
+    table = {BOS: {A: 0.5, B: 0.5}, A: {EOS: 1.0}, B: {C: to_c, UNK: 1 - to_c}}
+    for token, following in zip((C, *rest), (*rest, EOS)):
+        table[token] = {following: 1.0}
+    return chain(table, **kwargs)
+
+
 def test_nbest_in_ranking_order():
     table = chain(
         {
@@ -66,15 +75,7 @@ def test_finished_hypothesis_keeps_its_score_while_others_continue():
 
 
 def test_length_normalisation_changes_the_ranking():
-    table = chain(
-        {
-            BOS: {A: 0.5, B: 0.5},
-            A: {EOS: 1.0},
-            B: {C: 0.9, UNK: 0.1},
-            C: {D: 1.0},
-            D: {EOS: 1.0},
-        }
-    )
+    table = a_or_b_then(0.9, (D,))
     raw = decoded(search(table, length_alpha=0.0))
     normalised = decoded(search(table, length_alpha=1.0))
     assert [seq for seq, _, _ in raw] == [(A,), (B, C, D)]
@@ -87,18 +88,7 @@ def test_length_normalisation_changes_the_ranking():
 
 def test_the_heuristic_stop_can_miss_a_long_winner_the_exact_one_finds():
     E, F = 8, 9
-    table = chain(
-        {
-            BOS: {A: 0.5, B: 0.5},
-            A: {EOS: 1.0},
-            B: {C: 0.6, UNK: 0.4},
-            C: {D: 1.0},
-            D: {E: 1.0},
-            E: {F: 1.0},
-            F: {EOS: 1.0},
-        },
-        vocab_size=10,
-    )
+    table = a_or_b_then(0.6, (D, E, F), vocab_size=10)
     options = dict(length_alpha=2.0, num_results=1, max_length=7)
     # "b c d e f": log 0.3 / (11/6)^2 = -0.358 beats "a": log 0.5 / (7/6)^2 = -0.509, but
     # after "a" fills the pool, "b c" at its next length scores log 0.3 / (8/6)^2 = -0.677.
