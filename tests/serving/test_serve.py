@@ -250,22 +250,23 @@ def test_limits_and_versions_answer_in_one_line(client):
 
 
 @pytest.mark.parametrize(
-    "option, words",
+    "typed, words",
     [
-        (["--port", "70000"], "from 1 to 65535"),
-        (["--port", "0"], "from 1 to 65535"),
-        (["--batch-wait-ms", "inf"], "from 0 to 1000"),
-        (["--max-body-mb", "nan"], "--max-body-mb"),
-        (["--host", "no.such.host.invalid"], "--host no.such.host.invalid"),
+        ("--port 70000", "from 1 to 65535"),
+        ("--port 0", "from 1 to 65535"),
+        ("--batch-wait-ms inf", "from 0 to 1000"),
+        ("--max-body-mb nan", "--max-body-mb"),
+        ("--host no.such.host.invalid", "--host no.such.host.invalid"),
         # origins that a browser never sends
-        (["--allow-origin", "null"], "is no web origin"),
-        (["--allow-origin", "notaurl"], "is no web origin"),
-        (["--allow-origin", "https://good.example/"], "'https://good.example', without a path"),
+        ("--allow-origin null", "is no web origin"),
+        ("--allow-origin notaurl", "is no web origin"),
+        ("--allow-origin https://good.example/", "'https://good.example', without a path"),
     ],
 )
-def test_start_up_options_are_checked_before_the_model_loads(option, words):
+def test_start_up_options_are_checked_before_the_model_loads(typed, words):
+    """`typed`: the options as typed on the command line (no value holds a space)."""
     done = subprocess.run(
-        [sys.executable, "-m", "mtn_keras.serve", *option], capture_output=True, text=True
+        [sys.executable, "-m", "mtn_keras.serve", *typed.split()], capture_output=True, text=True
     )
     # argparse's usage, then one line; never a traceback
     assert done.returncode == 2 and words in done.stderr.strip().splitlines()[-1], done.stderr
