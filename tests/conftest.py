@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -25,7 +24,7 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 import pytest
 from built_once import built_once
 from made_up_search_log import write_made_up_log
-from server_wait import SERVER_START_S
+from server_wait import wait_until_loaded
 from tiny_training import tiny_train_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,12 +43,13 @@ def port():
     return free_port()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def serve():
     """A function that serves a SavedModel under `python -m mtn_keras.serve` as `name` on a
     free port of 127.0.0.1 (gRPC off unless the options open it) and, once its status says
     AVAILABLE, returns (its REST address, its process); every server still running stops at
-    the end of the test run."""
+    the end of the test module that started it, so that a worker holds one module's servers
+    (each a loaded model, gigabytes), not every one the run has started."""
     servers = []
 
     def start(path, name, *options):
@@ -64,18 +64,13 @@ def serve():
         )
         servers.append(server)
         url = f"http://127.0.0.1:{port}/v1/models/{name}"
-        until = time.monotonic() + SERVER_START_S
-        while True:
-            assert server.poll() is None, server.stderr.read()[-2000:]
-            assert time.monotonic() < until, f"the server did not answer within {SERVER_START_S} s"
-            try:
-                with urllib.request.urlopen(url, timeout=1) as answer:
-                    status = json.load(answer)["model_version_status"][0]["state"]
-                if status == "AVAILABLE":
-                    return url, server
-            except OSError:
-                pass
-            time.sleep(0.5)
+
+        def loaded():
+            with urllib.request.urlopen(url, timeout=1) as answer:
+                return json.load(answer)["model_version_status"][0]["state"] == "AVAILABLE"
+
+        wait_until_loaded(server, loaded)
+        return url, server
 
     yield start
     for server in servers:

@@ -21,10 +21,8 @@ ASKED = [([], "ch"), (["cheap flights"], ""), (["cheap flights", "hotel deals"],
 @pytest.fixture(scope="module")
 def served(fake_model_with_history, serve):
     """The fake history model's REST address under `python -m mtn_keras.serve`."""
-    url, server = serve(fake_model_with_history, "remembers")
-    yield url
-    server.terminate()
-    server.wait(30)
+    url, _ = serve(fake_model_with_history, "remembers")
+    return url
 
 
 def test_the_same_answers_in_process_and_over_a_server(fake_model_with_history, served):

@@ -15,10 +15,8 @@ SESSIONS = [["cheap flights", "hotel deals"], ["used cars"], []]
 @pytest.fixture(scope="module")
 def served(exported, serve):
     """The REST address of `exported` under `python -m mtn_keras.serve`, once it answers."""
-    url, server = serve(exported, "tiny", "--max-batch", "4")
-    yield url
-    server.terminate()
-    server.wait(30)
+    url, _ = serve(exported, "tiny", "--max-batch", "4")
+    return url
 
 
 def same(one, other):

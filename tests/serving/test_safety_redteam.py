@@ -95,10 +95,8 @@ def test_the_client_and_the_app_show_nothing_unsafe(bundled_client, bundled_app_
 
 @pytest.fixture(scope="module")
 def served_bundle(serve):
-    url, server = serve(DEFAULT_MODEL, "default", "--max-batch", "8")
-    yield url
-    server.terminate()
-    server.wait(30)
+    url, _ = serve(DEFAULT_MODEL, "default", "--max-batch", "8")
+    return url
 
 
 @pytest.mark.slow

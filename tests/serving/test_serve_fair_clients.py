@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 import pytest
-from server_wait import SERVER_START_S
+from server_wait import wait_until_loaded
 from test_serve_connections import closed_by_the_server
 from test_serve_grpc import free_port, predict_request
 
@@ -75,17 +75,13 @@ def doors(tmp_path_factory):
         stderr=subprocess.PIPE,
         text=True,
     )
+
+    def loaded():
+        status = httpx.get(f"http://127.0.0.1:{rest}/v1/models/mtn", timeout=5).json()
+        return status["model_version_status"][0]["state"] == "AVAILABLE"
+
     try:
-        until = time.monotonic() + SERVER_START_S
-        while server.poll() is None and time.monotonic() < until:
-            try:
-                status = httpx.get(f"http://127.0.0.1:{rest}/v1/models/mtn", timeout=5).json()
-                if status["model_version_status"][0]["state"] == "AVAILABLE":
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        assert server.poll() is None, server.stderr.read()
+        wait_until_loaded(server, loaded, httpx.HTTPError, pause=0.3)
         yield rest, grpc_port, server
     finally:
         server.kill()

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from server_wait import SERVER_START_S
+from server_wait import wait_until_loaded
 
 from mtn_keras.serve import arguments
 from mtn_keras.serving.requests import BadRequest
@@ -142,16 +142,12 @@ def doors():
     url, seen = f"http://127.0.0.1:{rest}", {"began": time.monotonic()}
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
-            until = time.monotonic() + SERVER_START_S
-            while server.poll() is None and time.monotonic() < until:
-                try:
-                    loading_answers(url, channel, seen)
-                except httpx.HTTPError:  # the process is starting
-                    pass
-                if seen.get("rest status", [""])[-1] == "AVAILABLE":
-                    break
-                time.sleep(0.2)
-            assert server.poll() is None, server.stderr.read()
+
+            def loaded():
+                loading_answers(url, channel, seen)
+                return seen.get("rest status", [""])[-1] == "AVAILABLE"
+
+            wait_until_loaded(server, loaded, httpx.HTTPError, pause=0.2)
             yield url, channel, seen
     finally:
         server.terminate()
