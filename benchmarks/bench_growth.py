@@ -8,12 +8,16 @@ resident memory (wait4's ru_maxrss) is its own; a stage past --limit-minutes or
 --limit-gb of resident memory is stopped and its row says so (that is a finding too).
 
 Chain, per factor, in --work: grow_log (logN.txt.gz, kept between runs), `prepare --protocol
-all --split-by user --split-users 90,90` (dataN), a copy of --run with `rank --data dataN`
-(runN), `export` (exportN), then, in a fresh process, the export loaded through the app's
-model (mtn_tui LocalModel) and bench_typing.py's queries typed key by key.
+all --split-by user --split-users 90,90` (dataN), a copy of --run (runN) whose query-log
+index is rebuilt from dataN (`index`: rank's part that grows with the log; the copied
+ranker and thresholds stay) or, with `--stages ...,rank,...`, the whole `rank --data dataN`
+(its ranker fitted on the 90 validation users' decoded sessions: a fixed cost, 16 to 25
+minutes on 2 cores), `export` (exportN), then, in a fresh process, the export loaded
+through the app's model (mtn_tui LocalModel) and bench_typing.py's queries typed key by key.
 
 Usage: python benchmarks/bench_growth.py --factors 1,4,16 [--work /tmp/grow] [--run
            runs/default] [--plot /tmp/grow/growth.png] [--no-keys]
+           [--stages prepare,index,export,keys]
        python benchmarks/bench_growth.py --keystrokes EXPORT   (one export's load and keys)
 """
 
@@ -30,7 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-STAGES = ("prepare", "rank", "export", "keys")
+STAGES = ("prepare", "index", "rank", "export", "keys")
 
 
 def tree_rss_kb(pid):
@@ -56,6 +60,7 @@ def run_stage(command, limit_s, limit_kb, log_path):
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},  # its log readable while it runs
         )
         stopped = None
         while True:
@@ -90,6 +95,7 @@ def stage_commands(factor, work, run, keys):
     prepare += ["--out", str(data), "--protocol", "all", "--split-by", "user"]
     prepare += ["--split-users", "90,90", "--force"]
     commands = [("prepare", prepare)]
+    commands.append(("index", [python, __file__, "--index", str(data), str(model)]))
     commands.append(("rank", [python, "-m", "mtn_keras.rank", "--model", str(model)]))
     commands[-1][1].extend(["--data", str(data)])
     exporting = [python, "-m", "mtn_keras.export", "--model", str(model)]
@@ -111,6 +117,8 @@ def measure_factor(factor, args):
     shutil.copytree(REPO / args.run, work / f"run{factor}")
     row = {"factor": factor}
     for stage, command in stage_commands(factor, work, args.run, args.keys):
+        if stage not in args.stages:
+            continue
         print(f"{factor} x {stage}: {' '.join(command[1:])}", file=sys.stderr, flush=True)
         log_path = work / f"{stage}{factor}.log"
         row[stage] = run_stage(command, 60 * args.limit_minutes, args.limit_gb * 2**20, log_path)
@@ -123,9 +131,12 @@ def measure_factor(factor, args):
     if stats_path.exists():
         stats = json.loads(stats_path.read_text())
         row.update(rows=stats["rows_read"], users=stats["users"], vocab=stats["vocab_size"])
-    for name, path in (("ranking_mb", f"run{factor}/ranking"), ("export_mb", f"export{factor}")):
-        if row.get("export", {}).get("status") == "ok" or name == "ranking_mb":
-            row[name] = size_mb(work / path) if (work / path).exists() else None
+    for name, stages, path in (
+        ("ranking_mb", ("index", "rank"), f"run{factor}/ranking"),
+        ("export_mb", ("export",), f"export{factor}"),
+    ):
+        if any(row.get(stage, {}).get("status") == "ok" for stage in stages):
+            row[name] = size_mb(work / path)
     return row
 
 
@@ -134,16 +145,16 @@ def cell(row, stage):
     done = row.get(stage)
     if done is None:
         return "-"
-    text = f"{done['seconds']:,.0f} s, {done['peak_gb']:.2f} GB"
+    text = f"{done['seconds']:,.0f} s, {done['peak_gb']:.2f} GiB"
     return text if done["status"] == "ok" else f"{done['status']} at {text}"
 
 
 def table(rows):
     """The growth curve as one markdown table."""
     lines = [
-        "| log | rows | users | vocab (train) | prepare | rank | export | ranking/ MB "
+        "| log | rows | users | vocab (train) | prepare | index | rank | export | ranking/ MB "
         "| export MB | load s | key p50 / p99 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         keys = row.get("keys", {})
@@ -152,7 +163,8 @@ def table(rows):
         sizes = [f"{row[n]:,.0f}" if row.get(n) else "-" for n in ("ranking_mb", "export_mb")]
         lines.append(
             f"| {row['factor']} x | {row.get('rows', 0):,} | {row.get('users', 0):,} "
-            f"| {row.get('vocab', 0):,} | {cell(row, 'prepare')} | {cell(row, 'rank')} "
+            f"| {row.get('vocab', 0):,} | {cell(row, 'prepare')} | {cell(row, 'index')} "
+            f"| {cell(row, 'rank')} "
             f"| {cell(row, 'export')} | {sizes[0]} | {sizes[1]} | {load} | {typed} |"
         )
     return "\n".join(lines)
@@ -169,8 +181,8 @@ def plot(rows, path):
         print("matplotlib is not installed: no plot", file=sys.stderr)
         return
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for index, (key, label) in enumerate((("seconds", "seconds"), ("peak_gb", "peak RSS, GB"))):
-        for stage in ("prepare", "rank", "export"):
+    for index, (key, label) in enumerate((("seconds", "seconds"), ("peak_gb", "peak RSS, GiB"))):
+        for stage in ("prepare", "index", "rank", "export"):
             points = [
                 (r["rows"], r[stage][key])
                 for r in rows
@@ -188,6 +200,23 @@ def plot(rows, path):
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     print(f"wrote {path}", file=sys.stderr)
+
+
+def index_only(data, model):
+    """rank's part that grows with the log, alone: the query-log index of `data`'s training
+    split, built and saved into `model`'s ranking folder (whose fitted ranker and thresholds,
+    the copied run's, stay: fitting them decodes the 90 validation users' sessions, a cost
+    that does not grow with the log), so that export holds the grown log's tables."""
+    from mtn_keras.ranking.blocklist import blocked_phrases
+    from mtn_keras.ranking.fitting_data import RankingData
+    from mtn_keras.ranking.log_index import QueryLogIndex
+
+    data = RankingData.load(data)
+    index = QueryLogIndex.build(
+        data.train_sessions, blocked_phrases(), users=data.train_users, evidence=data.evidence
+    )
+    index.save(str(Path(model) / "ranking"))
+    print(json.dumps(index.sizes()))
 
 
 def keystrokes(export, rounds=2):
@@ -224,8 +253,16 @@ def main(argv=None):
     parser.add_argument("--limit-gb", type=float, default=18.0)
     parser.add_argument("--no-keys", dest="keys", action="store_false", help="skip load/keys")
     parser.add_argument("--plot", help="the PNG to write (needs matplotlib)")
+    parser.add_argument(
+        "--stages", default="prepare,index,export,keys", help=f"of {','.join(STAGES)}"
+    )
     parser.add_argument("--keystrokes", help=argparse.SUPPRESS)
+    parser.add_argument("--index", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    args.stages = args.stages.split(",")
+    if args.index:
+        index_only(*args.index)
+        return 0
     if args.keystrokes:
         keystrokes(args.keystrokes)
         return 0
