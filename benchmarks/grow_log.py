@@ -14,7 +14,7 @@ itself, resampled); past it, the generator keeps a debt, the fitted curve (ancho
 dev log's own counts) less what it made so far: a user's query that only one dev user typed
 is altered while the query debt is positive (its rarest word swapped, consistently across
 the user's queries, so reformulations stay reformulations), and the new word is minted (a
-made-up word no one used) while the word debt is positive, else drawn from the words seen.
+made-up word, once) while the word debt is positive, else drawn from the words seen.
 Memory holds the dev log, never the output.
 
 Usage: python benchmarks/grow_log.py --factor 4 --seed 1 --out /tmp/grow/log4.txt.gz
