@@ -5,17 +5,12 @@ import it by a name no other file in tests/ has)."""
 import datetime
 import random
 
+from script_module import load_script
+
+# The example log's first ten topics (examples/make_tiny_aol.py), in the order the suite's
+# seeded draws were made with: another order would change every tiny model's data.
 TOPICS = [
-    "cheap flights",
-    "hotel deals",
-    "used cars",
-    "pizza delivery",
-    "weather forecast",
-    "guitar lessons",
-    "running shoes",
-    "garden tools",
-    "cat food",
-    "movie times",
+    load_script("examples/make_tiny_aol.py").TOPICS[i] for i in (1, 9, 2, 0, 3, 4, 5, 6, 7, 8)
 ]
 
 EDITS = ["{q}", "{q} online", "best {q}", "{q} reviews", "{q} near me", "{q} prices"]
