@@ -7,24 +7,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hang_limit import HANG_S
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-def fresh_python(code, timeout=60):
+def fresh_python(code, timeout=HANG_S):
     """`python -c code` from the repository's root: its finished process, output as text."""
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=REPO
     )
 
 
-def printed_json(code, timeout=300):
+def printed_json(code, timeout=HANG_S):
     """What `code` prints last, read as JSON; the process must succeed."""
     done = fresh_python(code, timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def printed_without_tensorflow(code, timeout=60):
+def printed_without_tensorflow(code, timeout=HANG_S):
     """The lines that `code` prints, once it has run, succeeded and imported no TensorFlow."""
     done = fresh_python(code + "import sys\nprint('tensorflow' in sys.modules)\n", timeout)
     assert done.returncode == 0, done.stderr[-3000:]

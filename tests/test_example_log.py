@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "examples" / "tiny-aol.txt"
@@ -65,7 +66,7 @@ def test_the_readme_walk_through_runs_on_the_example_log(tmp_path):
             env=env,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=HANG_S,
         )
         assert run.returncode == 0, f"{shlex.join(command)}: {run.stderr[-2000:]}"
         if command[2] == "mtn_keras.train":  # a line per epoch in a pipe, not a progress bar

@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +111,7 @@ def test_an_installed_mtn_tui_starts_on_the_bundled_model_from_elsewhere(install
         env={**env, "XDG_DATA_HOME": str(tmp_path / "user-data")},  # its history store
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=HANG_S,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     name, path = run.stdout.split()
@@ -149,7 +150,7 @@ def test_installed_commands_take_default_from_elsewhere(installed, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert suggest.returncode in (0, 1), suggest.stderr[-2000:]
     assert suggest.stderr == "" or "no suggestion passed" in suggest.stderr
@@ -159,7 +160,7 @@ def test_installed_commands_take_default_from_elsewhere(installed, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert evaluate.returncode == 0, evaluate.stderr[-2000:]
     assert "| default |" in evaluate.stdout and "pairs 536" in evaluate.stdout

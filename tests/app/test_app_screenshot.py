@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_tui.pilot import QUERIES
 
@@ -15,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def screenshot(*args):
     """`python -m tools.screenshot ARGS` in the repository root: the finished process."""
     command = [sys.executable, "-m", "tools.screenshot", *map(str, args)]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_keras import cli, stats, suggest
 
@@ -52,7 +53,7 @@ def test_a_missing_model_is_reported_before_tensorflow_is_imported(tmp_path):
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_S,
         )
         lines = run.stderr.splitlines(keepends=True)
         imported = [
@@ -186,7 +187,7 @@ def test_suggest_prints_no_tensorflow_log_line(fake_model):
         str(fake_model),
         "cheap flights",
     ]
-    quiet = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    quiet = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HANG_S)
     assert quiet.returncode == 0 and quiet.stderr == ""
     assert quiet.stdout.startswith("-1.0000\tcheap flights near me")
 

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from hang_limit import HANG_S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ def run_cli(command, *args):
         [sys.executable, "-m", f"mtn_keras.{command}", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
 
 

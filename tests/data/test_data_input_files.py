@@ -8,6 +8,7 @@ import sys
 import threading
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_keras.base.outputs import OutputError
 from mtn_keras.data import history
@@ -52,7 +53,9 @@ def test_an_endless_device_given_as_a_history_is_refused():
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)); "
         "from mtn_keras.data.history import read_history; read_history('/dev/zero')"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S
+    )
     assert done.returncode == 1 and done.stderr.endswith(
         "InputError: /dev/zero: is a device, not a regular file: give a file (reading it "
         "could wait for a writer or never end)\n"

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare, unaccounted_rows
 from mtn_keras.data.logs import InputError
@@ -58,7 +59,7 @@ def run_cli(command, *args):
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
 
 
@@ -214,7 +215,7 @@ def test_prepare_module_takes_the_options_without_a_subcommand(tmp_path):
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stderr
     assert f"wrote {out}" in done.stdout and (out / "stats.json").is_file()
@@ -262,7 +263,7 @@ def test_data_reading_logs_does_not_import_tensorflow(tmp_path):
         "'tensorflow imported'\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=HANG_S
     )
     assert done.returncode == 0, done.stderr
 

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from hang_limit import HANG_S
 from server_wait import wait_until_loaded
 
 from mtn_keras.serve import arguments
@@ -70,7 +71,7 @@ def test_a_port_in_use_is_one_line_before_the_model_loads(door):
             + [str(part) for pair in ports.items() for part in pair],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_S,
         )
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == f"serve: 127.0.0.1:{port}: Address already in use"

@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 from fresh_python import printed_json
+from hang_limit import HANG_S
 
 K = 5  # the k of the `service` and `exported` fixtures (conftest.py)
 
@@ -164,7 +165,7 @@ def test_savedmodel_matches_python_and_handles_bad_input(service, exported):
     assert result["default"] == [1, K]
 
 
-def run_command(*args, timeout=300):
+def run_command(*args, timeout=HANG_S):
     return subprocess.run(
         [sys.executable, "-m", *args], capture_output=True, text=True, timeout=timeout
     )

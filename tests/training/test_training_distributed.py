@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_limit import HANG_S
 from made_up_search_log import EDITS, TOPICS
 
 from mtn_keras.train import main
@@ -164,7 +165,7 @@ def start_job(tmp, outs, args, die_after=None):
     return workers
 
 
-def finish(worker, timeout=240):
+def finish(worker, timeout=HANG_S):
     output, _ = worker.communicate(timeout=timeout)
     return worker.returncode, output
 
@@ -228,7 +229,7 @@ def test_mirrored_on_two_logical_cpus_trains_as_one_process(
         env=worker_env(tmp_path),
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads((out / "train_summary.json").read_text())

@@ -10,13 +10,14 @@ import sys
 import time
 
 import pytest
+from hang_limit import HANG_S
 from jax_env import jax_command as command
 
 TOLERANCE = 1e-5  # relative; measured: 1.7e-7 at most over the 20 steps
 
 
 def run(python, backend, *args):
-    done = subprocess.run(**command(python, backend, *args), capture_output=True, timeout=600)
+    done = subprocess.run(**command(python, backend, *args), capture_output=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

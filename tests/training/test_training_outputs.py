@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_keras.base.outputs import LOCK, remove_stale_staging, staged_directory, try_lock
 
@@ -178,7 +179,7 @@ def test_a_ranking_with_a_bad_threshold_is_named(tmp_path, threshold):
 def test_impossible_numbers_are_usage_errors_before_any_work(tmp_path, command):
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", *command], capture_output=True, text=True, cwd=REPO, timeout=60
+        [sys.executable, "-m", *command], capture_output=True, text=True, cwd=REPO, timeout=HANG_S
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "invalid" in done.stderr and time.perf_counter() - started < 30
@@ -254,7 +255,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     )
     reader.stdout.readline()
     reader.stdout.close()  # as `| head -1` does
-    _, err = reader.communicate(timeout=60)
+    _, err = reader.communicate(timeout=HANG_S)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
 
 
