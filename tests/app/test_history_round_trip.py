@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from hang_limit import HANG_S
 
 from mtn_tui.history import secrets
 from mtn_tui.history.control import HistoryControl
@@ -86,7 +87,7 @@ def test_an_export_with_a_30_mib_line_is_refused_at_once(tmp_path):
         + [str(path)],
         capture_output=True,
         text=True,
-        timeout=300,  # a limit for a hang only: the refusal reads one line past its bound
+        timeout=HANG_S,  # the refusal reads one line past its bound
     )
     assert done.returncode == 2
     assert done.stderr == f"mtn-tui: {path}:2: a line longer than 65,536 bytes\n"

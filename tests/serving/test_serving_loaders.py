@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang_limit import HANG_S
 
 from mtn_keras.serving.savedmodel import bundled_model
 
@@ -68,7 +69,7 @@ def cli_answer(path, name, inputs, folder):
         + ["--inputs", ";".join(files)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, f"saved_model_cli run {name}: {done.stderr[-2000:]}"
     written = [f for f in out.glob("*.npy") if not f.stem.startswith("in_")]
