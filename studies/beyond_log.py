@@ -18,13 +18,15 @@ BATCH = 64
 
 
 def pairs_of(path, every):
-    """(the last 4 queries before it, next query) of every `every`-th pair of the sessions
-    at `path` (one a line, TAB between its queries)."""
+    """(session number, the last 4 queries before it, next query) of every `every`-th pair
+    of the sessions at `path` (one a line, TAB between its queries)."""
     pairs = []
     with open(path, encoding="utf-8") as handle:
-        for line in handle:
+        for number, line in enumerate(handle):
             queries = line.rstrip("\n").split("\t")
-            pairs += [(queries[max(0, i - 4) : i], queries[i]) for i in range(1, len(queries))]
+            pairs += [
+                (number, queries[max(0, i - 4) : i], queries[i]) for i in range(1, len(queries))
+            ]
     return pairs[::every]
 
 
@@ -70,7 +72,7 @@ def main(argv=None):
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     with open(args.lists, "w", encoding="utf-8") as lists:
         for chars, empty in CASES:
-            rows = [([] if empty else c, t[:chars], t) for c, t in pairs if len(t) > chars]
+            rows = [([] if empty else c, t[:chars], t) for _, c, t in pairs if len(t) > chars]
             case = f"{chars}{', empty session' if empty else ''}"
             got = measured(off, on, rows, case, lists)
             n = len(rows)

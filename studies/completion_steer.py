@@ -24,23 +24,11 @@ from mtn_keras.ranking.features import FEATURES
 from mtn_keras.scorecard.bootstrap import resample_counts
 from mtn_keras.serving.steps import SuggestionSteps
 from mtn_keras.training.artifacts import load_trained
+from studies.beyond_log import pairs_of
 
 TIED = ("follow_last", "follow_earlier", "later_session", "neighbour")  # the log ties it
 WEIGHTS = (1, 2, 4)
 BATCH = 64
-
-
-def pairs_of(path, every):
-    """(session number, the last 4 queries before it, next query) of every `every`-th pair
-    of the sessions at `path` (one a line, TAB between its queries)."""
-    pairs = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            queries = line.rstrip("\n").split("\t")
-            pairs += [
-                (number, queries[max(0, i - 4) : i], queries[i]) for i in range(1, len(queries))
-            ]
-    return pairs[::every]
 
 
 def candidates(table, rows):
