@@ -15,6 +15,7 @@ import numpy as np
 from mtn_keras.data.encode import encode_buckets
 from mtn_keras.data.history import LineHistories
 from mtn_keras.data.prepared import read_sessions
+from mtn_keras.data.streamed_buckets import streamed_buckets
 from mtn_keras.data.vocab import Vocabulary
 
 INPUTS = ("session_tokens", "session_ext", "decoder_input")
@@ -32,7 +33,10 @@ class SessionBatches:
     generator seeded with (seed, epoch), so an epoch's order is known from its number alone
     (a resumed run sees the order an unbroken one would). `limit` keeps an epoch's first
     `limit` batches. With `history`, each session also gets `history_tokens` (H, n): its
-    user's last H queries before it, oldest first, front-padded.
+    user's last H queries before it, oldest first, front-padded. With `stream` (a split
+    file only), the arrays are memory-mapped from .npy files built once beside the file
+    (streamed_buckets.py): the same batches, without the split or its arrays in memory.
+    `sessions` counts the sessions read, those of one query too.
     """
 
     def __init__(
@@ -45,10 +49,17 @@ class SessionBatches:
         seed: int = 0,
         history: LineHistories | None = None,
         limit: int | None = None,
+        stream: bool = False,
     ) -> None:
-        if isinstance(sessions_or_path, (str, os.PathLike)):
-            sessions_or_path = read_sessions(sessions_or_path)
-        self.buckets = list(encode_buckets(sessions_or_path, vocab, max_tokens).values())
+        if isinstance(sessions_or_path, (str, os.PathLike)) and stream:
+            self.buckets, self.sessions = streamed_buckets(sessions_or_path, vocab, max_tokens)
+        elif stream:
+            raise ValueError("stream reads a split file: give its path, not its sessions")
+        else:
+            if isinstance(sessions_or_path, (str, os.PathLike)):
+                sessions_or_path = read_sessions(sessions_or_path)
+            self.buckets = list(encode_buckets(sessions_or_path, vocab, max_tokens).values())
+            self.sessions = len(sessions_or_path)
         if not self.buckets:
             raise ValueError("no session of 2 or more queries to make batches of")
         self.batch_size, self.shuffle, self.seed = batch_size, shuffle, seed

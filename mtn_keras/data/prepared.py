@@ -3,6 +3,7 @@ its stats.json, with errors that name the file."""
 
 import json
 import os
+from collections.abc import Iterator
 
 
 def load_split(directory: str, name: str) -> list[list[str]]:
@@ -30,7 +31,11 @@ def load_users(directory: str, name: str) -> list[str] | None:
 def read_sessions(path: str | os.PathLike) -> list[list[str]]:
     """The sessions of a split file: one a line, queries TAB-separated. Raises ValueError
     naming the file and line of a line that is not UTF-8."""
-    sessions = []
+    return list(iter_sessions(path))
+
+
+def iter_sessions(path: str | os.PathLike) -> Iterator[list[str]]:
+    """`read_sessions`' sessions one at a time, the file read as they are asked for."""
     with open(path, "rb") as file:
         for number, raw in enumerate(file, 1):
             try:
@@ -38,8 +43,7 @@ def read_sessions(path: str | os.PathLike) -> list[list[str]]:
             except UnicodeDecodeError:
                 raise ValueError(f"{path}:{number}: not UTF-8") from None
             if line.strip():
-                sessions.append(line.rstrip("\n").split("\t"))
-    return sessions
+                yield line.rstrip("\n").split("\t")
 
 
 def load_stats(directory: str) -> dict:
