@@ -17,7 +17,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from mtn_keras.base.config import MODEL_NAMES, ModelConfig, TrainConfig, configure
 from mtn_keras.base.distribute import (
@@ -32,9 +32,15 @@ from mtn_keras.base.outputs import OutputError, check_out_path, lock_owner, owne
 from mtn_keras.base.parsing import positive_int
 from mtn_keras.base.quiet import import_tensorflow
 from mtn_keras.cli import fail, file_name, run
-from mtn_keras.data.prepared import load_split, load_stats
 from mtn_keras.data.vocab import Vocabulary
 from mtn_keras.training.artifacts import CONFIG, run_config
+from mtn_keras.training.prepared_input import (
+    STREAM_CHOICES,
+    STREAM_FROM_BYTES,
+    check_streamed,
+    load_data,
+    streams,
+)
 
 LOCK = ".train.lock"
 
@@ -73,6 +79,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="auto (default): multi-worker when TF_CONFIG names more than one "
         "worker, mirrored when more than one GPU is visible, else one; "
         "--batch-size is per replica",
+    )
+    parser.add_argument(
+        "--stream-input",
+        default="auto",
+        choices=STREAM_CHOICES,
+        help="read the training batches from .npy files built once beside train.tsv "
+        "(in DATA/streamed/) and memory-mapped, instead of holding the split in memory: "
+        f"yes, no, or auto (default): yes when train.tsv is {STREAM_FROM_BYTES >> 20} MiB "
+        "or more; the batches are the same either way",
     )
     parser.add_argument(
         "--steps-per-epoch", type=positive_int, help="cap batches per epoch (smoke runs)"
@@ -183,24 +198,6 @@ def check_resume(
         )
 
 
-def load_data(directory: str) -> tuple[Vocabulary, dict[str, Any], dict[str, list[list[str]]]]:
-    """The prepared dataset's vocabulary, stats and train/valid sessions, checked."""
-    for name in ("vocab.txt", "train.tsv", "valid.tsv", "stats.json"):
-        path = os.path.join(directory, name)
-        if not os.path.isfile(path):
-            raise TrainInputError(f"{path} is missing; run `python -m mtn_keras.prepare` first")
-    vocab = Vocabulary.load(os.path.join(directory, "vocab.txt"))
-    stats = load_stats(directory)
-    splits = {name: load_split(directory, name) for name in ("train", "valid")}
-    for name, what in (("train", "train on"), ("valid", "choose the best epoch by")):
-        if not splits[name]:
-            raise TrainInputError(
-                f"{os.path.join(directory, name + '.tsv')} holds no session: nothing to {what} "
-                "(prepare again with a larger share in --split)"
-            )
-    return vocab, stats, splits
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -257,7 +254,7 @@ class Setup:
     strategy, whether this worker is the chief, and the run folder's lock (None if not)."""
 
     vocab: Vocabulary
-    splits: dict[str, list[list[str]]]
+    splits: dict[str, list[list[str]] | str]  # train: the file's path when it streams
     model_config: ModelConfig
     train_config: TrainConfig
     cluster: Cluster
@@ -272,7 +269,8 @@ def checked_setup(args: argparse.Namespace) -> Setup:
     the lock released and a folder that this run made removed."""
     lock = None
     try:
-        vocab, stats, splits = load_data(args.data)
+        stream = streams(args.data, args.stream_input)
+        vocab, stats, splits = load_data(args.data, stream)
         if not os.environ.get("TF_CONFIG", "x").strip():
             del os.environ["TF_CONFIG"]  # blank: no cluster (TensorFlow would fail to parse it)
         cluster = read_cluster()
@@ -296,6 +294,8 @@ def checked_setup(args: argparse.Namespace) -> Setup:
             check_out(args.out, args.resume)
         if args.resume:
             check_resume(args.out, args.model, model_config, train_config)
+        if stream:
+            check_streamed(args.data, vocab, model_config.max_query_tokens)
         if importlib.util.find_spec("tensorflow"):  # absent on a JAX machine
             import_tensorflow(args.verbose >= 3)  # after the checks, silently unless asked
         strategy = resolve(args.strategy, cluster, local_gpus())

@@ -71,13 +71,14 @@ def accelerator() -> str:
 class FitJob:
     """One training run as fit_model is asked for it: the model, its data, where it writes,
     and the tf.distribute strategy (by name, mtn_keras.base.distribute) and the worker's part;
-    the strategy's object and the device are found when the job is made."""
+    the strategy's object and the device are found when the job is made. `train_sessions`
+    may be a split file's path: its batches then stream from disk (data/streamed_buckets.py)."""
 
     name: str
     model_config: ModelConfig
     train_config: TrainConfig
     vocab: Vocabulary
-    train_sessions: list[list[str]]
+    train_sessions: list[list[str]] | str
     valid_sessions: list[list[str]]
     out: str
     steps_per_epoch: int | None = None
@@ -88,6 +89,7 @@ class FitJob:
     chief: bool = True
     distribution: "tf.distribute.Strategy | distribute.OneDevice" = dataclasses.field(init=False)
     device: str = dataclasses.field(init=False)
+    train_count: int = dataclasses.field(init=False, default=0)  # sessions, once read
 
     def __post_init__(self) -> None:
         self.extra_callbacks = tuple(self.extra_callbacks)
@@ -190,9 +192,7 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
     the distribution it trained under."""
     config, replicas = job.train_config, job.replicas
     global_batch = config.batch_size * replicas
-    sessions_seen = (
-        job.steps_per_epoch * global_batch if job.steps_per_epoch else len(job.train_sessions)
-    )
+    sessions_seen = job.steps_per_epoch * global_batch if job.steps_per_epoch else job.train_count
     return {
         "model": job.name,
         "device": job.device,
@@ -201,7 +201,7 @@ def _summary(job, final, weights_from, rows, epoch_seconds):
         **epochs_summary(rows, config.select),
         "seconds_per_epoch": round(sum(epoch_seconds) / len(epoch_seconds), 2),
         "sessions_per_second": round(sessions_seen / (sum(epoch_seconds) / len(epoch_seconds)), 1),
-        "train_sessions": len(job.train_sessions),
+        "train_sessions": job.train_count,
         "weights_from": weights_from,
         "strategy": job.strategy,
         "replicas": replicas,
@@ -217,7 +217,8 @@ def datasets(
     """The training (in each epoch's seeded order, from `first_epoch` on, at most
     `steps_per_epoch` batches) and validation inputs of model.fit, in global batches of the
     replicas x the batch size (sharded across workers under tf.distribute); with
-    `history_queries`, each session also gets its user's earlier queries from `data_dir`."""
+    `history_queries`, each session also gets its user's earlier queries from `data_dir`.
+    Sets the job's `train_count`."""
     from mtn_keras.data.batches import SessionBatches
     from mtn_keras.training.inputs import fit_input
 
@@ -241,7 +242,9 @@ def datasets(
         seed=job.train_config.seed,
         history=history.get("train"),
         limit=job.steps_per_epoch,
+        stream=isinstance(job.train_sessions, str),
     )
+    job.train_count = train.sessions
     valid = SessionBatches(
         job.valid_sessions, job.vocab, n, batch_size, history=history.get("valid")
     )
