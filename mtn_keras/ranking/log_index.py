@@ -20,10 +20,9 @@ person's own session or history may hold one with words the index never saw.
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections import Counter, defaultdict
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -31,11 +30,11 @@ from typing import Any
 import numpy as np
 
 from mtn_keras.data.evidence import Evidence
+from mtn_keras.ranking.log_counts import neighbour_rows, pair_tables, word_rows
 from mtn_keras.ranking.prefix_index import prefix_arrays
-from mtn_keras.ranking.rules import blocks, repeats_a_word
+from mtn_keras.ranking.rules import blocker, repeats_a_word
 from mtn_keras.ranking.slips import corrected, log_slips
 
-PEOPLE = 2  # the fewest people whose sessions make a pair of queries shared (`shared_keys`)
 LISTS = {"queries": "queries", "words": "words", "prefixes": "prefixes"}
 EVIDENCE = {"explicit_queries": "explicit", "site_names": "sites", "child_keys": "child"}
 FILES = tuple(f"{name}.txt" for name in (*LISTS.values(), *EVIDENCE.values())) + (
@@ -99,35 +98,30 @@ class QueryLogIndex:
         sessions, users, slips = _safe_sessions(sessions, users, evidence)
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
-        follow, later, shared = _pair_counts(sessions, users, {q: i for i, q in enumerate(queries)})
-        offerable = [ok_candidate(q, blocked) for q in queries]
         size = len(queries)
-        neighbour_lists = _neighbour_lists(follow, later, offerable, neighbours)
-        holding = defaultdict(list)
-        for i, query in enumerate(queries):
-            for word in dict.fromkeys(query.split()):
-                holding[word].append(i)
-        words = sorted(holding)
-        word_lists = [[i for i in holding[w] if offerable[i]][:queries_per_word] for w in words]
+        follow, later, shared = pair_tables(sessions, users, queries)
+        blocked_by = blocker(blocked)
+        offerable = np.array([not (repeats_a_word(q) or blocked_by(q)) for q in queries], bool)
+        splits, neighbour_ids = neighbour_rows((follow, later), offerable, neighbours)
+        words, idf, word_splits, word_queries = word_rows(queries, offerable, queries_per_word)
         prefixes, prefix_codes, prefix_rows, prefix_order = prefix_arrays(queries, offerable)
         totals = np.zeros(size, np.float32)
-        for (first, _), count in follow.items():
-            totals[first] += count
+        np.add.at(totals, follow[0] // max(size, 1), follow[1].astype(np.float32))
         return cls(
             queries=queries,
             counts=np.array([counts[q] for q in queries], np.float32),
-            follow_keys=_keys(follow, size),
-            follow_counts=_values(follow),
-            later_keys=_keys(later, size),
-            later_counts=_values(later),
-            shared_keys=np.sort(_keys(shared, size)),
+            follow_keys=follow[0],
+            follow_counts=follow[1].astype(np.float32),
+            later_keys=later[0],
+            later_counts=later[1].astype(np.float32),
+            shared_keys=shared,
             follow_totals=totals,
-            neighbour_splits=_splits(neighbour_lists),
-            neighbours=_flat(neighbour_lists),
+            neighbour_splits=splits,
+            neighbours=neighbour_ids,
             words=words,
-            word_idf=np.array([math.log(size / len(holding[w])) for w in words], np.float32),
-            word_splits=_splits(word_lists),
-            word_queries=_flat(word_lists),
+            word_idf=idf,
+            word_splits=word_splits,
+            word_queries=word_queries,
             prefixes=prefixes,
             prefix_codes=prefix_codes,
             prefix_rows=prefix_rows,
@@ -231,70 +225,22 @@ class QueryLogIndex:
         return float(counts[at[0]]) if len(at) else 0.0
 
 
-def ok_candidate(query: str, blocked: Iterable[str]) -> bool:
-    """A query the index may offer: no blocked word, no word twice."""
-    return not (repeats_a_word(query) or blocks(query, blocked))
-
-
 def _safe_sessions(sessions, users, evidence):
     """(sessions, users, slips): the sessions without one that seeks sexual content involving
     minors, their misspellings corrected (slips.py), and checked again: a fix can make one."""
-    unsafe = evidence.child_unsafe
-    kept = [(s, u) for s, u in zip(sessions, users) if not any(map(unsafe, s))]
+    unsafe = evidence.child_unsafe_of(q for session in sessions for q in session)
+    kept = [(s, u) for s, u in zip(sessions, users) if not any(unsafe[q] for q in s)]
     slips = log_slips(q for session, _ in kept for q in session)
-    kept = [([corrected(q, slips) for q in session], user) for session, user in kept]
-    kept = [(s, u) for s, u in kept if not any(map(unsafe, s))]
+    fixed: dict[str, str] = {}  # one string for each distinct query, however often it came
+    kept = [([_fixed(q, slips, fixed) for q in session], user) for session, user in kept]
+    unsafe.update(evidence.child_unsafe_of(q for q in fixed.values() if q not in unsafe))
+    kept = [(s, u) for s, u in kept if not any(unsafe[q] for q in s)]
     return [s for s, _ in kept], [u for _, u in kept], slips
 
 
-def _pair_counts(sessions, users, ids):
-    """(follow, later, shared): how often each (query id, next query id) pair came one after
-    the other, in how many sessions each (query, later query) pair came, and the pairs
-    that PEOPLE or more users made."""
-    follow: Counter[tuple[int, int]] = Counter()
-    later: Counter[tuple[int, int]] = Counter()
-    people: defaultdict[tuple[int, int], set[Hashable]] = defaultdict(set)
-    for session, user in zip(sessions, users):
-        for query, following in zip(session, session[1:]):
-            if following != query:
-                follow[ids[query], ids[following]] += 1
-        pairs = {
-            (ids[query], ids[other])
-            for i, query in enumerate(session)
-            for other in session[i + 1 :]
-            if other != query
-        }
-        later.update(pairs)
-        for pair in pairs:
-            if len(people[pair]) < PEOPLE:
-                people[pair].add(user)
-    shared = [pair for pair, who in people.items() if len(who) >= PEOPLE]
-    return follow, later, shared
-
-
-def _neighbour_lists(follow, later, offerable, neighbours):
-    """Each query id's first `neighbours` offerable neighbours: its followers by count, then
-    its later queries by count."""
-    # first -> its neighbours in order (a dict keeps order)
-    rows: defaultdict[int, dict[int, None]] = defaultdict(dict)
-    for table in (follow, later):
-        for (first, second), count in sorted(table.items(), key=lambda item: -item[1]):
-            if offerable[second]:
-                rows[first].setdefault(second)
-    return [list(rows[i])[:neighbours] for i in range(len(offerable))]
-
-
-def _keys(table, size):
-    return np.array([a * size + b for a, b in table], np.int64)
-
-
-def _values(table):
-    return np.array(list(table.values()), np.float32)
-
-
-def _splits(lists):
-    return np.cumsum([0] + [len(row) for row in lists]).astype(np.int64)
-
-
-def _flat(lists):
-    return np.array([i for row in lists for i in row], np.int64)
+def _fixed(query: str, slips: Mapping[str, str], fixed: dict[str, str]) -> str:
+    """`query` with its slips corrected, memoised in `fixed`."""
+    found = fixed.get(query)
+    if found is None:
+        found = fixed[query] = corrected(query, slips)
+    return found

@@ -2,7 +2,7 @@
 the evaluation's quality counts, the anchors' filtering, the ranker's lists). Their graph
 twins are in `filters.py`; tests/ranking/test_ranking_rules.py checks that both agree."""
 
-from collections.abc import Collection, Container, Iterable, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 
 from mtn_keras.data.text import completes
 
@@ -35,6 +35,28 @@ def blocks(text: str, phrases: Iterable[str]) -> bool:
     """True when the normalised `text` holds one of `phrases` as whole words."""
     padded = f" {text} "
     return any(f" {phrase} " in padded for phrase in phrases)
+
+
+def blocker(phrases: Iterable[str]) -> Callable[[str], bool]:
+    """`blocks` against one list of `phrases`, for many texts: a normalised text's runs of
+    words are looked up in a set, so a text costs its length, not the list's."""
+    phrases = list(phrases)
+    plain = {p for p in phrases if p and p == " ".join(p.split())}
+    odd = [p for p in phrases if p not in plain]
+    longest = max((p.count(" ") + 1 for p in plain), default=0)
+
+    def blocked(text: str) -> bool:
+        words = text.split()
+        if text != " ".join(words):
+            return blocks(text, phrases)
+        runs = (
+            " ".join(words[i:j])
+            for i in range(len(words))
+            for j in range(i + 1, min(i + longest, len(words)) + 1)
+        )
+        return any(run in plain for run in runs) or blocks(text, odd)
+
+    return blocked
 
 
 def word_set(text: str) -> str:
