@@ -9,6 +9,7 @@ from typing import Any
 from mtn_keras.cli import add_verbose, fail, file_name, run
 from mtn_keras.data.dataset_writer import PrepareError, format_stats, prepare
 from mtn_keras.data.logs import FORMATS, InputError
+from mtn_keras.data.replay import Counting, count_logs
 from mtn_keras.data.sessions import PROTOCOLS, SESSION_GAP_SECONDS, Protocol
 
 
@@ -134,9 +135,12 @@ def _add_writing_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    count: Counting = count_logs,
+) -> int:
     """Runs `python -m mtn_keras.prepare`; returns the exit code (2 for bad input, with one
-    line on stderr)."""
+    line on stderr). `count`: where the counting stages run (mtn_keras.cluster: on Spark)."""
     parser = _parser()
     args = parser.parse_args(argv)
     protocol = _protocol(parser, args)
@@ -154,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             args.force,
             subwords=args.subwords,
             split_users=args.split_users,
+            count=count,
         )
     except (InputError, PrepareError, OSError) as error:
         return fail("error", error, args.verbose)

@@ -35,12 +35,11 @@ from mtn_keras.base.outputs import OutputError, check_out_path, staged_directory
 from mtn_keras.data.evidence import Evidence
 from mtn_keras.data.history import write_history
 from mtn_keras.data.logs import Tally, check_inputs
-from mtn_keras.data.replay import protocol_view
+from mtn_keras.data.replay import Counting, count_logs, protocol_view
 from mtn_keras.data.sessions import (
     SPLITS,
     Protocol,
     Session,
-    sessions_from_logs,
     split_sessions,
 )
 from mtn_keras.data.vocab import Vocabulary
@@ -79,20 +78,19 @@ def prepare(
     progress: bool | None = None,
     subwords: int = 0,
     split_users: tuple[int, int] | None = None,
+    count: Counting = count_logs,
 ) -> dict[str, Any]:
     """Reads the logs, runs the session protocol and writes the directory `out`; returns stats.
     `subwords`: learn a WordPiece vocabulary of about this many tokens instead (0: words).
     `split_users` (valid, test): split by user with that many users with sessions in valid
-    and test instead of `split`'s shares (see `split_sessions`).
+    and test instead of `split`'s shares (see `split_sessions`). `count` runs the counting
+    stages (data.replay.count_logs here, or on an engine: mtn_keras.cluster).
 
     Raises InputError (an unreadable log) or PrepareError before anything is written.
     """
     check_inputs(inputs)
     _check_out(out, force, inputs)
-    tally = Tally()
-    history: list[tuple[str, int, str]] = []
-    evidence = Evidence.of_logs(inputs, fmt)
-    sessions = sessions_from_logs(inputs, fmt, protocol, tally, progress, history, evidence)
+    tally, sessions, history, evidence = count(inputs, fmt, protocol, progress)
     if not sessions:
         raise PrepareError(f"no session left after filtering ({_why_none(tally)}); nothing written")
     try:

@@ -19,9 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
-import numpy as np
-
-from mtn_keras.data.keyed_hash import keyed_hash, keyed_hashes
+from mtn_keras.data.keyed_hash import keyed_hash
 from mtn_keras.data.logs import read_clicks
 from mtn_keras.data.safety import child_unsafe, names_minor
 from mtn_keras.data.text import normalise
@@ -121,7 +119,7 @@ class ClickTally:
         return {query for query, n in self.clicks.items() if self.adult[query] >= ADULT_SHARE * n}
 
 
-def _clicks(paths: Iterable[str], fmt: str) -> Iterator[tuple[str, str]]:
+def clicked_queries(paths: Iterable[str], fmt: str) -> Iterator[tuple[str, str]]:
     """(normalised query, clicked address) of every row with a click; none for a log without
     clicks, such as Excite's."""
     last_raw, last_query = None, ""
@@ -137,10 +135,10 @@ def tally_clicks(paths: Sequence[str], fmt: str) -> ClickTally:
     """The clicks of the logs, in two passes: the adult clicks of every query, then all the
     clicks of those with enough of them, so that memory grows with the adult queries only."""
     tally = ClickTally()
-    for query, address in _clicks(paths, fmt):
+    for query, address in clicked_queries(paths, fmt):
         tally.add_adult(query, address)
     if tally.adult:
-        for query, _ in _clicks(paths, fmt):
+        for query, _ in clicked_queries(paths, fmt):
             tally.add(query)
     return tally
 
@@ -161,7 +159,12 @@ class Evidence:
         """The evidence of the logs' clicks, and the adult sites they reached by name where
         people type that name: a word of a query whose clicks reached an adult site (the list
         also names news, dating and celebrity sites nobody types to find them)."""
-        tally = tally_clicks(paths, fmt)
+        return cls.of_clicks(tally_clicks(paths, fmt))
+
+    @classmethod
+    def of_clicks(cls, tally: ClickTally) -> Evidence:
+        """The evidence of a log's clicks, tallied (`of_logs`; the same of a log tallied in
+        parts and added up)."""
         explicit = dict.fromkeys(sorted(tally.explicit()), "clicks")
         typed = {word for query in tally.adult for word in query.split()}
         names = {host.rsplit(".", 1)[0] for host in tally.adult_hosts} & typed
@@ -170,29 +173,14 @@ class Evidence:
 
     def marks(self, query: str) -> bool:
         """Whether the normalised `query` is explicit by this evidence."""
-        return self._named(query) or self._hashed_child(query)
+        named = query in self.explicit or not self.sites.isdisjoint(query.split())
+        return named or self._hashed_child(query)
 
     def child_unsafe(self, query: str) -> bool:
         """Whether the normalised `query` seeks sexual content involving minors: by its words,
         or explicit by this evidence beside a word for a minor."""
-        return self._child_unsafe(query, self._hashed_child(query))
-
-    def child_unsafe_of(self, queries: Iterable[str]) -> dict[str, bool]:
-        """`child_unsafe` of each distinct query of `queries`, their keyed hashes computed
-        together (a log's millions of queries: `keyed_hashes`)."""
-        distinct = list(dict.fromkeys(queries))
-        keys = np.fromiter(self.child_keys, np.int64, len(self.child_keys))
-        hashed = (
-            np.isin(keyed_hashes(distinct), keys).tolist() if len(keys) else [False] * len(distinct)
-        )
-        return {query: self._child_unsafe(query, found) for query, found in zip(distinct, hashed)}
-
-    def _child_unsafe(self, query: str, hashed: bool) -> bool:
-        """`child_unsafe` of `query`, whose keyed hash is or is not a child key (`hashed`)."""
-        return child_unsafe(query) or hashed or (self._named(query) and names_minor(query))
-
-    def _named(self, query: str) -> bool:
-        return query in self.explicit or not self.sites.isdisjoint(query.split())
+        by_words = child_unsafe(query) or self._hashed_child(query)
+        return by_words or (self.marks(query) and names_minor(query))
 
     def _hashed_child(self, query: str) -> bool:
         return bool(self.child_keys) and keyed_hash(query) in self.child_keys

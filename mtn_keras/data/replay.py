@@ -2,9 +2,11 @@
 sessions' protocol lines, each line's user and where it starts in its user's history. One
 path for `prepare` (per split) and `evaluate --input` (the whole log)."""
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from mtn_keras.data.evidence import Evidence
+from mtn_keras.data.logs import Tally
 from mtn_keras.data.sessions import (
     Protocol,
     Session,
@@ -21,6 +23,32 @@ class Lines(NamedTuple):
     lines: list[list[str]]
     users: list[str]
     starts: list[int]
+
+
+class LogCounts(NamedTuple):
+    """What the counting stages make of logs: the rows' tally, the kept sessions, every
+    user's (user, time, query) history rows and the clicks' evidence."""
+
+    tally: Tally
+    sessions: list[Session]
+    history: list[tuple[str, int, str]]
+    evidence: Evidence
+
+
+# Where the counting stages run: (log paths, format, protocol, progress) -> their counts.
+Counting = Callable[[list[str], str, Protocol, bool | None], LogCounts]
+
+
+def count_logs(
+    paths: list[str], fmt: str, protocol: Protocol, progress: bool | None = None
+) -> LogCounts:
+    """The logs' counting stages in this process, as `prepare` runs them by default
+    (mtn_keras.cluster runs the same on a Spark cluster)."""
+    tally = Tally()
+    history: list[tuple[str, int, str]] = []
+    evidence = Evidence.of_logs(paths, fmt)
+    sessions = sessions_from_logs(paths, fmt, protocol, tally, progress, history, evidence)
+    return LogCounts(tally, sessions, history, evidence)
 
 
 def protocol_view(sessions: list[Session], protocol: Protocol) -> Lines:

@@ -279,13 +279,25 @@ def sessions_from_logs(
     """
     tally = Tally() if tally is None else tally
     rows = chain.from_iterable(read_log(path, fmt, tally, progress) for path in paths)
+    return sessions_of_runs(user_queries(rows, tally), protocol, tally, history, evidence)
+
+
+def sessions_of_runs(
+    runs: Iterable[tuple[str, list[tuple[int, str]]]],
+    protocol: Protocol,
+    tally: Tally,
+    history: list[tuple[str, int, str]] | None = None,
+    evidence: "Evidence | None" = None,
+) -> list[Session]:
+    """The kept sessions of runs of one user's (time, query) rows (`user_queries`), in order:
+    `sessions_from_logs` after the reading, so that a log read in parts gives the same."""
     gap = protocol.gap_minutes * 60
     dropped: Counter[str] = Counter()
     duplicates = truncated = 0
     cut = protocol.name == "all"
     kept: list[Session] = []
     unsafe = child_unsafe if evidence is None else evidence.child_unsafe
-    for user, timed in user_queries(rows, tally):
+    for user, timed in runs:
         seen = 0  # the user's queries so far
         for session in sessionize(timed, gap):
             if any(unsafe(query) for _, query in session):

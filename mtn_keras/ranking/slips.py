@@ -46,46 +46,54 @@ def typing_edits(word: str) -> set[str]:
 
 def log_slips(queries: Iterable[str]) -> dict[str, str]:
     """{slip: correction} for the words of `queries` (normalised strings, one per occurrence
-    in the log)."""
-    from wordfreq import zipf_frequency
-
+    in the log). The steps are public so that an engine can run them on a log in parts
+    (mtn_keras.cluster): count, find the corrections, check the neighbours, keep."""
     queries = list(queries)
+    words, pairs = word_counts(queries)
+    slips = {word: fix for word, n in words.items() if (fix := correction(word, n, words))}
+    return kept_slips(slips, words, neighbour_checks(slips, queries, pairs))
+
+
+def word_counts(queries: Iterable[str]) -> tuple[Counter[str], Counter[tuple[str, str]]]:
+    """How often each word of `queries` occurs, and each two words side by side."""
     words: Counter[str] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
     for query in queries:
         split = query.split()
         words.update(split)
         pairs.update(zip(split, split[1:]))
-
-    def rare(word: str) -> bool:
-        return all(zipf_frequency(word, lang) < RARE for lang in ("en", *OTHER_LANGUAGES))
-
-    slips = {}
-    for word, count in words.items():
-        if len(word) < MIN_CHARS or not (word.isascii() and word.isalpha()) or not rare(word):
-            continue
-        fixes = [
-            (zipf_frequency(fix, "en"), fix)
-            for fix in typing_edits(word)
-            if words[fix] >= LOG_RATIO * count
-        ]
-        floor = max(COMMON, zipf_frequency(word, "en") + GAP)
-        fixes = [(z, fix) for z, fix in fixes if z >= floor]
-        if fixes:
-            slips[word] = max(fixes)[1]
-    vouched = _vouched(slips, queries, pairs)
-    return {
-        word: fix
-        for word, fix in slips.items()
-        if words[fix] >= STRONG_RATIO * words[word] or vouched[word]
-    }
+    return words, pairs
 
 
-def _vouched(
-    slips: Mapping[str, str], queries: Iterable[str], pairs: Counter[tuple[str, str]]
-) -> dict[str, bool]:
-    """{slip: whether its correction stands beside the slip's neighbours elsewhere in the
-    log, for at least half of them} (a slip with no neighbour is vouched for)."""
+def _rare(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return all(zipf_frequency(word, lang) < RARE for lang in ("en", *OTHER_LANGUAGES))
+
+
+def correction(word: str, count: int, words: Mapping[str, int]) -> str | None:
+    """The correction of `word`, typed `count` times, if it may be a slip: rare in English,
+    one typing edit from a word far more frequent in English and in the log (`words`, the
+    log's word counts); else None."""
+    from wordfreq import zipf_frequency
+
+    if len(word) < MIN_CHARS or not (word.isascii() and word.isalpha()) or not _rare(word):
+        return None
+    fixes = [
+        (zipf_frequency(fix, "en"), fix)
+        for fix in typing_edits(word)
+        if words.get(fix, 0) >= LOG_RATIO * count
+    ]
+    floor = max(COMMON, zipf_frequency(word, "en") + GAP)
+    fixes = [(z, fix) for z, fix in fixes if z >= floor]
+    return max(fixes)[1] if fixes else None
+
+
+def neighbour_checks(
+    slips: Mapping[str, str], queries: Iterable[str], pairs: Mapping[tuple[str, str], int]
+) -> dict[str, list[bool]]:
+    """{slip: for each neighbour of each of its occurrences in `queries`, whether its
+    correction stands beside that neighbour somewhere in the log (`pairs`)}."""
     seen: dict[str, list[bool]] = {word: [] for word in slips}
     for query in queries:
         split = query.split()
@@ -94,10 +102,24 @@ def _vouched(
             if fix is None:
                 continue
             if i:
-                seen[word].append(pairs[split[i - 1], fix] > 0)
+                seen[word].append(pairs.get((split[i - 1], fix), 0) > 0)
             if i + 1 < len(split):
-                seen[word].append(pairs[fix, split[i + 1]] > 0)
-    return {word: 2 * sum(found) >= len(found) for word, found in seen.items()}
+                seen[word].append(pairs.get((fix, split[i + 1]), 0) > 0)
+    return seen
+
+
+def kept_slips(
+    slips: Mapping[str, str], words: Mapping[str, int], checks: Mapping[str, list[bool]]
+) -> dict[str, str]:
+    """The slips whose correction the log types STRONG_RATIO times as often, or whose
+    neighbours vouch for it (at least half of its `checks`; a slip with none is vouched
+    for)."""
+    return {
+        word: fix
+        for word, fix in slips.items()
+        if words.get(fix, 0) >= STRONG_RATIO * words.get(word, 0)
+        or 2 * sum(checks[word]) >= len(checks[word])
+    }
 
 
 def corrected(query: str, slips: Mapping[str, str]) -> str:
