@@ -19,7 +19,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
-from mtn_keras.data.keyed_hash import keyed_hash
+import numpy as np
+
+from mtn_keras.data.keyed_hash import keyed_hash, keyed_hashes
 from mtn_keras.data.logs import read_clicks
 from mtn_keras.data.safety import child_unsafe, names_minor
 from mtn_keras.data.text import normalise
@@ -173,14 +175,29 @@ class Evidence:
 
     def marks(self, query: str) -> bool:
         """Whether the normalised `query` is explicit by this evidence."""
-        named = query in self.explicit or not self.sites.isdisjoint(query.split())
-        return named or self._hashed_child(query)
+        return self._named(query) or self._hashed_child(query)
 
     def child_unsafe(self, query: str) -> bool:
         """Whether the normalised `query` seeks sexual content involving minors: by its words,
         or explicit by this evidence beside a word for a minor."""
-        by_words = child_unsafe(query) or self._hashed_child(query)
-        return by_words or (self.marks(query) and names_minor(query))
+        return self._child_unsafe(query, self._hashed_child(query))
+
+    def child_unsafe_of(self, queries: Iterable[str]) -> dict[str, bool]:
+        """`child_unsafe` of each distinct query of `queries`, their keyed hashes computed
+        together (a log's millions of queries: `keyed_hashes`)."""
+        distinct = list(dict.fromkeys(queries))
+        keys = np.fromiter(self.child_keys, np.int64, len(self.child_keys))
+        hashed = (
+            np.isin(keyed_hashes(distinct), keys).tolist() if len(keys) else [False] * len(distinct)
+        )
+        return {query: self._child_unsafe(query, found) for query, found in zip(distinct, hashed)}
+
+    def _child_unsafe(self, query: str, hashed: bool) -> bool:
+        """`child_unsafe` of `query`, whose keyed hash is or is not a child key (`hashed`)."""
+        return child_unsafe(query) or hashed or (self._named(query) and names_minor(query))
+
+    def _named(self, query: str) -> bool:
+        return query in self.explicit or not self.sites.isdisjoint(query.split())
 
     def _hashed_child(self, query: str) -> bool:
         return bool(self.child_keys) and keyed_hash(query) in self.child_keys
