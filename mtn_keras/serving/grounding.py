@@ -9,8 +9,9 @@ and "in chicago" are never written). A word the log lacks is the person's own: i
 where it stands in the session, end a suggestion, and a triple beginning with it needs only
 its pair; nothing else stands beside it ("mount rainier new york", "how to start a prk").
 
-The log's pairs and triples are a bit set of their 64-bit codes, four bits each (a Bloom
-filter: about 1 in 43,000 of the others passes), small enough for the export and cheap
+The log's pairs and triples are a bit set of their 64-bit codes, five bits each (a Bloom
+filter sized to the log, `set_size`: about 1 in 28,000 of the others passes; 2 MiB for the
+dev log, 256 MiB at most), small enough for the export and cheap
 inside the XLA-compiled search: a step looks up every word of the vocabulary after each
 beam's last two at once.
 
@@ -24,7 +25,7 @@ model rambles ("rome hotels in new york").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,13 +39,16 @@ from mtn_keras.serving.word_starts import english_words
 if TYPE_CHECKING:
     from mtn_keras.ranking.log_index import QueryLogIndex
 
-BITS = 2**24  # 2 MiB
+BITS = 2**24  # the fewest bits of the set (2 MiB) ...
+BITS_PER_QUERY = 192  # ... and at least this many a query of the log (`set_size`)
+MOST_BITS = 2**31  # a bit's position stays an int32
 HASHES = 5  # bits per entry
 CANDIDATES = 16  # the words a step checks whole after each beam: its likeliest ...
 QUICK_HASHES = 3  # ... of those that pass a quick look at the pairs (1 in 650 falsely)
 NO_WORD = -1  # the key of "" (padding, a query's start)
 IS_WORD = 7  # the partner of every log word in the set: "a log word" is the pair (w, IS_WORD)
 START, END = "\x02", "\x03"  # where a query starts and ends, as words of its pairs and triples
+CHUNK = 100_000  # queries whose pairs and triples are coded at once (`pair_bits`)
 
 
 def pair_codes(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
@@ -52,12 +56,25 @@ def pair_codes(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
     return tf.bitwise.bitwise_xor(first * 1_000_003, second)
 
 
-def bit_positions(codes: tf.Tensor, hashes: int | None = None) -> tf.Tensor:
-    """Codes [...] -> the bit positions [..., hashes] of each in the set (double
-    hashing: h1 + i h2)."""
-    low = tf.bitwise.bitwise_and(codes, BITS - 1)
-    step = tf.bitwise.bitwise_or(tf.bitwise.right_shift(codes, 24), 1)
-    found = [tf.bitwise.bitwise_and(low + i * step, BITS - 1) for i in range(hashes or HASHES)]
+def set_size(queries: int) -> int:
+    """The bits of the set of a log of `queries` distinct queries: a power of two of at least
+    BITS and BITS_PER_QUERY a query. A query brings about 5.4 pairs, triples and words (the
+    dev log's), so some 35 bits stand for each, about 13 % of the bits are set and about 1
+    in 28,000 of the others pass (0.13 ** HASHES), whatever the log's size; a set of one
+    size fills up as the log grows (2 ** 24 bits: 13 % set by the dev log, 39 % by a log
+    four times its size, where 1 in 110 passes)."""
+    bits = BITS
+    while bits < BITS_PER_QUERY * queries and bits < MOST_BITS:
+        bits *= 2
+    return bits
+
+
+def bit_positions(codes: tf.Tensor, hashes: int | None = None, bits: int = BITS) -> tf.Tensor:
+    """Codes [...] -> the bit positions [..., hashes] of each in a set of `bits` (a power of
+    two; double hashing: h1 + i h2)."""
+    low = tf.bitwise.bitwise_and(codes, bits - 1)
+    step = tf.bitwise.bitwise_or(tf.bitwise.right_shift(codes, bits.bit_length() - 1), 1)
+    found = [tf.bitwise.bitwise_and(low + i * step, bits - 1) for i in range(hashes or HASHES)]
     return tf.stack(found, axis=-1)
 
 
@@ -71,12 +88,28 @@ def triple_codes(first: tf.Tensor, second: tf.Tensor, third: tf.Tensor) -> tf.Te
     return pair_codes(pair_codes(first, second) * 31 + 17, third)
 
 
-def pair_bits(queries: Iterable[str]) -> np.ndarray:
-    """The bit set [BITS / 32] int32 of the word pairs and triples of `queries`, and of their
-    words."""
+def pair_bits(queries: Sequence[str]) -> np.ndarray:
+    """The bit set [set_size / 32] int32 of the word pairs and triples of `queries` (distinct),
+    and of their words; the queries are read CHUNK at a time (a log's tens of millions of
+    pairs and triples never stand as strings at once)."""
+    bits = np.zeros(set_size(len(queries)) // 32, np.uint32)
+    words: set[str] = set()
+    chunk: list[str] = []
+    for query in queries:
+        chunk.append(query)
+        if len(chunk) == CHUNK:
+            _set_bits(bits, _chunk_codes(chunk, words))
+            chunk = []
+    _set_bits(bits, _chunk_codes(chunk, words))
+    keys = word_keys(tf.constant(sorted(words), tf.string))
+    _set_bits(bits, pair_codes(keys, tf.constant(IS_WORD, tf.int64)))
+    return bits.view(np.int32)
+
+
+def _chunk_codes(queries: Sequence[str], words: set[str]) -> tf.Tensor:
+    """The codes of the word pairs and triples of `queries`, whose words join `words`."""
     pairs: tuple[list[str], list[str]] = ([], [])
     triples: tuple[list[str], list[str], list[str]] = ([], [], [])
-    words: set[str] = set()
     for query in queries:
         split = query.split()
         words.update(split)
@@ -89,15 +122,13 @@ def pair_bits(queries: Iterable[str]) -> np.ndarray:
     def keys(column: list[str]) -> tf.Tensor:
         return word_keys(tf.constant(column, tf.string))
 
-    codes = [
-        pair_codes(*map(keys, pairs)),
-        triple_codes(*map(keys, triples)),
-        pair_codes(keys(sorted(words)), tf.constant(IS_WORD, tf.int64)),
-    ]
-    at = bit_positions(tf.concat(codes, axis=0)).numpy().ravel()
-    bits = np.zeros(BITS // 32, np.uint32)
+    return tf.concat([pair_codes(*map(keys, pairs)), triple_codes(*map(keys, triples))], axis=0)
+
+
+def _set_bits(bits: np.ndarray, codes: tf.Tensor) -> None:
+    """Sets the bits of `codes` in the uint32 words of `bits`."""
+    at = bit_positions(codes, bits=32 * len(bits)).numpy().ravel()
     np.bitwise_or.at(bits, at >> 5, np.left_shift(np.uint32(1), (at & 31).astype(np.uint32)))
-    return bits.view(np.int32)
 
 
 class PhraseConstraint(tf.Module):
@@ -108,9 +139,10 @@ class PhraseConstraint(tf.Module):
         vocab_tokens: the vocabulary, id order.
     """
 
-    def __init__(self, queries: Iterable[str], vocab_tokens: Sequence[str]) -> None:
+    def __init__(self, queries: Sequence[str], vocab_tokens: Sequence[str]) -> None:
         super().__init__()
-        self.bits = saved_array(pair_bits(queries))
+        bits = pair_bits(queries)
+        self.bits, self.size = saved_array(bits), 32 * len(bits)
         # <bos> is where a query starts, <eos> where it ends; the other specials no word
         tokens = [START if i == BOS else END if i == EOS else t for i, t in enumerate(vocab_tokens)]
         keys = word_keys(tf.constant(tokens, tf.string))
@@ -125,7 +157,7 @@ class PhraseConstraint(tf.Module):
 
     def attested(self, codes: tf.Tensor, hashes: int = HASHES) -> tf.Tensor:
         """Codes (any shape) -> whether their bits (the first `hashes`) are all set."""
-        at = tf.cast(bit_positions(codes, hashes), tf.int32)
+        at = tf.cast(bit_positions(codes, hashes, self.size), tf.int32)
         words = tf.gather(self.bits, tf.bitwise.right_shift(at, 5))
         bits = tf.bitwise.right_shift(words, tf.bitwise.bitwise_and(at, 31))
         return tf.reduce_all(tf.bitwise.bitwise_and(bits, 1) == 1, axis=-1)

@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from mtn_keras.data.vocab import BOS, EOS, PAD, SPECIALS
-from mtn_keras.serving.grounding import PhraseConstraint, pair_codes, word_keys
+from mtn_keras.serving.grounding import BITS, PhraseConstraint, pair_codes, set_size, word_keys
 
 WORDS = ["cheap", "hotels", "in", "chicago", "rome", "flights", "to"]
 VOCAB = list(SPECIALS) + WORDS
@@ -37,6 +37,18 @@ def test_the_log_words_and_pairs_are_in_the_set():
     pairs = pair_codes(keys[:2], keys[1:3])  # (hotels, in), (in, cheap)
     assert constraint.attested(pairs).numpy().tolist() == [True, False]
     assert constraint.is_log_word(keys).numpy().tolist() == [True, True, True, False]
+
+
+def test_the_set_grows_with_the_log_so_that_it_never_fills():
+    assert set_size(0) == set_size(85_556) == BITS  # the dev log's 85,556 queries
+    assert set_size(85_556 * 4) == 4 * BITS
+    log = [f"w{i} w{i + 1} end{i % 7}" for i in range(90_000)]  # 180,000 pairs, 90,000 triples
+    constraint = PhraseConstraint(log, VOCAB)
+    assert constraint.size == 2 * BITS
+    keys = word_keys(tf.constant([f"w{i}" for i in range(2_001)]))
+    assert all(constraint.attested(pair_codes(keys[:-1], keys[1:])).numpy())
+    made_up = pair_codes(keys[1:], keys[:-1])  # (w1, w0) ...: never in the log
+    assert constraint.attested(made_up).numpy().sum() <= 2
 
 
 def test_a_word_follows_only_where_the_log_puts_it():
