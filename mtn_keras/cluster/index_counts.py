@@ -69,7 +69,8 @@ def _slips(sc: Any, safe: Any) -> dict[str, str]:
     words = Counter(dict(counted_in_order(safe.flatMap(_word_places))))
     known = sc.broadcast(words)
     ordered = sc.parallelize(list(enumerate(words.items())))
-    slips = dict(ordered.flatMap(partial(_correction, words=known)).sortByKey().values().collect())
+    found = sorted(ordered.flatMap(partial(_correction, words=known)).collect())
+    slips = dict(fix for _, fix in found)
     fixes = set(slips.values())
     pairs = counted(safe.flatMap(partial(_pairs_with, fixes=fixes)))
     checks: dict[str, list[bool]] = {word: [] for word in slips}

@@ -22,9 +22,10 @@ def _first(item: tuple[Hashable, tuple[int, Position]]) -> Position:
 
 def counted_in_order(items: Any) -> list[tuple[Any, int]]:
     """(key, count) of an RDD of (key, position) items, each key once, in the order of its
-    first position: summed by key on the engine, sorted there, collected here."""
-    reduced = items.mapValues(_one).reduceByKey(_count_and_first).sortBy(_first)
-    return [(key, count) for key, (count, _) in reduced.collect()]
+    first position: summed by key on the engine, sorted here (the table is collected
+    whole anyway; a sort on the engine costs two more jobs)."""
+    reduced = sorted(items.mapValues(_one).reduceByKey(_count_and_first).collect(), key=_first)
+    return [(key, count) for key, (count, _) in reduced]
 
 
 def counted(items: Any) -> dict[Any, int]:
