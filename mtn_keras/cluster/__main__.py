@@ -25,9 +25,14 @@ def _parser() -> argparse.ArgumentParser:
         "index, on Spark: the same files as `python -m mtn_keras.prepare` and `rank`'s index.",
         epilog="Every other option is prepare's: python -m mtn_keras.prepare --help.",
     )
-    parser.add_argument("--out", type=file_name, required=True, metavar="DIR", help="dataset")
     parser.add_argument(
-        "--index", type=file_name, metavar="INDEX", help="also write the training split's index"
+        "--out", type=file_name, required=True, metavar="DIR", help="the dataset to write"
+    )
+    parser.add_argument(
+        "--index",
+        type=file_name,
+        metavar="INDEX",
+        help="also write the query-log index of the training split (rank's index files)",
     )
     parser.add_argument(
         "--master",

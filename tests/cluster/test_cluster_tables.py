@@ -7,16 +7,18 @@ import filecmp
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hang_limit import HANG_S
 
 pytest.importorskip("pyspark", reason="needs the engine: pip install -e '.[cluster]'")
 if not shutil.which("java"):
     pytest.skip("Spark needs Java 17 (java is not on the PATH)", allow_module_level=True)
 
-from mtn_keras.cluster.__main__ import main as cluster_main  # noqa: E402
 from mtn_keras.data.evidence import Evidence  # noqa: E402
 from mtn_keras.data.prepared import load_split, load_users  # noqa: E402
 from mtn_keras.prepare import main as prepare_main  # noqa: E402
@@ -42,9 +44,16 @@ def single_process(inputs, out, options):
 
 
 def on_spark(inputs, out, options):
-    """The same on a local Spark of two cores."""
+    """The same by the command, on a local Spark of two cores (in a process of its own, so
+    that its JVM ends with it)."""
     command = ["--input", *inputs, "--out", str(out / "data"), "--index", str(out / "index")]
-    assert cluster_main([*command, "--master", "local[2]", *options]) == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "mtn_keras.cluster", *command, "--master", "local[2]", *options],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def assert_same_files(one, two):
