@@ -1,6 +1,7 @@
 """tf.distribute training: two worker processes on loopback (MultiWorkerMirroredStrategy
-from TF_CONFIG), a job killed and resumed, and MirroredStrategy over two logical CPUs, each
-checked against one process training on the same global batch.
+from TF_CONFIG), a job killed and resumed, the same job reading streamed batches (which both
+workers build at once), and MirroredStrategy over two logical CPUs, each checked against one
+process training in memory on the same global batch.
 
 The runs share one made-up dataset of 224 training sessions of three queries: one bucket,
 seven full global batches of 32, so each process traces its step once; 29 validation
@@ -11,6 +12,7 @@ import csv
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -207,6 +209,21 @@ def test_two_workers_train_as_one_process_and_resume_after_a_kill(
     assert not other_out.exists()
     leftovers = [path.name for path in tmp_path.glob("mtn-keras-worker-*")]
     assert len(leftovers) == 1, "only the killed worker leaves its temporary directory"
+
+
+def test_two_workers_reading_streamed_batches_train_as_one_process(
+    three_query_data, one_process_log, tmp_path
+):
+    data = shutil.copytree(three_query_data, tmp_path / "data")
+    chief_out, other_out = tmp_path / "chief", tmp_path / "other"
+    args = [*common_args(data, 1), *TWO_REPLICA_ARGS, "--stream-input", "yes"]
+    for worker in start_job(tmp_path, [chief_out, other_out], args):
+        code, output = finish(worker)
+        assert code == 0, output
+    assert_same_epoch(read_rows(chief_out)[0], one_process_log)
+    built = [path for path in (data / "streamed").iterdir() if path.is_dir()]
+    assert [path.name.split("-")[0] for path in built] == ["train"], "built once, whole"
+    assert not other_out.exists()
 
 
 def test_mirrored_on_two_logical_cpus_trains_as_one_process(
