@@ -12,12 +12,14 @@ all --split-by user --split-users 90,90` (dataN), a copy of --run (runN) whose q
 index is rebuilt from dataN (`index`: rank's part that grows with the log; the copied
 ranker and thresholds stay) or, with `--stages ...,rank,...`, the whole `rank --data dataN`
 (its ranker fitted on the 90 validation users' decoded sessions: a fixed cost, 16 to 25
-minutes on 2 cores), `export` (exportN), then, in a fresh process, the export loaded
-through the app's model (mtn_tui LocalModel) and bench_typing.py's queries typed key by key.
+minutes on 2 cores), `export` (exportN), the export run once through `saved_model_cli run`
+(`loader`: the graph's restore op and one `suggest`, as TensorFlow Serving loads a model),
+then, in a fresh process, the export loaded through the app's model (mtn_tui LocalModel) and
+bench_typing.py's queries typed key by key.
 
 Usage: python benchmarks/bench_growth.py --factors 1,4,16 [--work /tmp/grow] [--run
            runs/default] [--plot /tmp/grow/growth.png] [--no-keys]
-           [--stages prepare,index,export,keys]
+           [--stages prepare,index,export,loader,keys]
        python benchmarks/bench_growth.py --keystrokes EXPORT   (one export's load and keys)
 """
 
@@ -34,7 +36,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-STAGES = ("prepare", "index", "rank", "export", "keys")
+STAGES = ("prepare", "index", "rank", "export", "loader", "keys")
+# The loader stage's session: one signature run through the graph's restore op
+LOADER_INPUT = 'session=np.array([["cheap flights", "hotel deals"]], dtype=object)'
 
 
 def tree_rss_kb(pid):
@@ -87,8 +91,9 @@ def size_mb(path):
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()) / 1e6
 
 
-def stage_commands(factor, work, run, keys):
-    """(stage, command) of the chain for one factor; the run folder is copied afresh."""
+def stage_commands(factor, work, run, keys, rank_valid=None):
+    """(stage, command) of the chain for one factor; the run folder is copied afresh. `rank`
+    fits its ranker on the validation split of `rank_valid` (a prepared dataset) if given."""
     python = sys.executable
     data, model, export = work / f"data{factor}", work / f"run{factor}", work / f"export{factor}"
     prepare = [python, "-m", "mtn_keras.prepare", "--input", str(work / f"log{factor}.txt.gz")]
@@ -97,9 +102,14 @@ def stage_commands(factor, work, run, keys):
     commands = [("prepare", prepare)]
     commands.append(("index", [python, __file__, "--index", str(data), str(model)]))
     commands.append(("rank", [python, "-m", "mtn_keras.rank", "--model", str(model)]))
-    commands[-1][1].extend(["--data", str(data)])
+    commands[-1][1].extend(
+        ["--data", str(data)] + (["--valid-data", rank_valid] if rank_valid else [])
+    )
     exporting = [python, "-m", "mtn_keras.export", "--model", str(model)]
     commands.append(("export", exporting + ["--out", str(export / "savedmodel"), "--force"]))
+    loader = [str(Path(python).with_name("saved_model_cli")), "run", "--dir"]
+    loader += [str(export / "savedmodel"), "--tag_set", "serve", "--signature_def", "suggest"]
+    commands.append(("loader", loader + ["--input_exprs", LOADER_INPUT]))
     if keys:
         commands.append(("keys", [python, __file__, "--keystrokes", str(export / "savedmodel")]))
     return commands
@@ -116,7 +126,7 @@ def measure_factor(factor, args):
     shutil.rmtree(work / f"run{factor}", ignore_errors=True)
     shutil.copytree(REPO / args.run, work / f"run{factor}")
     row = {"factor": factor}
-    for stage, command in stage_commands(factor, work, args.run, args.keys):
+    for stage, command in stage_commands(factor, work, args.run, args.keys, args.rank_valid):
         if stage not in args.stages:
             continue
         print(f"{factor} x {stage}: {' '.join(command[1:])}", file=sys.stderr, flush=True)
@@ -152,9 +162,9 @@ def cell(row, stage):
 def table(rows):
     """The growth curve as one markdown table."""
     lines = [
-        "| log | rows | users | vocab (train) | prepare | index | rank | export | ranking/ MB "
-        "| export MB | load s | key p50 / p99 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| log | rows | users | vocab (train) | prepare | index | rank | export | loader "
+        "| ranking/ MB | export MB | load s | key p50 / p99 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         keys = row.get("keys", {})
@@ -165,7 +175,8 @@ def table(rows):
             f"| {row['factor']} x | {row.get('rows', 0):,} | {row.get('users', 0):,} "
             f"| {row.get('vocab', 0):,} | {cell(row, 'prepare')} | {cell(row, 'index')} "
             f"| {cell(row, 'rank')} "
-            f"| {cell(row, 'export')} | {sizes[0]} | {sizes[1]} | {load} | {typed} |"
+            f"| {cell(row, 'export')} | {cell(row, 'loader')} | {sizes[0]} | {sizes[1]} "
+            f"| {load} | {typed} |"
         )
     return "\n".join(lines)
 
@@ -252,9 +263,14 @@ def main(argv=None):
     parser.add_argument("--limit-minutes", type=float, default=25.0)
     parser.add_argument("--limit-gb", type=float, default=18.0)
     parser.add_argument("--no-keys", dest="keys", action="store_false", help="skip load/keys")
+    parser.add_argument(
+        "--rank-valid",
+        help="a prepared dataset whose validation split fits rank's ranker (default: the grown "
+        "log's own 90 users, 16 to 25 minutes of decoding whatever the log's size)",
+    )
     parser.add_argument("--plot", help="the PNG to write (needs matplotlib)")
     parser.add_argument(
-        "--stages", default="prepare,index,export,keys", help=f"of {','.join(STAGES)}"
+        "--stages", default="prepare,index,export,loader,keys", help=f"of {','.join(STAGES)}"
     )
     parser.add_argument("--keystrokes", help=argparse.SUPPRESS)
     parser.add_argument("--index", nargs=2, help=argparse.SUPPRESS)
