@@ -98,8 +98,40 @@ class QueryLogIndex:
         sessions, users, slips = _safe_sessions(sessions, users, evidence)
         counts = Counter(q for session in sessions for q in session)
         queries = sorted(counts, key=lambda q: (-counts[q], q))
-        size = len(queries)
         follow, later, shared = pair_tables(sessions, users, queries)
+        return cls.of_counts(
+            queries,
+            counts,
+            follow,
+            later,
+            shared,
+            slips,
+            blocked,
+            neighbours,
+            queries_per_word,
+            evidence,
+        )
+
+    @classmethod
+    def of_counts(
+        cls,
+        queries: list[str],
+        counts: Mapping[str, int],
+        follow: tuple[np.ndarray, np.ndarray],
+        later: tuple[np.ndarray, np.ndarray],
+        shared: np.ndarray,
+        slips: dict[str, str],
+        blocked: Collection[str] = (),
+        neighbours: int = 10,
+        queries_per_word: int = 5,
+        evidence: Evidence | None = None,
+    ) -> QueryLogIndex:
+        """The index of what the training sessions counted: `queries` by id (most frequent
+        first) and their `counts`; the (keys, counts) of the (query, next query) and (query,
+        later query) pairs in the order they first came; the `shared` keys, sorted; the log's
+        `slips`. `build` counts them in one process, an engine in parts (mtn_keras.cluster)."""
+        evidence = evidence or Evidence()
+        size = len(queries)
         blocked_by = blocker(blocked)
         offerable = np.array([not (repeats_a_word(q) or blocked_by(q)) for q in queries], bool)
         splits, neighbour_ids = neighbour_rows((follow, later), offerable, neighbours)
