@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 STAGES = ("prepare", "index", "rank", "export", "loader", "keys")
 # The loader stage's session: one signature run through the graph's restore op
-LOADER_INPUT = 'session=np.array([["cheap flights", "hotel deals"]], dtype=object)'
+LOADER_INPUT = 'session=[["cheap flights", "hotel deals"]]'
 
 
 def tree_rss_kb(pid):
