@@ -13,7 +13,7 @@ from typing import Any
 from mtn_keras.cluster.index_tables import Tables, index_of_tables
 from mtn_keras.cluster.ordered_counts import counted, counted_in_order
 from mtn_keras.data.evidence import Evidence
-from mtn_keras.ranking.log_counts import PEOPLE
+from mtn_keras.ranking.log_counts import PEOPLE, later_pairs
 from mtn_keras.ranking.log_index import QueryLogIndex
 from mtn_keras.ranking.slips import corrected, correction, kept_slips, neighbour_checks
 
@@ -122,12 +122,7 @@ def _follow_pairs(item: Numbered, ids: Any) -> list[tuple[tuple[int, int], tuple
 
 def _session_pairs(session: list[str], id_of: dict[str, int]) -> set[tuple[int, int]]:
     """The session's (query, later query) pairs, as the index's single pass makes the set."""
-    return {
-        (id_of[query], id_of[other])
-        for i, query in enumerate(session)
-        for other in session[i + 1 :]
-        if other != query
-    }
+    return later_pairs([id_of[query] for query in session])
 
 
 def _later_pairs(item: Numbered, ids: Any) -> list[tuple[tuple[int, int], tuple[int, int]]]:

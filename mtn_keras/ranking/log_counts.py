@@ -63,16 +63,21 @@ def later_keys(
     session that made each."""
     keys, people = array("q"), array("q")
     for start, end, user in zip(starts[:-1].tolist(), starts[1:].tolist(), users):
-        session = flat[start:end].tolist()
-        pairs = {
-            (query, other)
-            for i, query in enumerate(session)
-            for other in session[i + 1 :]
-            if other != query
-        }
+        pairs = later_pairs(flat[start:end].tolist())
         keys.extend(first * size + second for first, second in pairs)
         people.extend([user] * len(pairs))
     return np.frombuffer(keys, np.int64), np.frombuffer(people, np.int64)
+
+
+def later_pairs(session: Sequence[int]) -> set[tuple[int, int]]:
+    """A session's (query id, later query id) pairs, each once. The tables keep the order in
+    which this set iterates, so an engine that counts in parts must make the set here too."""
+    return {
+        (query, other)
+        for i, query in enumerate(session)
+        for other in session[i + 1 :]
+        if other != query
+    }
 
 
 def shared_keys(keys: np.ndarray, users: np.ndarray) -> np.ndarray:
