@@ -94,13 +94,8 @@ def pair_bits(queries: Sequence[str]) -> np.ndarray:
     pairs and triples never stand as strings at once)."""
     bits = np.zeros(set_size(len(queries)) // 32, np.uint32)
     words: set[str] = set()
-    chunk: list[str] = []
-    for query in queries:
-        chunk.append(query)
-        if len(chunk) == CHUNK:
-            _set_bits(bits, _chunk_codes(chunk, words))
-            chunk = []
-    _set_bits(bits, _chunk_codes(chunk, words))
+    for start in range(0, len(queries), CHUNK):
+        _set_bits(bits, _chunk_codes(queries[start : start + CHUNK], words))
     keys = word_keys(tf.constant(sorted(words), tf.string))
     _set_bits(bits, pair_codes(keys, tf.constant(IS_WORD, tf.int64)))
     return bits.view(np.int32)
